@@ -1,0 +1,129 @@
+//! Airborne rules: gravity with faster falling and the dive, terminal speed, steering.
+//!
+//! Sign convention: y is up, so gravity is a negative vertical acceleration.
+
+use crate::fx::Fx;
+use crate::tuning::Tuning;
+use crate::vec3::Vec3;
+
+/// Gravity's multiplier for this tick (Pittman's faster falling): 1 while rising or level;
+/// while falling (vertical speed below zero) `dive_gravity_scale` if the dive button is held,
+/// else `fall_gravity_scale`.
+pub fn gravity_scale(vertical_speed: Fx, diving: bool, tuning: &Tuning) -> Fx {
+    let spec = tuning.spec();
+    match (vertical_speed < Fx::ZERO, diving) {
+        (false, _) => Fx::ONE,
+        (true, true) => spec.dive_gravity_scale,
+        (true, false) => spec.fall_gravity_scale,
+    }
+}
+
+/// Vertical acceleration from gravity (m/s², negative: down), including a zone's gravity
+/// multiplier (`zone_scale`, 1 outside zones).
+pub fn gravity(vertical_speed: Fx, diving: bool, zone_scale: Fx, tuning: &Tuning) -> Fx {
+    -(tuning.spec().gravity * gravity_scale(vertical_speed, diving, tuning) * zone_scale)
+}
+
+/// `velocity` with its downward speed limited to `terminal_speed`; upward speed is untouched.
+pub fn limit_fall_speed(velocity: Vec3, tuning: &Tuning) -> Vec3 {
+    let floor = -tuning.spec().terminal_speed;
+    Vec3::new(velocity.x, velocity.y.max(floor), velocity.z)
+}
+
+/// Share of the steering acceleration available at a horizontal speed (m/s): 1 at rest,
+/// falling linearly to `air_control_min` at `air_control_fade_speed`, constant beyond.
+pub fn air_control(horizontal_speed: Fx, tuning: &Tuning) -> Fx {
+    let spec = tuning.spec();
+    let progress = (horizontal_speed / spec.air_control_fade_speed).clamp(Fx::ZERO, Fx::ONE);
+    Fx::ONE - (Fx::ONE - spec.air_control_min) * progress
+}
+
+/// Horizontal steering acceleration (m/s²) for a stick vector (horizontal, length ≤ 1) at the
+/// pogo's current velocity.
+pub fn steering(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
+    let control = air_control(velocity.horizontal().length(), tuning);
+    stick.horizontal() * (tuning.spec().air_accel * control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tuning::TuningSpec;
+
+    fn fx(text: &str) -> Fx {
+        Fx::parse_decimal(text).unwrap()
+    }
+
+    fn tuning_with(overrides: &[&str]) -> Tuning {
+        let mut spec = TuningSpec::default();
+        for o in overrides {
+            spec.apply_override(o).unwrap();
+        }
+        Tuning::new(spec).unwrap()
+    }
+
+    #[test]
+    fn gravity_is_24_down_and_scaled_by_zone() {
+        let t = Tuning::default();
+        assert_eq!(gravity(fx("1"), false, Fx::ONE, &t), fx("-24"));
+        assert_eq!(gravity(fx("1"), false, fx("0.5"), &t), fx("-12"));
+        assert_eq!(
+            gravity(fx("1"), false, Fx::ONE, &tuning_with(&["gravity=9.75"])),
+            fx("-9.75")
+        );
+    }
+
+    #[test]
+    fn faster_falling_and_dive_apply_only_while_falling() {
+        let t = tuning_with(&["fall_gravity_scale=1.5"]);
+        assert_eq!(gravity_scale(fx("2"), true, &t), Fx::ONE, "rising: no dive");
+        assert_eq!(
+            gravity_scale(Fx::ZERO, true, &t),
+            Fx::ONE,
+            "at the apex: not yet falling"
+        );
+        assert_eq!(gravity_scale(fx("-0.001"), false, &t), fx("1.5"));
+        assert_eq!(gravity_scale(fx("-0.001"), true, &t), fx("1.8"));
+        let t = Tuning::default();
+        assert_eq!(gravity(fx("-3"), true, Fx::ONE, &t), fx("-24") * fx("1.8"));
+        assert_eq!(gravity(fx("-3"), false, Fx::ONE, &t), fx("-24"));
+    }
+
+    #[test]
+    fn fall_speed_is_limited_to_terminal_speed() {
+        let t = Tuning::default();
+        let v = limit_fall_speed(Vec3::new(fx("3"), fx("-31"), fx("-1")), &t);
+        assert_eq!(v, Vec3::new(fx("3"), fx("-30"), fx("-1")));
+        let up = Vec3::new(Fx::ZERO, fx("40"), Fx::ZERO);
+        assert_eq!(limit_fall_speed(up, &t), up, "rising speed is not limited");
+        let edge = Vec3::new(Fx::ZERO, fx("-29.9"), Fx::ZERO);
+        assert_eq!(limit_fall_speed(edge, &t), edge);
+        let t = tuning_with(&["terminal_speed=12"]);
+        assert_eq!(
+            limit_fall_speed(Vec3::new(Fx::ZERO, fx("-20"), Fx::ZERO), &t).y,
+            fx("-12")
+        );
+    }
+
+    #[test]
+    fn air_control_fades_from_full_to_35_percent_at_14() {
+        let t = Tuning::default();
+        assert_eq!(air_control(Fx::ZERO, &t), Fx::ONE);
+        assert_eq!(air_control(fx("7"), &t), fx("0.675"));
+        assert_eq!(air_control(fx("14"), &t), fx("0.35"));
+        assert_eq!(air_control(fx("40"), &t), fx("0.35"));
+        let accel = steering(Vec3::new(Fx::ONE, Fx::ZERO, Fx::ZERO), Vec3::ZERO, &t);
+        assert_eq!(accel, Vec3::new(fx("18"), Fx::ZERO, Fx::ZERO));
+        // Vertical speed does not count toward the fade.
+        let falling = Vec3::new(Fx::ZERO, fx("-20"), Fx::ZERO);
+        assert_eq!(
+            steering(Vec3::new(Fx::ZERO, Fx::ZERO, -Fx::ONE), falling, &t).z,
+            fx("-18")
+        );
+        let fast = Vec3::new(fx("14"), Fx::ZERO, Fx::ZERO);
+        assert_eq!(
+            steering(Vec3::new(Fx::ONE, Fx::ZERO, Fx::ZERO), fast, &t).x,
+            fx("18") * fx("0.35")
+        );
+    }
+}

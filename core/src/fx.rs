@@ -1,0 +1,344 @@
+//! `Fx`: the one scalar of the simulation.
+//!
+//! A signed 32.32 fixed-point number (`fixed::types::I32F32`: range ±2 147 483 648, resolution
+//! 2⁻³² ≈ 2.3·10⁻¹⁰). It measures lengths (m), speeds (m/s), accelerations (m/s²), times (s) and
+//! ratios alike; the unit of each value is stated where it is declared.
+//!
+//! # Why a newtype and not `I32F32` itself
+//!
+//! The operators of `fixed` behave differently by build profile: `*`, `/` and `sqrt` panic on
+//! overflow with debug assertions and wrap silently without them. A wrapped value is a desync
+//! between a debug client and a release server. Every operator of `Fx` therefore **saturates**:
+//! the result is the exact result rounded toward zero (for `*` and `/`, as `fixed` does) when it
+//! is representable and `Fx::MAX` / `Fx::MIN` when it is not. Division by zero gives `MAX`,
+//! `MIN` or zero after the sign of the dividend. No operation on `Fx` panics, in any profile,
+//! for any operands, so nothing built from them can diverge between profiles.
+//!
+//! Saturation is a safety net, not a model: the simulation keeps its state inside documented
+//! bounds so that it is never reached in legal play.
+
+use core::fmt;
+use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
+
+use fixed::types::I32F32;
+
+/// A saturating 32.32 fixed-point scalar: every operator saturates, none panics or wraps, in
+/// any build profile (a wrapped value would desync a debug client from a release server).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct Fx(I32F32);
+
+impl Fx {
+    /// Number of fractional bits; recorded in replay headers.
+    pub const FRAC_BITS: u32 = 32;
+    pub const ZERO: Fx = Fx(I32F32::ZERO);
+    pub const ONE: Fx = Fx(I32F32::ONE);
+    pub const HALF: Fx = Fx::lit("0.5");
+    pub const MAX: Fx = Fx(I32F32::MAX);
+    pub const MIN: Fx = Fx(I32F32::MIN);
+    /// The smallest positive value, 2⁻³².
+    pub const DELTA: Fx = Fx(I32F32::DELTA);
+    /// π, correctly rounded.
+    pub const PI: Fx = Fx(I32F32::PI);
+
+    /// A constant from decimal text, exactly rounded; fails to compile on a bad literal.
+    pub const fn lit(text: &str) -> Fx {
+        Fx(I32F32::lit(text))
+    }
+
+    pub const fn from_bits(bits: i64) -> Fx {
+        Fx(I32F32::from_bits(bits))
+    }
+
+    pub const fn to_bits(self) -> i64 {
+        self.0.to_bits()
+    }
+
+    pub const fn from_int(n: i32) -> Fx {
+        Fx::from_bits((n as i64) << Fx::FRAC_BITS)
+    }
+
+    /// `num / den`, rounded toward zero, saturating; `den == 0` saturates after `num`'s sign.
+    pub const fn from_ratio(num: i64, den: i64) -> Fx {
+        Fx::from_wide_bits(div_wide((num as i128) << Fx::FRAC_BITS, den as i128))
+    }
+
+    /// Raw bits held in a wider integer, saturated into range.
+    pub(crate) const fn from_wide_bits(bits: i128) -> Fx {
+        if bits > i64::MAX as i128 {
+            Fx::MAX
+        } else if bits < i64::MIN as i128 {
+            Fx::MIN
+        } else {
+            Fx::from_bits(bits as i64)
+        }
+    }
+
+    /// Parses decimal text (`"-0.35"`, `"24"`, `"1.5e-1"`) straight to fixed point, rounding
+    /// to the nearest representable value (ties to even). Never goes through a float.
+    pub fn parse_decimal(text: &str) -> Result<Fx, ParseFxError> {
+        // `fixed` accepts a leading `+` and `_` separators; tuning and level files do not.
+        let body = text.strip_prefix('-').unwrap_or(text);
+        let digits_first = body.as_bytes().first().is_some_and(u8::is_ascii_digit);
+        if !digits_first || text.contains('_') {
+            return Err(ParseFxError::NotDecimal);
+        }
+        match I32F32::from_str(text) {
+            Ok(value) => Ok(Fx(value)),
+            // `fixed` keeps its error kinds private; text that parses once saturation is
+            // allowed was a well-formed number out of range.
+            Err(_) if I32F32::saturating_from_str(text).is_ok() => Err(ParseFxError::OutOfRange),
+            Err(_) => Err(ParseFxError::NotDecimal),
+        }
+    }
+
+    pub const fn abs(self) -> Fx {
+        Fx(self.0.saturating_abs())
+    }
+
+    pub const fn is_negative(self) -> bool {
+        self.0.is_negative()
+    }
+
+    pub const fn is_positive(self) -> bool {
+        self.0.is_positive()
+    }
+
+    pub fn min(self, other: Fx) -> Fx {
+        Ord::min(self, other)
+    }
+
+    pub fn max(self, other: Fx) -> Fx {
+        Ord::max(self, other)
+    }
+
+    /// Clamps into `lo..=hi`; `lo > hi` gives `lo` (never panics, unlike `Ord::clamp`).
+    pub fn clamp(self, lo: Fx, hi: Fx) -> Fx {
+        self.min(hi).max(lo)
+    }
+
+    /// Square root rounded down; negative input gives zero.
+    pub fn sqrt(self) -> Fx {
+        if self.0 <= I32F32::ZERO {
+            return Fx::ZERO;
+        }
+        // bits·2³² = value·2⁶⁴, whose integer square root is value·2³², the result's bits.
+        let wide = (self.to_bits() as u128) << Fx::FRAC_BITS;
+        Fx::from_bits(wide.isqrt() as i64)
+    }
+
+    /// `self · n` for an integer `n`, saturating.
+    pub fn mul_int(self, n: i64) -> Fx {
+        Fx::from_wide_bits(self.to_bits() as i128 * n as i128)
+    }
+
+    /// Rounds to the nearest integer, ties away from zero, saturating to the `i64` range of
+    /// the integer part (which always fits).
+    pub const fn round_to_int(self) -> i64 {
+        let bits = self.to_bits() as i128;
+        let half = 1i128 << (Fx::FRAC_BITS - 1);
+        let rounded = if bits >= 0 { bits + half } else { bits - half };
+        // Truncating division rounds toward zero, completing "ties away from zero".
+        (rounded / (1i128 << Fx::FRAC_BITS)) as i64
+    }
+
+    /// Writes the value with exactly `places` decimals, rounded half to even, without floats.
+    pub fn write_decimal(self, f: &mut impl fmt::Write, places: usize) -> fmt::Result {
+        write!(f, "{:.*}", places, self.0)
+    }
+
+    /// The value as an `I32F32`, for interoperating with the `fixed` ecosystem (e.g. `cordic`).
+    pub const fn to_fixed(self) -> I32F32 {
+        self.0
+    }
+
+    pub const fn from_fixed(value: I32F32) -> Fx {
+        Fx(value)
+    }
+}
+
+/// `num / den` in integers, rounded toward zero, saturating to the `i128` range; a zero
+/// divisor saturates after the dividend's sign.
+const fn div_wide(num: i128, den: i128) -> i128 {
+    if den == 0 {
+        return if num > 0 {
+            i128::MAX
+        } else if num < 0 {
+            i128::MIN
+        } else {
+            0
+        };
+    }
+    match num.checked_div(den) {
+        Some(q) => q,
+        None => i128::MAX, // i128::MIN / -1
+    }
+}
+
+/// Why decimal text is not an `Fx`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParseFxError {
+    /// Not a plain decimal number (digits, optional `-`, `.` and exponent).
+    NotDecimal,
+    /// A number, but outside ±2³¹.
+    OutOfRange,
+}
+
+impl fmt::Display for ParseFxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ParseFxError::NotDecimal => "not a decimal number",
+            ParseFxError::OutOfRange => "outside the fixed-point range ±2147483648",
+        })
+    }
+}
+
+impl core::error::Error for ParseFxError {}
+
+impl Add for Fx {
+    type Output = Fx;
+    fn add(self, rhs: Fx) -> Fx {
+        Fx(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl Sub for Fx {
+    type Output = Fx;
+    fn sub(self, rhs: Fx) -> Fx {
+        Fx(self.0.saturating_sub(rhs.0))
+    }
+}
+
+impl Mul for Fx {
+    type Output = Fx;
+    fn mul(self, rhs: Fx) -> Fx {
+        Fx(self.0.saturating_mul(rhs.0))
+    }
+}
+
+impl Div for Fx {
+    type Output = Fx;
+    #[allow(clippy::suspicious_arithmetic_impl)] // the shift widens the dividend
+    fn div(self, rhs: Fx) -> Fx {
+        let num = (self.to_bits() as i128) << Fx::FRAC_BITS;
+        Fx::from_wide_bits(div_wide(num, rhs.to_bits() as i128))
+    }
+}
+
+impl Neg for Fx {
+    type Output = Fx;
+    fn neg(self) -> Fx {
+        Fx(self.0.saturating_neg())
+    }
+}
+
+impl AddAssign for Fx {
+    fn add_assign(&mut self, rhs: Fx) {
+        *self = *self + rhs;
+    }
+}
+
+impl SubAssign for Fx {
+    fn sub_assign(&mut self, rhs: Fx) {
+        *self = *self - rhs;
+    }
+}
+
+/// Exact decimal rendering (as many digits as the value needs; `{:.N}` rounds to N places).
+impl fmt::Display for Fx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Debug for Fx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_saturate_instead_of_wrapping() {
+        assert_eq!(Fx::MAX + Fx::ONE, Fx::MAX);
+        assert_eq!(Fx::MIN - Fx::ONE, Fx::MIN);
+        assert_eq!(Fx::from_int(100_000) * Fx::from_int(100_000), Fx::MAX);
+        assert_eq!(Fx::from_int(-100_000) * Fx::from_int(100_000), Fx::MIN);
+        assert_eq!(-Fx::MIN, Fx::MAX);
+        assert_eq!(Fx::from_int(1 << 20) / Fx::DELTA, Fx::MAX);
+    }
+
+    #[test]
+    fn division_by_zero_follows_the_dividend_sign() {
+        assert_eq!(Fx::ONE / Fx::ZERO, Fx::MAX);
+        assert_eq!(-Fx::ONE / Fx::ZERO, Fx::MIN);
+        assert_eq!(Fx::ZERO / Fx::ZERO, Fx::ZERO);
+        assert_eq!(Fx::from_ratio(7, 0), Fx::MAX);
+        assert_eq!(Fx::from_ratio(i64::MIN, -1), Fx::MAX);
+    }
+
+    #[test]
+    fn in_range_arithmetic_is_exact_or_truncated() {
+        assert_eq!(Fx::lit("1.5") * Fx::lit("2.25"), Fx::lit("3.375"));
+        assert_eq!(Fx::from_int(1) / Fx::from_int(4), Fx::lit("0.25"));
+        // 1/3 truncates toward zero in both signs.
+        assert_eq!(Fx::ONE / Fx::from_int(3), Fx::from_bits(0x5555_5555));
+        assert_eq!(-Fx::ONE / Fx::from_int(3), Fx::from_bits(-0x5555_5555));
+        assert_eq!(Fx::from_ratio(1, 60), Fx::ONE / Fx::from_int(60));
+    }
+
+    #[test]
+    fn sqrt_is_floor_and_total() {
+        assert_eq!(Fx::from_int(9).sqrt(), Fx::from_int(3));
+        assert_eq!(Fx::from_int(2).sqrt().to_bits(), 6_074_000_999); // floor(√2·2³²) = floor(6074000999.95)
+        assert_eq!(Fx::from_int(-4).sqrt(), Fx::ZERO);
+        assert_eq!(Fx::MAX.sqrt().to_bits(), 199_032_864_766_430); // floor(√(2⁶³−1)·2¹⁶)
+        for bits in [1i64, 2, 3, 1 << 20, 12_345_678_901, i64::MAX] {
+            let r = Fx::from_bits(bits).sqrt().to_bits() as u128;
+            let wide = (bits as u128) << 32;
+            assert!(r * r <= wide && (r + 1) * (r + 1) > wide, "bits {bits}");
+        }
+    }
+
+    #[test]
+    fn parse_decimal_is_exact_and_strict() {
+        assert_eq!(Fx::parse_decimal("0.35"), Ok(Fx::lit("0.35")));
+        assert_eq!(Fx::parse_decimal("-30"), Ok(Fx::from_int(-30)));
+        assert_eq!(Fx::parse_decimal("1.25e-1"), Ok(Fx::lit("0.125")));
+        // 0.1 is not a binary fraction: nearest 32.32 value, not a binary float's rounding.
+        assert_eq!(Fx::parse_decimal("0.1").unwrap().to_bits(), 429_496_730);
+        assert_eq!(Fx::parse_decimal("3e9"), Err(ParseFxError::OutOfRange));
+        for bad in [
+            "", "-", "+1", ".5", "1_0", "abc", "1.2.3", "NaN", "inf", " 1",
+        ] {
+            assert_eq!(
+                Fx::parse_decimal(bad),
+                Err(ParseFxError::NotDecimal),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rounding_to_int_is_half_away_from_zero() {
+        assert_eq!(Fx::lit("7.2").round_to_int(), 7);
+        assert_eq!(Fx::lit("1.8").round_to_int(), 2);
+        assert_eq!(Fx::lit("2.5").round_to_int(), 3);
+        assert_eq!(Fx::lit("-2.5").round_to_int(), -3);
+        assert_eq!(Fx::lit("-2.4").round_to_int(), -2);
+        assert_eq!(Fx::MAX.round_to_int(), 1 << 31);
+    }
+
+    #[test]
+    fn decimal_output_has_exact_places() {
+        let mut s = alloc::string::String::new();
+        Fx::lit("3.32412").write_decimal(&mut s, 4).unwrap();
+        assert_eq!(s, "3.3241");
+        s.clear();
+        Fx::from_int(-2).write_decimal(&mut s, 6).unwrap();
+        assert_eq!(s, "-2.000000");
+    }
+}

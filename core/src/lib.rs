@@ -1,0 +1,66 @@
+//! # pogo-core
+//!
+//! The deterministic simulation core of a self-bouncing pogo stick: fixed-point math, tuning,
+//! launch and contact rules. Same tuning + same inputs ⇒ the same bits, on every machine and in
+//! every build profile.
+//!
+//! ## How it works
+//!
+//! 1. A [`Tuning`] is built once from a [`TuningSpec`] (defaults, a tuning file, `--set`
+//!    overrides, or [`design`]ed from jump goals): seconds become ticks, degrees become cosine
+//!    thresholds.
+//! 2. Every quantity is an [`Fx`] (32.32 fixed point whose operators saturate, never wrap or
+//!    panic) or a [`Vec3`] of them; time is counted in [`Ticks`].
+//! 3. The rules are pure functions: [`contact::classify`] decides what a contact is,
+//!    [`launch::compute`] turns a landing into a launch velocity, [`motion::integrate`] moves a
+//!    body one tick with the exact constant-acceleration update.
+//!
+//! ```
+//! use pogo_core::{launch, Fx, Tuning, Vec3};
+//!
+//! let tuning = Tuning::default();
+//! // Landing straight down at 12 m/s on flat, static ground, no lean, no combo.
+//! let landing = launch::Landing {
+//!     normal: Vec3::UP,
+//!     lean_up: Vec3::UP,
+//!     velocity: Vec3::new(Fx::ZERO, Fx::from_int(-12), Fx::ZERO),
+//!     surface_velocity: Vec3::ZERO,
+//!     combo: 0,
+//! };
+//! let out = launch::compute(&landing, &tuning);
+//! // base 12 + 12 · transfer 0.05 = 12.6 m/s, straight up (0.05 is not a binary fraction,
+//! // so the product carries rounding below 10⁻⁹).
+//! assert_eq!(out.velocity.x, Fx::ZERO);
+//! assert!((out.velocity.y - Fx::lit("12.6")).abs() < Fx::lit("0.000001"));
+//! ```
+//!
+//! ## Invariants
+//!
+//! No I/O, no floats, no `unsafe`, no panics on any input: every arithmetic operation
+//! saturates, and every loop is bounded.
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(clippy::float_arithmetic)]
+#![warn(missing_debug_implementations)]
+
+extern crate alloc;
+
+pub mod air;
+pub mod contact;
+pub mod design;
+mod fx;
+mod input;
+pub mod launch;
+mod lean;
+pub mod motion;
+mod tick;
+mod tuning;
+mod vec3;
+
+pub use fx::{Fx, ParseFxError};
+pub use input::{Buttons, Input, STEER_MAX};
+pub use lean::Lean;
+pub use tick::Ticks;
+pub use tuning::{Derived, Key, Tuning, TuningError, TuningSpec, seconds_to_ticks};
+pub use vec3::Vec3;

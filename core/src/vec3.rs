@@ -1,0 +1,303 @@
+//! `Vec3`: three `Fx` components in world axes — x east, y up, z south, metres (or m/s, m/s²).
+//!
+//! Componentwise operators saturate like `Fx`'s. Products that can exceed the scalar range
+//! (dot products, squared lengths, lengths) are computed on the raw bits in 128-bit integers,
+//! so they are exact for every pair of vectors `Fx` can hold and only saturate the final result.
+
+use core::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+use crate::fx::Fx;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Vec3 {
+    pub x: Fx,
+    pub y: Fx,
+    pub z: Fx,
+}
+
+impl Vec3 {
+    pub const ZERO: Vec3 = Vec3::new(Fx::ZERO, Fx::ZERO, Fx::ZERO);
+    /// World up, +y.
+    pub const UP: Vec3 = Vec3::new(Fx::ZERO, Fx::ONE, Fx::ZERO);
+
+    pub const fn new(x: Fx, y: Fx, z: Fx) -> Vec3 {
+        Vec3 { x, y, z }
+    }
+
+    /// The horizontal part (x, 0, z).
+    pub const fn horizontal(self) -> Vec3 {
+        Vec3::new(self.x, Fx::ZERO, self.z)
+    }
+
+    /// Dot product, exact for all inputs, rounded toward −∞ to the scalar's resolution and
+    /// saturated into its range.
+    pub fn dot(self, rhs: Vec3) -> Fx {
+        // Each raw product is at most 2¹²⁶ in magnitude; the sum of three can leave i128 only
+        // when the result is far outside Fx's range anyway, so a saturating sum is exact
+        // wherever the result is representable.
+        let p = |a: Fx, b: Fx| a.to_bits() as i128 * b.to_bits() as i128;
+        let sum = p(self.x, rhs.x)
+            .saturating_add(p(self.y, rhs.y))
+            .saturating_add(p(self.z, rhs.z));
+        Fx::from_wide_bits(sum >> Fx::FRAC_BITS)
+    }
+
+    /// |v|², saturating.
+    pub fn length_squared(self) -> Fx {
+        self.dot(self)
+    }
+
+    /// |v| rounded down to the scalar's resolution (so `|v| ≤ true length`), saturating.
+    pub fn length(self) -> Fx {
+        let len_bits = self.sum_of_squared_bits().isqrt();
+        Fx::from_wide_bits(len_bits.min(i64::MAX as u128) as i128)
+    }
+
+    /// |v| rounded up to the scalar's resolution (so `|v| ≥ true length`), saturating. Used
+    /// where a vector is scaled down to a cap and must end at or below it.
+    pub fn length_ceil(self) -> Fx {
+        let sum = self.sum_of_squared_bits();
+        let floor = sum.isqrt();
+        let len_bits = if floor * floor == sum {
+            floor
+        } else {
+            floor + 1
+        };
+        Fx::from_wide_bits(len_bits.min(i64::MAX as u128) as i128)
+    }
+
+    /// Σ bits², which is |v|²·2⁶⁴. Each square is below 2¹²⁶, so three fit in a u128.
+    fn sum_of_squared_bits(self) -> u128 {
+        let sq = |c: Fx| c.to_bits().unsigned_abs() as u128 * c.to_bits().unsigned_abs() as u128;
+        sq(self.x) + sq(self.y) + sq(self.z)
+    }
+
+    /// The unit vector along `self`, or `None` for the zero vector.
+    ///
+    /// Accurate to about one unit in the last place for every non-zero input, however small:
+    /// the components are first shifted up (the direction does not change with scale) so the
+    /// integer square root works with ~62 significant bits.
+    pub fn normalize(self) -> Option<Vec3> {
+        let bits = [self.x.to_bits(), self.y.to_bits(), self.z.to_bits()];
+        let largest = bits.iter().map(|b| b.unsigned_abs()).max().unwrap_or(0);
+        if largest == 0 {
+            return None;
+        }
+        // Shift so the largest magnitude has bit 61 or 62 as its top bit (never bit 63).
+        let shift = largest.leading_zeros().saturating_sub(2);
+        let scaled = bits.map(|b| (b as i128) << shift);
+        let sum: u128 = scaled.iter().map(|&b| (b * b) as u128).sum();
+        let len = sum.isqrt() as i128; // ≥ |largest component| > 0
+        // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero.
+        let unit = scaled.map(|b| Fx::from_bits(((b << Fx::FRAC_BITS) / len) as i64));
+        Some(Vec3::new(unit[0], unit[1], unit[2]))
+    }
+
+    /// The unit vector along `self`, or `fallback` for the zero vector.
+    pub fn normalize_or(self, fallback: Vec3) -> Vec3 {
+        self.normalize().unwrap_or(fallback)
+    }
+
+    /// `self` scaled down so that its length is at most `max` (`max ≥ 0`); shorter vectors are
+    /// returned unchanged. The result's length never exceeds `max`, even after rounding.
+    pub fn clamp_length(self, max: Fx) -> Vec3 {
+        let len = self.length_ceil();
+        if len <= max {
+            return self;
+        }
+        // Components c·max/len with len rounded up and each product truncated toward zero:
+        // every component shrinks at least as much as exact arithmetic would shrink it.
+        let scale = |c: Fx| {
+            let num = c.to_bits() as i128 * max.to_bits() as i128;
+            Fx::from_wide_bits(num / len.to_bits() as i128)
+        };
+        Vec3::new(scale(self.x), scale(self.y), scale(self.z))
+    }
+
+    pub fn cross(self, rhs: Vec3) -> Vec3 {
+        Vec3::new(
+            self.y * rhs.z - self.z * rhs.y,
+            self.z * rhs.x - self.x * rhs.z,
+            self.x * rhs.y - self.y * rhs.x,
+        )
+    }
+
+    /// `self + (target − self)·t`.
+    pub fn lerp(self, target: Vec3, t: Fx) -> Vec3 {
+        self + (target - self) * t
+    }
+
+    /// `self` rotated back onto the cone of half-angle θ around `axis` if it lies outside it.
+    ///
+    /// `self` and `axis` are unit vectors, `cos`/`sin` are cos θ and sin θ (0 ≤ θ ≤ 90°).
+    /// No trigonometry per call: with `a` the axis and `t̂` the unit tangential part of `self`
+    /// (re-orthogonalised against `a` once more, so rounding in the first projection does not
+    /// tilt it), the result is `a·cos θ + t̂·sin θ`, which is unit length and exactly θ from
+    /// `a` up to rounding. If `self` points straight against the axis its tangential part
+    /// vanishes; then a fixed tangent perpendicular to the axis is used, so the result is
+    /// still deterministic.
+    pub fn clamp_to_cone(self, axis: Vec3, cos: Fx, sin: Fx) -> Vec3 {
+        if self.dot(axis) >= cos {
+            return self;
+        }
+        let tangent = self
+            .reject_from(axis)
+            .normalize()
+            .unwrap_or_else(|| any_perpendicular(axis));
+        let tangent = tangent.reject_from(axis).normalize_or(tangent);
+        axis * cos + tangent * sin
+    }
+
+    /// The part of `self` perpendicular to the unit vector `axis`.
+    pub fn reject_from(self, axis: Vec3) -> Vec3 {
+        self - axis * self.dot(axis)
+    }
+}
+
+/// A unit vector perpendicular to the unit vector `axis`: its cross product with the world
+/// axis it is least aligned with, normalised.
+fn any_perpendicular(axis: Vec3) -> Vec3 {
+    let helper = if axis.x.abs() <= axis.y.abs() && axis.x.abs() <= axis.z.abs() {
+        Vec3::new(Fx::ONE, Fx::ZERO, Fx::ZERO)
+    } else if axis.y.abs() <= axis.z.abs() {
+        Vec3::UP
+    } else {
+        Vec3::new(Fx::ZERO, Fx::ZERO, Fx::ONE)
+    };
+    axis.cross(helper)
+        .normalize_or(Vec3::new(Fx::ONE, Fx::ZERO, Fx::ZERO))
+}
+
+impl Add for Vec3 {
+    type Output = Vec3;
+    fn add(self, rhs: Vec3) -> Vec3 {
+        Vec3::new(self.x + rhs.x, self.y + rhs.y, self.z + rhs.z)
+    }
+}
+
+impl Sub for Vec3 {
+    type Output = Vec3;
+    fn sub(self, rhs: Vec3) -> Vec3 {
+        Vec3::new(self.x - rhs.x, self.y - rhs.y, self.z - rhs.z)
+    }
+}
+
+impl Mul<Fx> for Vec3 {
+    type Output = Vec3;
+    fn mul(self, s: Fx) -> Vec3 {
+        Vec3::new(self.x * s, self.y * s, self.z * s)
+    }
+}
+
+impl Neg for Vec3 {
+    type Output = Vec3;
+    fn neg(self) -> Vec3 {
+        Vec3::new(-self.x, -self.y, -self.z)
+    }
+}
+
+impl AddAssign for Vec3 {
+    fn add_assign(&mut self, rhs: Vec3) {
+        *self = *self + rhs;
+    }
+}
+
+impl SubAssign for Vec3 {
+    fn sub_assign(&mut self, rhs: Vec3) {
+        *self = *self - rhs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: &str, y: &str, z: &str) -> Vec3 {
+        let p = |s: &str| Fx::parse_decimal(s).unwrap();
+        Vec3::new(p(x), p(y), p(z))
+    }
+
+    /// |error| of a length against 1, in units of 2⁻³².
+    fn unit_error_ulps(u: Vec3) -> i64 {
+        (u.length_squared() - Fx::ONE).to_bits().abs()
+    }
+
+    #[test]
+    fn dot_and_length_do_not_overflow_at_the_extremes() {
+        let big = Vec3::new(Fx::MAX, Fx::MAX, Fx::MAX);
+        assert_eq!(big.dot(big), Fx::MAX);
+        assert_eq!(big.dot(-big), Fx::MIN);
+        assert_eq!(big.length(), Fx::MAX);
+        // 100 km components: the square (3·10¹⁰) is out of range, the length is not.
+        let far = v("100000", "100000", "100000");
+        assert_eq!(far.length_squared(), Fx::MAX);
+        assert_eq!(far.length().round_to_int(), 173_205); // 10⁵·√3
+        assert_eq!(v("3", "4", "12").length(), Fx::from_int(13));
+        assert_eq!(v("3", "-4", "0").dot(v("2", "1", "7")), Fx::from_int(2));
+    }
+
+    #[test]
+    fn normalize_is_unit_for_tiny_and_huge_vectors() {
+        for w in [
+            Vec3::new(Fx::DELTA, Fx::ZERO, Fx::ZERO),
+            Vec3::new(Fx::DELTA, Fx::DELTA, -Fx::DELTA),
+            v("0.000001", "-0.000003", "0.0000002"),
+            v("3", "4", "0"),
+            Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX),
+            v("-123456.789", "0.5", "77"),
+        ] {
+            let u = w.normalize().unwrap();
+            assert!(unit_error_ulps(u) <= 4, "{w:?} -> {u:?}");
+            // Same direction: the cross product is (nearly) zero.
+            assert!(u.dot(w.normalize().unwrap()) > Fx::lit("0.9999999"));
+        }
+        // Components truncate toward zero: 0.6·2³² = 2576980377.6 → …377.
+        let u = v("3", "4", "0").normalize().unwrap();
+        assert_eq!(
+            [u.x.to_bits(), u.y.to_bits(), u.z.to_bits()],
+            [2_576_980_377, 3_435_973_836, 0]
+        );
+        assert_eq!(Vec3::ZERO.normalize(), None);
+    }
+
+    #[test]
+    fn clamp_length_never_exceeds_the_cap() {
+        let cap = Fx::from_int(26);
+        for w in [
+            v("30", "10", "-5"),
+            v("26", "0.0000001", "0"),
+            v("-1000", "999", "1"),
+        ] {
+            let c = w.clamp_length(cap);
+            assert!(
+                c.length() <= cap && c.length_ceil() <= cap,
+                "{w:?} -> {c:?}"
+            );
+            assert!(cap - c.length() < Fx::lit("0.000001"));
+        }
+        let short = v("1", "2", "3");
+        assert_eq!(short.clamp_length(cap), short);
+    }
+
+    #[test]
+    fn clamp_to_cone_lands_on_the_cone() {
+        // θ = 60°: cos 0.5, sin √3/2.
+        let (cos, sin) = (Fx::HALF, Fx::from_int(3).sqrt() / Fx::from_int(2));
+        let up = Vec3::UP;
+        let flat = v("1", "0", "0");
+        let out = flat.clamp_to_cone(up, cos, sin);
+        assert!((out.dot(up) - cos).abs() < Fx::lit("0.000001"));
+        assert!(
+            out.x > Fx::ZERO && out.z == Fx::ZERO,
+            "keeps the side it leaned to: {out:?}"
+        );
+        assert!(unit_error_ulps(out) < 16);
+        // Inside the cone: unchanged.
+        let inside = v("0.3", "1", "0").normalize().unwrap();
+        assert_eq!(inside.clamp_to_cone(up, cos, sin), inside);
+        // Straight against the axis: a fixed perpendicular is chosen.
+        let down = (-up).clamp_to_cone(up, cos, sin);
+        assert!((down.dot(up) - cos).abs() < Fx::lit("0.000001"));
+        assert_eq!(down, (-up).clamp_to_cone(up, cos, sin));
+    }
+}
