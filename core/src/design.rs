@@ -423,6 +423,48 @@ fn check_results(design: JumpDesign) -> Result<JumpDesign, DesignError> {
     Ok(design)
 }
 
+/// The analytic steady no-input bounce on flat, static ground: `(launch speed m/s, apex m)`,
+/// the seed's feedback-loop finding that the simulation must reproduce.
+///
+/// With no input nothing steers, leans, dives or tricks, and bouncing in place is never a
+/// perfect landing, so the combo stays 0 and each launch is straight up at
+/// `base_bounce_speed + impact · impact_transfer`. The impact of the next landing is the
+/// launch speed again (SPEC §3), so the launch speed converges to the fixed point
+/// `v = base_bounce_speed / (1 − impact_transfer)`, and the apex is `v² / (2 · gravity)`.
+///
+/// Generalised, exactly, to tunings where that simple form does not hold:
+/// - falling under `fall_gravity_scale · gravity` lands at `v · √fall_gravity_scale`
+///   (`√1 = 1` exactly, so the default is the plain formula), at most `terminal_speed`; if the
+///   fixed point would land faster than that (or there is none, `impact_transfer ·
+///   √fall_gravity_scale ≥ 1`), the impact is `terminal_speed` and `v = base + terminal ·
+///   impact_transfer`;
+/// - the launch map is monotone with slope below one, so clamping it to
+///   `min_launch_speed…max_launch_speed` and capping it by `max_total_speed` clamps and caps
+///   its fixed point the same way.
+///
+/// Computed in fixed point (saturating; no floats). The apex counts the rise only, under plain
+/// gravity.
+pub fn steady_bounce(spec: &TuningSpec) -> (Fx, Fx) {
+    let fall_factor = spec.fall_gravity_scale.sqrt();
+    let gain = spec.impact_transfer * fall_factor;
+    let capped_by_terminal = spec.base_bounce_speed + spec.terminal_speed * spec.impact_transfer;
+    let free = if gain < Fx::ONE {
+        let v = spec.base_bounce_speed / (Fx::ONE - gain);
+        if v * fall_factor <= spec.terminal_speed {
+            v
+        } else {
+            capped_by_terminal
+        }
+    } else {
+        capped_by_terminal
+    };
+    let launch = free
+        .clamp(spec.min_launch_speed, spec.max_launch_speed)
+        .min(spec.max_total_speed);
+    let apex = launch * launch / (spec.gravity * Fx::from_int(2));
+    (launch, apex)
+}
+
 #[cfg(test)]
 mod tests {
     use alloc::string::ToString;
@@ -1041,5 +1083,54 @@ mod tests {
             key("max_horizontal_speed").unwrap().max,
             HORIZONTAL_SPEED_MAX
         );
+    }
+
+    fn steady(overrides: &[&str]) -> (alloc::string::String, alloc::string::String) {
+        let mut spec = TuningSpec::default();
+        for o in overrides {
+            spec.apply_override(o).unwrap();
+        }
+        let (launch, apex) = steady_bounce(&spec);
+        (alloc::format!("{launch:.4}"), alloc::format!("{apex:.4}"))
+    }
+
+    #[test]
+    fn steady_bounce_matches_the_seed() {
+        // SPEC §3: 12.63 m/s and 3.32 m at transfer 0.05; 18.46 m/s and 7.10 m at 0.35.
+        assert_eq!(steady(&[]), ("12.6316".into(), "3.3241".into()));
+        assert_eq!(
+            steady(&["impact_transfer=0.35"]),
+            ("18.4615".into(), "7.1006".into())
+        );
+    }
+
+    #[test]
+    fn steady_bounce_respects_clamps_and_terminal_speed() {
+        // 12 / 0.05 = 240 m/s, far over the 22 m/s clamp.
+        assert_eq!(steady(&["impact_transfer=0.95"]).0, "22.0000");
+        // Faster falling lands harder: 12 / (1 − 0.35·√4) = 40, over terminal 30 → 12 + 0.35·30.
+        assert_eq!(
+            steady(&[
+                "impact_transfer=0.35",
+                "fall_gravity_scale=4",
+                "max_launch_speed=100",
+                "max_total_speed=100"
+            ])
+            .0,
+            "22.5000"
+        );
+        // No fixed point (gain ≥ 1): terminal speed bounds the impact.
+        assert_eq!(
+            steady(&[
+                "impact_transfer=0.5",
+                "fall_gravity_scale=9",
+                "max_launch_speed=100",
+                "max_total_speed=100"
+            ])
+            .0,
+            "27.0000"
+        );
+        assert_eq!(steady(&["base_bounce_speed=1"]).0, "8.0000");
+        assert_eq!(steady(&["max_total_speed=5"]).0, "5.0000");
     }
 }

@@ -188,7 +188,7 @@ impl fmt::Display for ParseFxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ParseFxError::NotDecimal => "not a decimal number",
-            ParseFxError::OutOfRange => "outside the fixed-point range ±2147483648",
+            ParseFxError::OutOfRange => "a number outside the fixed-point range ±2147483648",
         })
     }
 }

@@ -15,7 +15,7 @@
 use alloc::string::{String, ToString};
 use core::fmt;
 
-use crate::fx::Fx;
+use crate::fx::{Fx, ParseFxError};
 use crate::tick::Ticks;
 
 /// How a key's value is typed: a decimal (`Fx`) or a whole number (`u32`).
@@ -233,9 +233,10 @@ impl TuningSpec {
     /// error the spec is unchanged.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), TuningError> {
         let key = TuningSpec::key(name)?;
-        let value = Fx::parse_decimal(text).map_err(|_| TuningError::NotANumber {
+        let value = Fx::parse_decimal(text).map_err(|reason| TuningError::NotANumber {
             key: key.name,
             text: text.to_string(),
+            reason,
         })?;
         key.check(value)?;
         (key.set)(self, value);
@@ -428,9 +429,11 @@ pub enum TuningError {
     UnknownKey {
         key: String,
     },
+    /// The text is not a decimal, or is one outside the fixed-point range (`reason` says which).
     NotANumber {
         key: &'static str,
         text: String,
+        reason: ParseFxError,
     },
     NotAnInteger {
         key: &'static str,
@@ -456,8 +459,8 @@ impl fmt::Display for TuningError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TuningError::UnknownKey { key } => write!(f, "unknown tuning key `{key}`"),
-            TuningError::NotANumber { key, text } => {
-                write!(f, "`{key}`: {text:?} is not a decimal number")
+            TuningError::NotANumber { key, text, reason } => {
+                write!(f, "`{key}`: {text:?} is {reason}")
             }
             TuningError::NotAnInteger { key, found } => {
                 write!(f, "`{key}` must be a whole number, found {found}")

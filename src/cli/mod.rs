@@ -1,0 +1,114 @@
+//! The `pogo` command line: argument parsing, dispatch to one module per subcommand, and the
+//! error contract of SPEC §8.
+//!
+//! - Success exits 0.
+//! - Bad input or bad arguments exit 2 with one line on stderr, `error: <what and where>`
+//!   (clap's own usage errors also exit 2, with clap's usage text).
+//! - Nothing panics on any input: every failure is a [`CliError`].
+//!
+//! Subcommands write their output to the `out` they are given (stdout, buffered); an output
+//! error ends the run with exit code 2, except a closed pipe (`pogo tuning | head -1`), which
+//! ends it quietly with success.
+//!
+//! Adding a subcommand: a module here with an `Args` struct and a `run(args, out)`, a variant
+//! in [`Command`], an arm in [`run`].
+
+mod input;
+mod tuning;
+
+use std::fmt;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Deterministic fixed-point pogo-stick simulation.
+#[derive(Debug, Parser)]
+#[command(name = "pogo", version, about, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show the resolved tuning (defaults ← --tuning FILE ← --set overrides): every key with
+    /// its value, unit and range, the derived tick values, the content hash and the steady
+    /// no-input bounce. With --json, print it as a tuning file instead.
+    Tuning(tuning::TuningCommand),
+}
+
+/// Why a command failed; decides the exit code.
+#[derive(Debug)]
+pub(crate) enum CliError {
+    /// Bad input or bad arguments (a file that cannot be read or parsed, a bad `--set`): exit
+    /// code 2. The message says what and where.
+    BadInput(String),
+    /// Writing the output failed.
+    Output(io::Error),
+}
+
+impl CliError {
+    /// A bad-input error from anything printable.
+    pub(crate) fn bad_input(message: impl fmt::Display) -> CliError {
+        CliError::BadInput(message.to_string())
+    }
+
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::BadInput(_) | CliError::Output(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::BadInput(message) => f.write_str(message),
+            CliError::Output(error) => write!(f, "writing output: {error}"),
+        }
+    }
+}
+
+impl From<io::Error> for CliError {
+    fn from(error: io::Error) -> CliError {
+        CliError::Output(error)
+    }
+}
+
+/// Parses the arguments, runs the subcommand and turns the outcome into an exit code.
+pub(crate) fn main() -> ExitCode {
+    // Usage errors print clap's message and exit 2; --help and --version exit 0.
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = run(cli.command, &mut out).and_then(|()| out.flush().map_err(CliError::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Output(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            // Nothing sensible is left to do if stderr is gone too.
+            let _ = writeln!(io::stderr(), "error: {}", one_line(&error.to_string()));
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// Runs one subcommand, writing its output to `out`.
+fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
+    match command {
+        Command::Tuning(args) => tuning::run(&args, out),
+    }
+}
+
+/// Keeps an error message on one line, whatever it quotes.
+fn one_line(message: &str) -> String {
+    message
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,280 @@
+//! Integration tests of the `pogo` binary: exit codes, output contract, error lines.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A scratch directory under the system temp dir, unique per process and test, removed on
+/// drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("pogo-cli-test-{}-{n}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, file: &str, contents: &str) -> PathBuf {
+        let path = self.0.join(file);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pogo<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_pogo"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+/// The 16 hex digits after `hash=`, checking the format.
+fn hash(out: &Output) -> String {
+    let text = stdout(out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("hash="))
+        .unwrap_or_else(|| panic!("no hash line in:\n{text}"));
+    let digits = &line["hash=".len()..];
+    assert_eq!(digits.len(), 16, "{line}");
+    assert!(
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+        "{line}"
+    );
+    digits.to_string()
+}
+
+fn steady_line(out: &Output) -> String {
+    let text = stdout(out);
+    text.lines()
+        .find(|l| l.starts_with("steady: "))
+        .unwrap_or_else(|| panic!("no steady line in:\n{text}"))
+        .to_string()
+}
+
+/// Exit code 2, exactly one line on stderr starting `error: ` and containing every `needle`,
+/// no panic, nothing on stdout.
+fn assert_bad_input(out: &Output, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in {err}");
+    }
+    assert!(out.stdout.is_empty(), "stdout: {}", stdout(out));
+}
+
+#[test]
+fn default_tuning_prints_keys_hash_and_steady_bounce() {
+    let out = pogo(["tuning"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stderr.is_empty());
+    let text = stdout(&out);
+    for key in pogo::core::TuningSpec::KEYS {
+        assert!(
+            text.lines().any(|l| l.starts_with(key.name)),
+            "{} missing",
+            key.name
+        );
+    }
+    assert!(text.contains("impact_transfer"));
+    assert!(text.contains("0..=0.95"));
+    assert!(text.contains("compression_ticks"));
+    hash(&out);
+    let steady = steady_line(&out);
+    assert!(steady.contains("launch=12.6316"), "{steady}");
+    assert!(steady.contains("apex=3.3241"), "{steady}");
+}
+
+#[test]
+fn set_override_changes_steady_bounce_and_hash() {
+    let default = pogo(["tuning"]);
+    let out = pogo(["tuning", "--set", "impact_transfer=0.35"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let steady = steady_line(&out);
+    assert!(steady.contains("launch=18.4615"), "{steady}");
+    assert!(steady.contains("apex=7.1006"), "{steady}");
+    assert_ne!(hash(&out), hash(&default));
+}
+
+#[test]
+fn layers_apply_in_order_defaults_file_overrides() {
+    let dir = TempDir::new("layers");
+    let file = dir.write("t.json", r#"{"impact_transfer": 0.35, "gravity": 30}"#);
+    let from_file = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+    let from_sets = pogo([
+        "tuning",
+        "--set",
+        "impact_transfer=0.35",
+        "--set",
+        "gravity=30",
+    ]);
+    assert_eq!(from_file.status.code(), Some(0), "{}", stderr(&from_file));
+    assert_eq!(hash(&from_file), hash(&from_sets));
+    // --set wins over the file.
+    let both = pogo([
+        "tuning".as_ref(),
+        "--tuning".as_ref(),
+        file.as_os_str(),
+        "--set".as_ref(),
+        "impact_transfer=0.05".as_ref(),
+    ]);
+    assert!(steady_line(&both).contains("launch=12.6316"));
+    assert_eq!(hash(&both), hash(&pogo(["tuning", "--set", "gravity=30"])));
+}
+
+#[test]
+fn unknown_key_is_bad_input() {
+    assert_bad_input(&pogo(["tuning", "--set", "gravty=24"]), &["gravty"]);
+
+    let dir = TempDir::new("unknown");
+    let file = dir.write("tuning.json", "{\n  \"gravty\": 24\n}\n");
+    let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+    assert_bad_input(
+        &out,
+        &["tuning.json", "unknown tuning key `gravty`", "line 2"],
+    );
+}
+
+#[test]
+fn out_of_range_value_is_bad_input_naming_the_range() {
+    let out = pogo(["tuning", "--set", "impact_transfer=1.5"]);
+    assert_bad_input(&out, &["impact_transfer", "0..=0.95", "1.5"]);
+}
+
+#[test]
+fn malformed_override_is_bad_input() {
+    assert_bad_input(
+        &pogo(["tuning", "--set", "gravity"]),
+        &["gravity", "key=value"],
+    );
+    assert_bad_input(
+        &pogo(["tuning", "--set", "gravity=fast"]),
+        &["gravity", "fast"],
+    );
+}
+
+#[test]
+fn inconsistent_tuning_is_bad_input() {
+    let out = pogo(["tuning", "--set", "min_launch_speed=30"]);
+    assert_bad_input(&out, &["min_launch_speed", "max_launch_speed"]);
+}
+
+#[test]
+fn missing_file_is_bad_input() {
+    let dir = TempDir::new("missing");
+    let file = dir.path().join("no-such-tuning.json");
+    let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+    assert_bad_input(&out, &["no-such-tuning.json"]);
+}
+
+#[test]
+fn malformed_json_file_is_bad_input() {
+    let dir = TempDir::new("malformed");
+    let file = dir.write("broken.json", "{\"gravity\": 24,\n}\n");
+    let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+    assert_bad_input(&out, &["broken.json", "invalid JSON", "line 2 column 1"]);
+}
+
+#[test]
+fn other_bad_files_are_bad_input() {
+    let dir = TempDir::new("other");
+    for (name, contents, needle) in [
+        (
+            "string.json",
+            r#"{"gravity": "24"}"#,
+            "`gravity` must be a number",
+        ),
+        (
+            "twice.json",
+            r#"{"gravity": 24, "gravity": 25}"#,
+            "duplicate tuning key `gravity`",
+        ),
+        ("array.json", "[24]", "JSON object"),
+        ("empty.json", "", "invalid JSON"),
+    ] {
+        let file = dir.write(name, contents);
+        let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+        assert_bad_input(&out, &[name, needle]);
+    }
+    let big = dir.write(
+        "big.json",
+        &" ".repeat(pogo::replay::MAX_TUNING_FILE_BYTES + 1),
+    );
+    let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), big.as_os_str()]);
+    assert_bad_input(&out, &["big.json", "limit"]);
+    let binary = dir.path().join("binary.json");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+    let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), binary.as_os_str()]);
+    assert_bad_input(&out, &["binary.json", "UTF-8"]);
+    let out = pogo([
+        "tuning".as_ref(),
+        "--tuning".as_ref(),
+        dir.path().as_os_str(),
+    ]);
+    assert_bad_input(&out, &[&dir.path().display().to_string()]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [&["tuning", "--bogus"][..], &["no-such-command"], &[]] {
+        let out = pogo(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!stderr(&out).contains("panicked"));
+    }
+}
+
+#[test]
+fn json_output_round_trips_to_the_same_hash() {
+    let dir = TempDir::new("json");
+    for sets in [
+        &[][..],
+        &["--set", "impact_transfer=0.1", "--set", "gravity=31.7"],
+    ] {
+        let mut args = vec!["tuning", "--json"];
+        args.extend_from_slice(sets);
+        let json = pogo(&args);
+        assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+        let text = stdout(&json);
+        assert!(text.trim_start().starts_with('{'), "{text}");
+        let file = dir.write("resolved.json", &text);
+
+        let mut args = vec!["tuning"];
+        args.extend_from_slice(sets);
+        let direct = pogo(&args);
+        let again = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
+        assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+        assert_eq!(hash(&again), hash(&direct));
+        assert_eq!(stdout(&again), stdout(&direct));
+    }
+}
