@@ -47,20 +47,33 @@
 extern crate alloc;
 
 pub mod air;
+mod broad_phase;
 pub mod contact;
 pub mod design;
+pub mod driver;
 mod fx;
+mod hash;
 mod input;
 pub mod launch;
 mod lean;
 pub mod motion;
+mod pogo;
+mod sim;
+mod step;
+pub mod sweep;
+mod sync_test;
 mod tick;
 mod tuning;
 mod vec3;
+pub mod world;
 
 pub use fx::{Fx, ParseFxError};
 pub use input::{Buttons, Input, STEER_MAX};
 pub use lean::Lean;
+pub use pogo::{Compression, Events, Pogo, State, TipMemory};
+pub use sim::{PLAYERS_MAX, SimError, SimState, Simulation, Snapshot};
+pub use step::{SPEED_MAX, capsule};
+pub use sync_test::{DISTANCE_MAX, Desync, SyncTest};
 pub use tick::Ticks;
 pub use tuning::{Derived, Key, Tuning, TuningError, TuningSpec, seconds_to_ticks};
 pub use vec3::Vec3;

@@ -7,32 +7,12 @@
 
 use std::fmt::Write;
 
+mod support;
+
 use pogo_core::contact::{self, Contact};
 use pogo_core::launch::{self, Landing};
 use pogo_core::{Fx, Lean, Ticks, Tuning, TuningSpec, Vec3};
-
-/// A tiny deterministic generator (SplitMix64) so the cases need no RNG crate and never change.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A value in −range…range (whole units) with 2⁻³² resolution.
-    fn fx(&mut self, range: i64) -> Fx {
-        let span = (2 * range) << 32;
-        Fx::from_bits((self.next() % span as u64) as i64 - (range << 32))
-    }
-
-    fn vec(&mut self, range: i64) -> Vec3 {
-        Vec3::new(self.fx(range), self.fx(range), self.fx(range))
-    }
-}
+use support::SplitMix;
 
 fn bits(v: Vec3) -> String {
     format!(

@@ -1,0 +1,256 @@
+//! Broad phase: a uniform grid over a level's boxes, so a query touches only the few boxes
+//! near the pogo however large the level is.
+//!
+//! Built once per level, deterministically: cells are cubes of 2ᵏ metres (k ≥ 1), chosen so
+//! the grid has at most `CELLS_MAX` cells; each cell lists, in index order, the boxes that
+//! overlap it (compressed rows: `cell_start` offsets into `items`). A box that would span more
+//! than `LARGE_BOX_CELLS` cells (a huge ground slab, a kill plane under the level) is kept
+//! in a separate `large` list that every query reports, instead of filling thousands of cells.
+
+use alloc::vec::Vec;
+
+use crate::fx::Fx;
+use crate::vec3::Vec3;
+use crate::world::Aabb;
+
+/// Most cells in a grid: bounds memory at 4 bytes per cell.
+const CELLS_MAX: u64 = 1 << 21;
+/// Smallest cell: 2¹ m.
+const SHIFT_MIN: u32 = Fx::FRAC_BITS + 1;
+/// Largest cell: 2¹⁸ m (beyond the coordinate limit: one cell holds everything).
+const SHIFT_MAX: u32 = Fx::FRAC_BITS + 18;
+/// Boxes spanning more cells than this go to the `large` list.
+const LARGE_BOX_CELLS: u64 = 64;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Grid {
+    /// Raw bits of the grid's minimum corner.
+    origin: [i64; 3],
+    /// log₂ of the cell size in raw units (2^(shift − 32) m).
+    shift: u32,
+    dims: [u32; 3],
+    /// `items[cell_start[c]..cell_start[c + 1]]` are the boxes overlapping cell `c`.
+    cell_start: Vec<u32>,
+    items: Vec<u32>,
+    large: Vec<u32>,
+}
+
+impl Grid {
+    /// Builds a grid over `boxes` (indexed in iteration order).
+    pub(crate) fn build(boxes: impl Iterator<Item = Aabb> + Clone) -> Grid {
+        let Some(bounds) = boxes.clone().reduce(|a, b| a.union(&b)) else {
+            return Grid::default();
+        };
+        let origin = [
+            bounds.min.x.to_bits(),
+            bounds.min.y.to_bits(),
+            bounds.min.z.to_bits(),
+        ];
+        let extent = [
+            (bounds.max.x - bounds.min.x).to_bits(),
+            (bounds.max.y - bounds.min.y).to_bits(),
+            (bounds.max.z - bounds.min.z).to_bits(),
+        ];
+        let mut shift = SHIFT_MIN;
+        let dims = loop {
+            let dims = extent.map(|e| ((e >> shift) + 1) as u32);
+            let cells = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+            if cells <= CELLS_MAX || shift >= SHIFT_MAX {
+                break dims;
+            }
+            shift += 1;
+        };
+        let mut grid = Grid {
+            origin,
+            shift,
+            dims,
+            ..Grid::default()
+        };
+        let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
+
+        // Count, prefix-sum, fill: two passes over the boxes, no per-cell allocation.
+        let mut counts = alloc::vec![0u32; cell_count + 1];
+        for b in boxes.clone() {
+            let (lo, hi) = grid.cell_range(&b);
+            if grid.is_large(lo, hi) {
+                continue;
+            }
+            grid.for_cells(lo, hi, |c| counts[c] += 1);
+        }
+        let mut start = 0u32;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = start;
+            start += n;
+        }
+        let mut fill = counts.clone();
+        grid.items = alloc::vec![0; start as usize];
+        for (i, b) in boxes.enumerate() {
+            let (lo, hi) = grid.cell_range(&b);
+            if grid.is_large(lo, hi) {
+                grid.large.push(i as u32);
+                continue;
+            }
+            let items = &mut grid.items;
+            grid_for_cells(dims, lo, hi, |c| {
+                items[fill[c] as usize] = i as u32;
+                fill[c] += 1;
+            });
+        }
+        grid.cell_start = counts;
+        grid
+    }
+
+    /// Calls `f` with every box that may overlap `region`: the boxes of the cells it touches
+    /// (a box spanning several of them is reported once per cell), then the large boxes.
+    pub(crate) fn query(&self, region: &Aabb, mut f: impl FnMut(u32)) {
+        if !self.cell_start.is_empty() {
+            if let Some((lo, hi)) = self.clamped_range(region) {
+                self.for_cells(lo, hi, |c| {
+                    let (a, b) = (self.cell_start[c], self.cell_start[c + 1]);
+                    self.items[a as usize..b as usize]
+                        .iter()
+                        .for_each(|&i| f(i));
+                });
+            }
+        }
+        self.large.iter().for_each(|&i| f(i));
+    }
+
+    /// Calls `f` once with every box that may contain `point` (one cell's boxes, then the
+    /// large boxes, each list in index order).
+    pub(crate) fn query_point(&self, point: Vec3, f: impl FnMut(u32)) {
+        self.query(&Aabb::new(point, point), f);
+    }
+
+    fn cell_of(&self, p: Vec3) -> [i64; 3] {
+        let bits = [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()];
+        // Positions lie within ±100 km (2⁴⁹ raw units): the difference cannot overflow.
+        [0, 1, 2].map(|a| bits[a].saturating_sub(self.origin[a]) >> self.shift)
+    }
+
+    fn cell_range(&self, b: &Aabb) -> ([u32; 3], [u32; 3]) {
+        let clamp =
+            |c: [i64; 3]| [0, 1, 2].map(|a| c[a].clamp(0, i64::from(self.dims[a]) - 1) as u32);
+        (clamp(self.cell_of(b.min)), clamp(self.cell_of(b.max)))
+    }
+
+    /// The cells `region` touches, or `None` if it misses the grid entirely.
+    fn clamped_range(&self, region: &Aabb) -> Option<([u32; 3], [u32; 3])> {
+        let (lo, hi) = (self.cell_of(region.min), self.cell_of(region.max));
+        let outside = (0..3).any(|a| hi[a] < 0 || lo[a] >= i64::from(self.dims[a]));
+        if outside {
+            return None;
+        }
+        Some(self.cell_range(region))
+    }
+
+    fn is_large(&self, lo: [u32; 3], hi: [u32; 3]) -> bool {
+        let span = (0..3)
+            .map(|a| u64::from(hi[a] - lo[a] + 1))
+            .product::<u64>();
+        span > LARGE_BOX_CELLS
+    }
+
+    fn for_cells(&self, lo: [u32; 3], hi: [u32; 3], f: impl FnMut(usize)) {
+        grid_for_cells(self.dims, lo, hi, f);
+    }
+}
+
+/// Calls `f` with the linear index of every cell in `lo..=hi` (x fastest, then z, then y).
+fn grid_for_cells(dims: [u32; 3], lo: [u32; 3], hi: [u32; 3], mut f: impl FnMut(usize)) {
+    for y in lo[1]..=hi[1] {
+        for z in lo[2]..=hi[2] {
+            let row = (y as usize * dims[2] as usize + z as usize) * dims[0] as usize;
+            for x in lo[0]..=hi[0] {
+                f(row + x as usize);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube(x: i32, y: i32, z: i32, size: i32) -> Aabb {
+        let min = Vec3::new(Fx::from_int(x), Fx::from_int(y), Fx::from_int(z));
+        let s = Fx::from_int(size);
+        Aabb::new(min, min + Vec3::new(s, s, s))
+    }
+
+    fn found(grid: &Grid, region: &Aabb) -> Vec<u32> {
+        let mut v = Vec::new();
+        grid.query(region, |i| v.push(i));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn query_finds_every_overlapping_box_and_skips_far_ones() {
+        // A row of 1 m cubes every 10 m, and one huge slab under them all.
+        let mut boxes: Vec<Aabb> = (0..200).map(|i| cube(i * 10, 0, 0, 1)).collect();
+        boxes.push(Aabb::new(
+            cube(-5, -10, -5, 1).min,
+            cube(2005, -9, 5, 1).max,
+        ));
+        let grid = Grid::build(boxes.iter().copied());
+        assert_eq!(grid.large, [200]);
+        for probe in [
+            cube(0, 0, 0, 1),
+            cube(995, 0, 0, 10),
+            cube(1990, 0, 0, 3),
+            cube(-50, 0, 0, 1),
+        ] {
+            let expected: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&i| boxes[i as usize].overlaps(&probe))
+                .collect();
+            let got = found(&grid, &probe);
+            for i in &expected {
+                assert!(got.contains(i), "probe {probe:?} missed box {i}");
+            }
+            assert!(
+                got.len() <= expected.len() + 4,
+                "probe {probe:?} reported {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn point_query_reports_each_box_once_in_index_order() {
+        let boxes = [
+            cube(0, 0, 0, 4),
+            cube(2, 0, 0, 4),
+            cube(100, 0, 0, 4),
+            cube(3, 3, 3, 1),
+        ];
+        let grid = Grid::build(boxes.iter().copied());
+        let p = Vec3::new(Fx::from_int(3), Fx::from_int(3), Fx::from_int(3));
+        let mut seen = Vec::new();
+        grid.query_point(p, |i| {
+            if boxes[i as usize].contains(p) {
+                seen.push(i)
+            }
+        });
+        assert_eq!(seen, [0, 1, 3]);
+    }
+
+    #[test]
+    fn cell_count_is_bounded_for_huge_levels() {
+        let boxes = [
+            cube(-100_000, -100, -100_000, 1),
+            cube(99_000, 100, 99_000, 1),
+        ];
+        let grid = Grid::build(boxes.iter().copied());
+        let cells: u64 = grid.dims.iter().map(|&d| u64::from(d)).product();
+        assert!(cells <= CELLS_MAX, "{cells}");
+        assert_eq!(found(&grid, &boxes[1]), [1]);
+    }
+
+    #[test]
+    fn empty_grid_finds_nothing() {
+        let grid = Grid::build(core::iter::empty());
+        assert!(found(&grid, &cube(0, 0, 0, 1)).is_empty());
+    }
+}

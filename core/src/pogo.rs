@@ -1,0 +1,220 @@
+//! The pogo's state: everything about one player that changes from tick to tick.
+//!
+//! Plain data, `Clone` and comparable: a snapshot is a copy. Every field is part of the
+//! state hash (see [`crate::SimState::state_hash`] for the byte layout).
+
+use crate::fx::Fx;
+use crate::hash::Encoder;
+use crate::input::Buttons;
+use crate::lean::Lean;
+use crate::tick::Ticks;
+use crate::vec3::Vec3;
+use crate::world::SurfaceId;
+
+/// The five states of SPEC §3.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum State {
+    /// Dead or not yet placed: the next tick teleports the pogo to its respawn point.
+    Respawn,
+    /// In the air, steering.
+    Airborne,
+    /// On a surface, moving with it, about to launch.
+    Compression,
+    /// In the air after a stun: no steering, no lean, until the stun wears off.
+    Stunned,
+    /// Reached a finish volume; frozen.
+    Finished,
+}
+
+impl State {
+    /// The state's name, as in trace files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            State::Respawn => "respawn",
+            State::Airborne => "airborne",
+            State::Compression => "compression",
+            State::Stunned => "stunned",
+            State::Finished => "finished",
+        }
+    }
+
+    const fn code(self) -> u8 {
+        match self {
+            State::Respawn => 0,
+            State::Airborne => 1,
+            State::Compression => 2,
+            State::Stunned => 3,
+            State::Finished => 4,
+        }
+    }
+}
+
+/// A landing being compressed: what the launch at its end needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Compression {
+    /// Ticks until the launch (≥ 1 while compressing).
+    pub ticks_left: u32,
+    /// Unit surface normal of the landing.
+    pub normal: Vec3,
+    /// What the pogo landed on (and rides).
+    pub surface: SurfaceId,
+    /// The approach velocity relative to the surface at landing (m/s).
+    pub approach: Vec3,
+}
+
+/// A tip contact that did not bounce when touched (too soon after a launch, or separating),
+/// kept for the grace window so it can still bounce a tick or two later.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TipMemory {
+    pub normal: Vec3,
+    pub surface: SurfaceId,
+    /// Ticks since it was last touched.
+    pub age: u32,
+}
+
+/// What happened to a pogo during the last tick, as a bit set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Events(pub u16);
+
+impl Events {
+    pub const NONE: Events = Events(0);
+    /// Landed on a bounceable surface (compression starts).
+    pub const BOUNCE: Events = Events(1 << 0);
+    /// The landing was perfect (combo + 1).
+    pub const PERFECT: Events = Events(1 << 1);
+    /// Launched off a surface at the end of a compression.
+    pub const LAUNCH: Events = Events(1 << 2);
+    pub const RICOCHET: Events = Events(1 << 3);
+    /// The body (above the tip zone) hit something.
+    pub const BODY_HIT: Events = Events(1 << 4);
+    pub const STUN: Events = Events(1 << 5);
+    pub const TRICK_STARTED: Events = Events(1 << 6);
+    /// Landed after the trick completed (combo + 1).
+    pub const TRICK_LANDED: Events = Events(1 << 7);
+    /// Landed before the trick completed (stun).
+    pub const TRICK_FAILED: Events = Events(1 << 8);
+    pub const CHECKPOINT: Events = Events(1 << 9);
+    pub const FINISH: Events = Events(1 << 10);
+    /// Entered a kill volume, fell below `kill_height` or left the world: respawns next tick.
+    pub const DEATH: Events = Events(1 << 11);
+    /// The pogo was moved without travelling (respawn): renderers must not interpolate across
+    /// this tick.
+    pub const TELEPORT: Events = Events(1 << 12);
+
+    pub const fn contains(self, other: Events) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn insert(&mut self, other: Events) {
+        self.0 |= other.0;
+    }
+}
+
+/// One player's pogo.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Pogo {
+    pub state: State,
+    /// The tip, the body's lowest point (m).
+    pub position: Vec3,
+    /// m/s.
+    pub velocity: Vec3,
+    pub lean: Lean,
+    pub combo: u32,
+    /// Landings that bounced, since the start of the run.
+    pub bounces: u32,
+    /// Highest tip height reached since the start of the run (m); `Fx::MIN` before the first
+    /// tick.
+    pub apex: Fx,
+    /// Tick and tip position of the last launch, if any since the last respawn.
+    pub last_launch: Option<(Ticks, Vec3)>,
+    /// Ticks of stun left; steering and lean are off while it is non-zero.
+    pub stun_ticks_left: u32,
+    /// `Some(n)`: a trick is on, `n` ticks from completion (0 = complete, awaiting landing).
+    pub trick_ticks_left: Option<u32>,
+    /// Buttons held during the last tick (a trick starts on a press, not a hold).
+    pub buttons_held: Buttons,
+    pub compression: Option<Compression>,
+    pub tip_memory: Option<TipMemory>,
+    /// The last checkpoint entered: where the pogo respawns.
+    pub checkpoint: Option<u32>,
+    pub finish_tick: Option<Ticks>,
+    /// What happened during the last tick.
+    pub events: Events,
+}
+
+impl Pogo {
+    /// A pogo waiting to be placed at `spawn` by its first tick.
+    pub fn new(spawn: Vec3) -> Pogo {
+        Pogo {
+            state: State::Respawn,
+            position: spawn,
+            velocity: Vec3::ZERO,
+            lean: Lean::UPRIGHT,
+            combo: 0,
+            bounces: 0,
+            apex: Fx::MIN,
+            last_launch: None,
+            stun_ticks_left: 0,
+            trick_ticks_left: None,
+            buttons_held: Buttons::NONE,
+            compression: None,
+            tip_memory: None,
+            checkpoint: None,
+            finish_tick: None,
+            events: Events::NONE,
+        }
+    }
+
+    /// Writes the canonical encoding, field by field in declaration order.
+    pub(crate) fn encode(&self, e: &mut Encoder) {
+        e.u8(self.state.code());
+        e.vec3(self.position);
+        e.vec3(self.velocity);
+        e.fx(self.lean.x);
+        e.fx(self.lean.z);
+        e.u32(self.combo);
+        e.u32(self.bounces);
+        e.fx(self.apex);
+        e.bool(self.last_launch.is_some());
+        if let Some((tick, point)) = self.last_launch {
+            e.u32(tick.0);
+            e.vec3(point);
+        }
+        e.u32(self.stun_ticks_left);
+        encode_option_u32(e, self.trick_ticks_left);
+        e.u8(self.buttons_held.0);
+        e.bool(self.compression.is_some());
+        if let Some(c) = &self.compression {
+            e.u32(c.ticks_left);
+            e.vec3(c.normal);
+            encode_surface(e, c.surface);
+            e.vec3(c.approach);
+        }
+        e.bool(self.tip_memory.is_some());
+        if let Some(m) = &self.tip_memory {
+            e.vec3(m.normal);
+            encode_surface(e, m.surface);
+            e.u32(m.age);
+        }
+        encode_option_u32(e, self.checkpoint);
+        encode_option_u32(e, self.finish_tick.map(|t| t.0));
+        e.u32(u32::from(self.events.0));
+    }
+}
+
+fn encode_option_u32(e: &mut Encoder, v: Option<u32>) {
+    e.bool(v.is_some());
+    if let Some(v) = v {
+        e.u32(v);
+    }
+}
+
+fn encode_surface(e: &mut Encoder, s: SurfaceId) {
+    let (tag, index) = match s {
+        SurfaceId::Solid(i) => (0, i),
+        SurfaceId::Platform(i) => (1, i),
+        SurfaceId::Ramp(i) => (2, i),
+    };
+    e.u8(tag);
+    e.u32(index);
+}

@@ -1,0 +1,187 @@
+//! The simulation: a world, a tuning and the state of every pogo, advanced tick by tick.
+//!
+//! [`SimState`] is plain data — the tick count and the pogos — so a snapshot is a copy and a
+//! rollback is an assignment. [`Simulation`] bundles it with the (shared, immutable) world and
+//! the tuning.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::hash::Encoder;
+use crate::input::Input;
+use crate::pogo::Pogo;
+use crate::step;
+use crate::tick::Ticks;
+use crate::tuning::Tuning;
+use crate::world::World;
+
+/// Most pogos in one simulation.
+pub const PLAYERS_MAX: usize = 16;
+
+/// Everything that changes from tick to tick.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SimState {
+    /// Ticks run so far; the next tick to run is this one.
+    pub tick: Ticks,
+    /// One pogo per player, in player order.
+    pub pogos: Vec<Pogo>,
+}
+
+impl SimState {
+    /// `players` pogos waiting at the world's spawn; the first tick places them.
+    pub fn new(world: &World, players: usize) -> SimState {
+        SimState {
+            tick: Ticks::ZERO,
+            pogos: (0..players).map(|_| Pogo::new(world.spawn())).collect(),
+        }
+    }
+
+    /// A stable 64-bit hash of the whole state: xxh3-64 (seed 0) over the bytes
+    ///
+    /// ```text
+    /// u32 len + "pogo-state/1"    domain tag (length-prefixed)
+    /// u32 tick
+    /// u32 number of pogos
+    /// per pogo, its fields in declaration order (see `Pogo`):
+    ///   u8 state (0 respawn, 1 airborne, 2 compression, 3 stunned, 4 finished)
+    ///   position, velocity: 3 × i64 each; lean x, z: i64; u32 combo; u32 bounces; i64 apex
+    ///   last_launch: u8 0/1 [u32 tick, 3 × i64 point]; u32 stun_ticks_left
+    ///   trick_ticks_left: u8 0/1 [u32]; u8 buttons_held
+    ///   compression: u8 0/1 [u32 ticks_left, 3 × i64 normal, surface, 3 × i64 approach]
+    ///   tip_memory: u8 0/1 [3 × i64 normal, surface, u32 age]
+    ///   checkpoint: u8 0/1 [u32]; finish_tick: u8 0/1 [u32]; u32 events
+    /// ```
+    ///
+    /// where every integer is little-endian, every `i64` is a 32.32 fixed-point value's raw
+    /// bits, and a surface is `u8` kind (0 solid, 1 platform, 2 ramp) + `u32` index. Equal
+    /// states hash equally on every platform and in every build.
+    pub fn state_hash(&self) -> u64 {
+        let mut e = Encoder::new(b"pogo-state/1");
+        e.u32(self.tick.0);
+        e.len(self.pogos.len());
+        for pogo in &self.pogos {
+            pogo.encode(&mut e);
+        }
+        e.finish()
+    }
+}
+
+/// Why a simulation could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// Players must be 1…`PLAYERS_MAX`.
+    Players { max: usize, found: usize },
+    /// The world was prepared for another tick rate than the tuning's.
+    TickRate { world: u32, tuning: u32 },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Players { max, found } => {
+                write!(f, "{found} players; 1 to {max} are allowed")
+            }
+            SimError::TickRate { world, tuning } => {
+                write!(
+                    f,
+                    "the world was built for {world} Hz but the tuning runs at {tuning} Hz"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for SimError {}
+
+/// A copy of the whole simulation state at one tick.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Snapshot(SimState);
+
+impl Snapshot {
+    pub fn tick(&self) -> Ticks {
+        self.0.tick
+    }
+
+    pub fn state(&self) -> &SimState {
+        &self.0
+    }
+}
+
+/// A world, a tuning and the state, stepped together.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    world: Arc<World>,
+    tuning: Tuning,
+    state: SimState,
+}
+
+impl Simulation {
+    /// A simulation of `players` pogos in `world`, which must have been built for `tuning`.
+    pub fn new(world: Arc<World>, tuning: Tuning, players: usize) -> Result<Simulation, SimError> {
+        if players == 0 || players > PLAYERS_MAX {
+            return Err(SimError::Players {
+                max: PLAYERS_MAX,
+                found: players,
+            });
+        }
+        if world.tick_rate() != tuning.spec().tick_rate {
+            return Err(SimError::TickRate {
+                world: world.tick_rate(),
+                tuning: tuning.spec().tick_rate,
+            });
+        }
+        let state = SimState::new(&world, players);
+        Ok(Simulation {
+            world,
+            tuning,
+            state,
+        })
+    }
+
+    /// Runs one tick with one input per player (a missing input is neutral, extra ones are
+    /// ignored). Cannot fail.
+    pub fn step(&mut self, inputs: &[Input]) {
+        let tick = self.state.tick;
+        step::step(
+            &self.world,
+            &self.tuning,
+            tick,
+            &mut self.state.pogos,
+            inputs,
+        );
+        self.state.tick = tick.next();
+    }
+
+    pub fn state(&self) -> &SimState {
+        &self.state
+    }
+
+    /// The state, for editing by tools and tests (placing a pogo, setting up a scenario).
+    /// Replays and hashes are only as reproducible as such edits are.
+    pub fn state_mut(&mut self) -> &mut SimState {
+        &mut self.state
+    }
+
+    pub fn world(&self) -> &Arc<World> {
+        &self.world
+    }
+
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    /// The [state hash](SimState::state_hash).
+    pub fn state_hash(&self) -> u64 {
+        self.state.state_hash()
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot(self.state.clone())
+    }
+
+    /// Puts the state back to `snapshot`; stepping on continues bit-identically.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        self.state.clone_from(&snapshot.0);
+    }
+}

@@ -1,0 +1,582 @@
+//! The tick: one fixed pipeline of named stages, the same for every pogo and every tick.
+//!
+//! ```text
+//! step(world, tuning, state, inputs)
+//!   for each pogo, with its input:
+//!     1. respawn      a pogo marked Respawn is placed at its respawn point (teleport)
+//!     2. controls     lean follows the stick; stun and trick timers; a trick starts on a press
+//!     3. motion       Compression: ride the surface, launch when the compression ends
+//!                     otherwise: forces (gravity, zones, steering), the exact constant-
+//!                     acceleration update, swept against the world; each touch is classified
+//!                     (bounce, ricochet, body hit, ignored) and answered; a remembered tip
+//!                     contact may still bounce within the grace window
+//!     4. volumes      checkpoints, finish, kill volumes, kill height, world bounds
+//!     5. bookkeeping  buttons held, apex
+//!   tick += 1
+//! ```
+//!
+//! Nothing here can fail or panic: every input is a legal input (a missing player's input is
+//! neutral), every arithmetic operation saturates, every loop is bounded.
+
+use crate::air;
+use crate::contact::{self, Contact, Ignored, Verdict};
+use crate::fx::Fx;
+use crate::input::{Buttons, Input};
+use crate::launch::{self, Landing};
+use crate::pogo::{Compression, Events, Pogo, State, TipMemory};
+use crate::sweep::{self, Capsule, Plane, Touch};
+use crate::tick::Ticks;
+use crate::tuning::Tuning;
+use crate::vec3::Vec3;
+use crate::world::{COORDINATE_MAX, SurfaceId, VolumeKind, World};
+
+/// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
+const SWEEPS_MAX: usize = 4;
+/// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
+/// far inside the scalar's range.
+pub const SPEED_MAX: Fx = Fx::from_int(200);
+
+/// What one tick needs besides the pogo.
+struct Ctx<'a> {
+    world: &'a World,
+    tuning: &'a Tuning,
+    capsule: Capsule,
+    tick: Ticks,
+}
+
+/// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
+pub(crate) fn step(
+    world: &World,
+    tuning: &Tuning,
+    tick: Ticks,
+    pogos: &mut [Pogo],
+    inputs: &[Input],
+) {
+    let ctx = Ctx {
+        world,
+        tuning,
+        capsule: capsule(tuning),
+        tick,
+    };
+    for (i, pogo) in pogos.iter_mut().enumerate() {
+        let input = inputs.get(i).copied().unwrap_or_default();
+        step_pogo(&ctx, pogo, input);
+    }
+}
+
+/// The pogo's collision shape from the tuning.
+pub fn capsule(tuning: &Tuning) -> Capsule {
+    Capsule {
+        radius: tuning.spec().body_radius,
+        height: tuning.spec().body_height,
+    }
+}
+
+fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
+    pogo.events = Events::NONE;
+    match pogo.state {
+        State::Finished => {
+            pogo.buttons_held = input.buttons;
+            return;
+        }
+        State::Respawn => respawn(ctx, pogo),
+        State::Airborne | State::Compression | State::Stunned => {}
+    }
+    controls(ctx, pogo, input);
+    if pogo.state == State::Compression {
+        ride(ctx, pogo);
+    } else {
+        fly(ctx, pogo, input);
+    }
+    volumes(ctx, pogo);
+    pogo.buttons_held = input.buttons;
+    pogo.apex = pogo.apex.max(pogo.position.y);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Respawn
+
+fn respawn(ctx: &Ctx, pogo: &mut Pogo) {
+    let spawn = pogo
+        .checkpoint
+        .map_or(ctx.world.spawn(), |i| ctx.world.checkpoint(i).spawn);
+    *pogo = Pogo {
+        state: State::Airborne,
+        position: spawn,
+        apex: pogo.apex,
+        bounces: pogo.bounces,
+        checkpoint: pogo.checkpoint,
+        buttons_held: pogo.buttons_held,
+        ..Pogo::new(spawn)
+    };
+    pogo.events.insert(Events::TELEPORT);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Controls
+
+fn controls(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
+    if pogo.stun_ticks_left > 0 {
+        pogo.stun_ticks_left -= 1;
+        if pogo.stun_ticks_left == 0 && pogo.state == State::Stunned {
+            pogo.state = State::Airborne;
+        }
+    }
+    let stick = if pogo.stun_ticks_left > 0 {
+        Vec3::ZERO
+    } else {
+        input.stick()
+    };
+    pogo.lean = pogo.lean.follow(stick, ctx.tuning);
+
+    match pogo.trick_ticks_left {
+        Some(left) => pogo.trick_ticks_left = Some(left.saturating_sub(1)),
+        None => {
+            let pressed = input.buttons.contains(Buttons::TRICK)
+                && !pogo.buttons_held.contains(Buttons::TRICK);
+            if pressed && pogo.state == State::Airborne {
+                pogo.trick_ticks_left = Some(ctx.tuning.derived().trick_ticks.0);
+                pogo.events.insert(Events::TRICK_STARTED);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3a. Motion while compressed
+
+/// Moves with the surface for one tick; launches when the compression ends.
+fn ride(ctx: &Ctx, pogo: &mut Pogo) {
+    let Some(mut c) = pogo.compression else {
+        pogo.state = State::Airborne; // unreachable by construction; recover rather than panic
+        return;
+    };
+    let displacement = surface_displacement(ctx, c.surface);
+    pogo.position += displacement;
+    pogo.velocity = surface_velocity(ctx, c.surface);
+    c.ticks_left = c.ticks_left.saturating_sub(1);
+    if c.ticks_left > 0 {
+        pogo.compression = Some(c);
+        return;
+    }
+    let landing = Landing {
+        normal: c.normal,
+        lean_up: pogo.lean.up(),
+        velocity: c.approach + pogo.velocity,
+        surface_velocity: pogo.velocity,
+        combo: pogo.combo,
+    };
+    pogo.velocity = clamp_speed(launch::compute(&landing, ctx.tuning).velocity);
+    pogo.last_launch = Some((ctx.tick, pogo.position));
+    pogo.compression = None;
+    pogo.state = if pogo.stun_ticks_left > 0 {
+        State::Stunned
+    } else {
+        State::Airborne
+    };
+    pogo.events.insert(Events::LAUNCH);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3b. Motion in the air
+
+fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
+    let acceleration = forces(ctx, pogo, input);
+    age_tip_memory(ctx, pogo);
+    let landed = move_and_collide(ctx, pogo, acceleration);
+    if !landed {
+        bounce_on_remembered_contact(ctx, pogo);
+    }
+    pogo.velocity = clamp_speed(air::limit_fall_speed(pogo.velocity, ctx.tuning));
+}
+
+/// Acceleration (m/s²) this tick: gravity (scaled for falling, diving and zones), zone winds,
+/// and steering when not stunned.
+fn forces(ctx: &Ctx, pogo: &Pogo, input: Input) -> Vec3 {
+    let mut gravity_scale = Fx::ONE;
+    let mut wind = Vec3::ZERO;
+    ctx.world
+        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| {
+            if let VolumeKind::Zone(i) = kind {
+                let zone = ctx.world.zone(i);
+                gravity_scale = gravity_scale * zone.gravity_scale;
+                wind += zone.wind;
+            }
+        });
+    let diving = input.buttons.contains(Buttons::DIVE);
+    let gravity = air::gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
+    let steering = if pogo.state == State::Airborne {
+        air::steering(input.stick(), pogo.velocity, ctx.tuning)
+    } else {
+        Vec3::ZERO
+    };
+    Vec3::new(Fx::ZERO, gravity, Fx::ZERO) + wind + steering
+}
+
+/// Moves the pogo through the tick, sweeping against the world and answering each touch.
+/// Returns whether it landed (and is now compressing).
+fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
+    depenetrate(ctx, pogo);
+    let dt = ctx.tuning.derived().dt;
+    let mut remaining = Fx::ONE; // fraction of the tick still to move
+    let mut constraints = [Vec3::ZERO; SWEEPS_MAX];
+    let mut constraint_count = 0;
+    for _ in 0..SWEEPS_MAX {
+        let acceleration = slide_along(acceleration, &constraints[..constraint_count]);
+        pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
+        let duration = dt * remaining;
+        let half_duration_squared = duration * duration / Fx::from_int(2);
+        let d = pogo.velocity * duration + acceleration * half_duration_squared;
+        let Some((touch, surface)) =
+            first_touch(ctx, pogo.position, d, Fx::ONE - remaining, remaining)
+        else {
+            pogo.position += d;
+            pogo.velocity += acceleration * duration;
+            return false;
+        };
+        pogo.position += d * touch.t;
+        pogo.velocity += acceleration * (duration * touch.t);
+        remaining = remaining * (Fx::ONE - touch.t);
+        match answer_touch(ctx, pogo, &touch, surface, remaining) {
+            Answer::Landed => return true,
+            Answer::Deflected => {}
+            Answer::Blocked => {
+                constraints[constraint_count] = touch.normal;
+                constraint_count += 1;
+            }
+        }
+    }
+    // Out of sweeps (a tight corner): stay at the last safe position for the rest of the tick.
+    false
+}
+
+/// `v` without its components into any of the constraint normals.
+fn slide_along(mut v: Vec3, normals: &[Vec3]) -> Vec3 {
+    for &n in normals {
+        let into = v.dot(n);
+        if into < Fx::ZERO {
+            v -= n * into;
+        }
+    }
+    v
+}
+
+/// Pushes the pogo out of anything it overlaps (after riding a platform into a wall, say),
+/// one surface at a time, a bounded number of times.
+fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
+    for _ in 0..SWEEPS_MAX {
+        let region = ctx.capsule.bounds(pogo.position);
+        let mut push: Option<(Fx, Vec3)> = None;
+        let mut deepest = |candidate: Option<(Fx, Vec3)>| {
+            if let Some((depth, n)) = candidate {
+                if push.is_none_or(|(d, _)| depth > d) {
+                    push = Some((depth, n));
+                }
+            }
+        };
+        ctx.world.for_each_solid_near(&region, |i| {
+            deepest(sweep::depenetrate_box(
+                &ctx.capsule,
+                pogo.position,
+                &ctx.world.solid(i).bounds,
+            ));
+        });
+        for i in 0..ctx.world.platform_count() {
+            let bounds = ctx.world.platform_bounds(i, ctx.tick);
+            deepest(sweep::depenetrate_box(&ctx.capsule, pogo.position, &bounds));
+        }
+        for i in 0..ctx.world.ramp_count() {
+            deepest(sweep::depenetrate_plane(
+                &ctx.capsule,
+                pogo.position,
+                &plane(ctx.world, i),
+            ));
+        }
+        let Some((depth, n)) = push else { return };
+        pogo.position += n * depth;
+        let into = pogo.velocity.dot(n);
+        if into < Fx::ZERO {
+            pogo.velocity -= n * into;
+        }
+    }
+}
+
+/// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
+/// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
+/// [`SurfaceId`], so the result never depends on the order candidates are found in.
+fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(Touch, SurfaceId)> {
+    let mut best: Option<(Touch, SurfaceId)> = None;
+    let mut consider = |touch: Option<Touch>, id: SurfaceId| {
+        if let Some(touch) = touch {
+            let better = best.is_none_or(|(b, bid)| (touch.t, id) < (b.t, bid));
+            if better {
+                best = Some((touch, id));
+            }
+        }
+    };
+    let swept = ctx.capsule.swept_bounds(tip, d);
+    ctx.world.for_each_solid_near(&swept, |i| {
+        let bounds = &ctx.world.solid(i).bounds;
+        if bounds.overlaps(&swept) {
+            consider(
+                sweep::sweep_box(&ctx.capsule, tip, d, bounds),
+                SurfaceId::Solid(i),
+            );
+        }
+    });
+    for i in 0..ctx.world.platform_count() {
+        // In the platform's frame: it stands still where it is `elapsed` into the tick, and
+        // the pogo moves by its own displacement minus the platform's over the span.
+        let moved = ctx.world.platform_displacement(i, ctx.tick);
+        let bounds = ctx
+            .world
+            .platform_bounds(i, ctx.tick)
+            .translated(moved * elapsed);
+        let relative = d - moved * span;
+        if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
+            consider(
+                sweep::sweep_box(&ctx.capsule, tip, relative, &bounds),
+                SurfaceId::Platform(i),
+            );
+        }
+    }
+    for i in 0..ctx.world.ramp_count() {
+        consider(
+            sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
+            SurfaceId::Ramp(i),
+        );
+    }
+    best
+}
+
+fn plane(world: &World, i: u32) -> Plane {
+    let (ramp, normal, offset) = world.ramp(i);
+    Plane {
+        normal,
+        offset,
+        bounds: ramp.bounds,
+    }
+}
+
+/// How a touch changed the pogo's course.
+enum Answer {
+    /// It bounced: compression has begun.
+    Landed,
+    /// Its velocity was reflected (ricochet).
+    Deflected,
+    /// The surface blocks it: it slides along.
+    Blocked,
+}
+
+/// Classifies a fresh touch and applies its rule.
+fn answer_touch(
+    ctx: &Ctx,
+    pogo: &mut Pogo,
+    touch: &Touch,
+    surface: SurfaceId,
+    remaining: Fx,
+) -> Answer {
+    let surface_velocity = surface_velocity(ctx, surface);
+    let normal_speed = (pogo.velocity - surface_velocity).dot(touch.normal);
+    let contact = Contact {
+        height_on_body: touch.height_on_body,
+        no_bounce: no_bounce(ctx.world, surface),
+        normal_speed,
+        normal_y: touch.normal.y,
+        since_launch: since_launch(ctx, pogo),
+        age: Ticks::ZERO,
+    };
+    match contact::classify(&contact, ctx.tuning) {
+        Verdict::Bounce => {
+            land(ctx, pogo, touch.normal, surface, remaining);
+            Answer::Landed
+        }
+        Verdict::Ricochet => {
+            pogo.velocity =
+                contact::ricochet(pogo.velocity, touch.normal, surface_velocity, ctx.tuning);
+            pogo.combo = 0;
+            pogo.events.insert(Events::RICOCHET);
+            Answer::Deflected
+        }
+        Verdict::BodyHit { stun } => {
+            pogo.events.insert(Events::BODY_HIT);
+            if stun {
+                stun_pogo(ctx, pogo);
+            }
+            block(pogo, touch.normal, surface_velocity);
+            Answer::Blocked
+        }
+        Verdict::Ignore(reason) => {
+            if matches!(reason, Ignored::Cooldown | Ignored::Separating) {
+                pogo.tip_memory = Some(TipMemory {
+                    normal: touch.normal,
+                    surface,
+                    age: 0,
+                });
+            }
+            block(pogo, touch.normal, surface_velocity);
+            Answer::Blocked
+        }
+    }
+}
+
+/// Removes the velocity's approach toward the surface (relative to the surface).
+fn block(pogo: &mut Pogo, normal: Vec3, surface_velocity: Vec3) {
+    let into = (pogo.velocity - surface_velocity).dot(normal);
+    if into < Fx::ZERO {
+        pogo.velocity -= normal * into;
+    }
+}
+
+/// A bounce: combo and trick bookkeeping, then compression on the surface, riding it for
+/// the `remaining` fraction of this tick.
+fn land(ctx: &Ctx, pogo: &mut Pogo, normal: Vec3, surface: SurfaceId, remaining: Fx) {
+    pogo.events.insert(Events::BOUNCE);
+    pogo.bounces = pogo.bounces.saturating_add(1);
+    let last_launch_point = pogo.last_launch.map(|(_, point)| point);
+    if contact::is_perfect_landing(
+        pogo.lean.up(),
+        normal,
+        last_launch_point,
+        pogo.position,
+        ctx.tuning,
+    ) {
+        pogo.combo = pogo.combo.saturating_add(1);
+        pogo.events.insert(Events::PERFECT);
+    }
+    match pogo.trick_ticks_left.take() {
+        Some(0) => {
+            pogo.combo = pogo.combo.saturating_add(1);
+            pogo.events.insert(Events::TRICK_LANDED);
+        }
+        Some(_) => {
+            pogo.events.insert(Events::TRICK_FAILED);
+            stun_pogo(ctx, pogo);
+        }
+        None => {}
+    }
+    let surface_velocity = surface_velocity(ctx, surface);
+    pogo.compression = Some(Compression {
+        ticks_left: ctx.tuning.derived().compression_ticks.0,
+        normal,
+        surface,
+        approach: pogo.velocity - surface_velocity,
+    });
+    pogo.state = State::Compression;
+    pogo.tip_memory = None;
+    pogo.velocity = surface_velocity;
+    pogo.position += surface_displacement(ctx, surface) * remaining;
+}
+
+fn stun_pogo(ctx: &Ctx, pogo: &mut Pogo) {
+    pogo.stun_ticks_left = ctx.tuning.derived().stun_ticks.0;
+    pogo.combo = 0;
+    pogo.trick_ticks_left = None;
+    if pogo.state == State::Airborne {
+        pogo.state = State::Stunned;
+    }
+    pogo.events.insert(Events::STUN);
+}
+
+/// Ages the remembered tip contact; forgets it past the grace window.
+fn age_tip_memory(ctx: &Ctx, pogo: &mut Pogo) {
+    if let Some(m) = &mut pogo.tip_memory {
+        m.age = m.age.saturating_add(1);
+        if m.age > ctx.tuning.spec().tip_grace_ticks {
+            pogo.tip_memory = None;
+        }
+    }
+}
+
+/// The grace window: a tip contact that could not bounce when touched may bounce now, if it
+/// was touched at most `tip_grace_ticks` ago and now passes every check.
+fn bounce_on_remembered_contact(ctx: &Ctx, pogo: &mut Pogo) {
+    let Some(m) = pogo.tip_memory else { return };
+    if m.age == 0 {
+        return; // touched this very tick: it was just classified
+    }
+    let contact = Contact {
+        height_on_body: Fx::ZERO,
+        no_bounce: no_bounce(ctx.world, m.surface),
+        normal_speed: (pogo.velocity - surface_velocity(ctx, m.surface)).dot(m.normal),
+        normal_y: m.normal.y,
+        since_launch: since_launch(ctx, pogo),
+        age: Ticks(m.age),
+    };
+    if contact::classify(&contact, ctx.tuning) == Verdict::Bounce {
+        land(ctx, pogo, m.normal, m.surface, Fx::ZERO);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Volumes
+
+fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
+    let mut finished = false;
+    let mut killed = false;
+    let mut checkpoint = pogo.checkpoint;
+    ctx.world
+        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| match kind {
+            VolumeKind::Checkpoint(i) => checkpoint = Some(i),
+            VolumeKind::Finish => finished = true,
+            VolumeKind::Kill => killed = true,
+            VolumeKind::Zone(_) => {}
+        });
+    if checkpoint != pogo.checkpoint {
+        pogo.checkpoint = checkpoint;
+        pogo.events.insert(Events::CHECKPOINT);
+    }
+    let p = pogo.position;
+    let outside = [p.x, p.y, p.z].iter().any(|c| c.abs() > COORDINATE_MAX);
+    killed |= p.y < ctx.tuning.spec().kill_height || outside;
+    if finished {
+        pogo.state = State::Finished;
+        pogo.finish_tick = Some(ctx.tick);
+        pogo.velocity = Vec3::ZERO;
+        pogo.compression = None;
+        pogo.events.insert(Events::FINISH);
+    } else if killed {
+        pogo.state = State::Respawn;
+        pogo.velocity = Vec3::ZERO;
+        pogo.events.insert(Events::DEATH);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn body_centre(ctx: &Ctx, tip: Vec3) -> Vec3 {
+    tip + Vec3::new(Fx::ZERO, ctx.capsule.height / Fx::from_int(2), Fx::ZERO)
+}
+
+fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
+    pogo.last_launch
+        .map_or(Ticks::MAX, |(tick, _)| ctx.tick.since(tick))
+}
+
+/// How far a surface moves during this tick (m); zero for static geometry.
+fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
+    match surface {
+        SurfaceId::Platform(i) => ctx.world.platform_displacement(i, ctx.tick),
+        SurfaceId::Solid(_) | SurfaceId::Ramp(_) => Vec3::ZERO,
+    }
+}
+
+/// A surface's velocity during this tick (m/s): its displacement times the tick rate.
+fn surface_velocity(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
+    let rate = Fx::from_int(ctx.tuning.spec().tick_rate as i32);
+    surface_displacement(ctx, surface) * rate
+}
+
+fn no_bounce(world: &World, surface: SurfaceId) -> bool {
+    match surface {
+        SurfaceId::Solid(i) => world.solid(i).no_bounce,
+        SurfaceId::Platform(i) => world.platform(i).no_bounce,
+        SurfaceId::Ramp(i) => world.ramp(i).0.no_bounce,
+    }
+}
+
+fn clamp_speed(v: Vec3) -> Vec3 {
+    let c = |x: Fx| x.clamp(-SPEED_MAX, SPEED_MAX);
+    Vec3::new(c(v.x), c(v.y), c(v.z))
+}

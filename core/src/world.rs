@@ -1,0 +1,627 @@
+//! The world: static boxes, ramps, moving platforms, zones and trigger volumes.
+//!
+//! A level is described by a [`WorldDesc`] (plain data: what level files hold, in metres and
+//! seconds) and turned into a [`World`] once, for a tuning's tick rate: validated against the
+//! limits below, platform periods turned into ticks, the broad phase built. The world never
+//! changes while a run is simulated; moving platforms are pure functions of the tick.
+//!
+//! Axes: x east, y up, z south, metres. All volumes are axis-aligned boxes (`Aabb`), `min`
+//! ≤ `max` on every axis.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::broad_phase::Grid;
+use crate::fx::Fx;
+use crate::hash::Encoder;
+use crate::tick::Ticks;
+use crate::tuning::{Tuning, seconds_to_ticks};
+use crate::vec3::Vec3;
+
+/// Largest |coordinate| of anything in a level (m). Positions stay far inside `Fx`'s range, so
+/// differences of two positions never saturate; a pogo beyond it respawns.
+pub const COORDINATE_MAX: Fx = Fx::from_int(100_000);
+/// Most static boxes in a level.
+pub const BOXES_MAX: usize = 1 << 20;
+/// Most ramps, platforms, zones, checkpoints, finish and kill volumes (each).
+pub const FEATURES_MAX: usize = 1 << 16;
+/// Most bot waypoints.
+pub const WAYPOINTS_MAX: usize = 1 << 12;
+/// Largest platform speed (m/s): bounds the pogo's speed when it rides or launches off one.
+pub const PLATFORM_SPEED_MAX: Fx = Fx::from_int(50);
+/// Largest wind acceleration on any axis (m/s²) and largest zone gravity scale.
+pub const WIND_MAX: Fx = Fx::from_int(100);
+pub const ZONE_GRAVITY_SCALE_MAX: Fx = Fx::from_int(10);
+/// Longest platform period (s).
+pub const PERIOD_MAX: Fx = Fx::from_int(3600);
+
+/// An axis-aligned box.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const fn new(min: Vec3, max: Vec3) -> Aabb {
+        Aabb { min, max }
+    }
+
+    /// Whether `p` is inside or on the boundary.
+    pub fn contains(&self, p: Vec3) -> bool {
+        p.x >= self.min.x
+            && p.x <= self.max.x
+            && p.y >= self.min.y
+            && p.y <= self.max.y
+            && p.z >= self.min.z
+            && p.z <= self.max.z
+    }
+
+    /// Whether the two boxes overlap or touch.
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.x <= other.max.x
+            && other.min.x <= self.max.x
+            && self.min.y <= other.max.y
+            && other.min.y <= self.max.y
+            && self.min.z <= other.max.z
+            && other.min.z <= self.max.z
+    }
+
+    /// The box moved by `offset`.
+    pub fn translated(&self, offset: Vec3) -> Aabb {
+        Aabb::new(self.min + offset, self.max + offset)
+    }
+
+    /// The smallest box holding both.
+    pub fn union(&self, other: &Aabb) -> Aabb {
+        let lo = |a: Fx, b: Fx| a.min(b);
+        let hi = |a: Fx, b: Fx| a.max(b);
+        Aabb::new(
+            Vec3::new(
+                lo(self.min.x, other.min.x),
+                lo(self.min.y, other.min.y),
+                lo(self.min.z, other.min.z),
+            ),
+            Vec3::new(
+                hi(self.max.x, other.max.x),
+                hi(self.max.y, other.max.y),
+                hi(self.max.z, other.max.z),
+            ),
+        )
+    }
+
+    /// The point of the box closest to `p`.
+    pub fn closest_point(&self, p: Vec3) -> Vec3 {
+        Vec3::new(
+            p.x.clamp(self.min.x, self.max.x),
+            p.y.clamp(self.min.y, self.max.y),
+            p.z.clamp(self.min.z, self.max.z),
+        )
+    }
+
+    fn encode(&self, e: &mut Encoder) {
+        e.vec3(self.min);
+        e.vec3(self.max);
+    }
+}
+
+/// A static solid box.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Solid {
+    pub bounds: Aabb,
+    /// A tip contact with this surface never bounces (nor ricochets).
+    pub no_bounce: bool,
+}
+
+/// A ramp: a one-sided plane surface, solid on the side opposite its normal, that only exists
+/// where the contact point lies inside `bounds`. The pogo collides with it only when moving
+/// toward its front face; put a box under a ramp if it must also be solid from below or
+/// from the side.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Ramp {
+    /// Unit normal of the surface, pointing out of the solid side (normalised on load).
+    pub normal: Vec3,
+    /// A point on the surface.
+    pub point: Vec3,
+    /// Where the surface exists; `None` for an unbounded plane.
+    pub bounds: Option<Aabb>,
+    pub no_bounce: bool,
+}
+
+/// A moving platform: a box whose `min` corner follows `path`, a pure function of the tick.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Platform {
+    /// Extent of the box from its `min` corner (m, each > 0).
+    pub size: Vec3,
+    pub path: Path,
+    pub no_bounce: bool,
+}
+
+/// How a platform moves.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Path {
+    /// Back and forth between `from` and `to` at constant speed: from → to in the first half
+    /// of `period` seconds, back in the second half. Starts at `from` at tick 0.
+    PingPong { from: Vec3, to: Vec3, period: Fx },
+}
+
+/// A volume that changes the forces on a pogo whose body centre is inside it. Overlapping zones
+/// combine: gravity scales multiply, winds add.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Zone {
+    pub bounds: Aabb,
+    /// Multiplies gravity (1 = unchanged, 0.5 = low gravity).
+    pub gravity_scale: Fx,
+    /// A constant acceleration (m/s²), e.g. a sideways push.
+    pub wind: Vec3,
+}
+
+/// A volume that sets the respawn point when the pogo's body centre enters it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Checkpoint {
+    pub bounds: Aabb,
+    /// Where the pogo's tip respawns.
+    pub spawn: Vec3,
+}
+
+/// A level as plain data (what a level file holds).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct WorldDesc {
+    pub name: String,
+    /// Where the pogo's tip starts (and respawns before any checkpoint).
+    pub spawn: Vec3,
+    pub solids: Vec<Solid>,
+    pub ramps: Vec<Ramp>,
+    pub platforms: Vec<Platform>,
+    pub zones: Vec<Zone>,
+    pub checkpoints: Vec<Checkpoint>,
+    pub finishes: Vec<Aabb>,
+    pub kills: Vec<Aabb>,
+    /// Waypoints for the demo bot, in order (the tip's targets); not part of the physics.
+    pub bot_path: Vec<Vec3>,
+}
+
+impl WorldDesc {
+    /// A stable 64-bit content hash: xxh3-64 over a version tag and every field in declaration
+    /// order, each coordinate as its 64 raw bits little-endian, lists prefixed by their length.
+    /// The name and the bot path are included (a renamed level is a different level).
+    pub fn content_hash(&self) -> u64 {
+        let mut e = Encoder::new(b"pogo-level/1");
+        e.bytes(self.name.as_bytes());
+        e.vec3(self.spawn);
+        e.len(self.solids.len());
+        for s in &self.solids {
+            s.bounds.encode(&mut e);
+            e.bool(s.no_bounce);
+        }
+        e.len(self.ramps.len());
+        for r in &self.ramps {
+            e.vec3(r.normal);
+            e.vec3(r.point);
+            e.bool(r.bounds.is_some());
+            if let Some(b) = &r.bounds {
+                b.encode(&mut e);
+            }
+            e.bool(r.no_bounce);
+        }
+        e.len(self.platforms.len());
+        for p in &self.platforms {
+            e.vec3(p.size);
+            match p.path {
+                Path::PingPong { from, to, period } => {
+                    e.u8(0);
+                    e.vec3(from);
+                    e.vec3(to);
+                    e.fx(period);
+                }
+            }
+            e.bool(p.no_bounce);
+        }
+        e.len(self.zones.len());
+        for z in &self.zones {
+            z.bounds.encode(&mut e);
+            e.fx(z.gravity_scale);
+            e.vec3(z.wind);
+        }
+        e.len(self.checkpoints.len());
+        for c in &self.checkpoints {
+            c.bounds.encode(&mut e);
+            e.vec3(c.spawn);
+        }
+        for list in [&self.finishes, &self.kills] {
+            e.len(list.len());
+            for b in list.iter() {
+                b.encode(&mut e);
+            }
+        }
+        e.len(self.bot_path.len());
+        for p in &self.bot_path {
+            e.vec3(*p);
+        }
+        e.finish()
+    }
+
+    /// Checks the limits and the well-formedness of every element; the error names the
+    /// element (`solids[3].bounds`) and what is wrong.
+    pub fn validate(&self) -> Result<(), WorldError> {
+        check_counts(self)?;
+        check_point("spawn", None, self.spawn)?;
+        for (i, s) in self.solids.iter().enumerate() {
+            check_aabb("solids", i, "bounds", &s.bounds)?;
+        }
+        for (i, r) in self.ramps.iter().enumerate() {
+            if r.normal.normalize().is_none() {
+                return Err(WorldError::at("ramps", i, "normal", "is the zero vector"));
+            }
+            check_point("ramps", Some((i, "point")), r.point)?;
+            check_point("ramps", Some((i, "normal")), r.normal)?;
+            if let Some(b) = &r.bounds {
+                check_aabb("ramps", i, "bounds", b)?;
+            }
+        }
+        for (i, p) in self.platforms.iter().enumerate() {
+            check_point("platforms", Some((i, "size")), p.size)?;
+            if p.size.x <= Fx::ZERO || p.size.y <= Fx::ZERO || p.size.z <= Fx::ZERO {
+                return Err(WorldError::at(
+                    "platforms",
+                    i,
+                    "size",
+                    "must be positive on every axis",
+                ));
+            }
+            let Path::PingPong { from, to, period } = p.path;
+            check_point("platforms", Some((i, "path.from")), from)?;
+            check_point("platforms", Some((i, "path.to")), to)?;
+            check_point("platforms", Some((i, "path.from")), from + p.size)?;
+            check_point("platforms", Some((i, "path.to")), to + p.size)?;
+            if period <= Fx::ZERO || period > PERIOD_MAX {
+                return Err(WorldError::at(
+                    "platforms",
+                    i,
+                    "path.period",
+                    "must be within (0, 3600] s",
+                ));
+            }
+            // Average speed 2·|to − from| / period must stay below the platform speed limit.
+            if (to - from).length() * Fx::from_int(2) > PLATFORM_SPEED_MAX * period {
+                return Err(WorldError::at(
+                    "platforms",
+                    i,
+                    "path",
+                    "moves faster than 50 m/s",
+                ));
+            }
+        }
+        for (i, z) in self.zones.iter().enumerate() {
+            check_aabb("zones", i, "bounds", &z.bounds)?;
+            if z.gravity_scale < Fx::ZERO || z.gravity_scale > ZONE_GRAVITY_SCALE_MAX {
+                return Err(WorldError::at(
+                    "zones",
+                    i,
+                    "gravity_scale",
+                    "must be within 0..=10",
+                ));
+            }
+            for c in [z.wind.x, z.wind.y, z.wind.z] {
+                if c.abs() > WIND_MAX {
+                    return Err(WorldError::at(
+                        "zones",
+                        i,
+                        "wind",
+                        "must be within ±100 m/s² per axis",
+                    ));
+                }
+            }
+        }
+        for (i, c) in self.checkpoints.iter().enumerate() {
+            check_aabb("checkpoints", i, "bounds", &c.bounds)?;
+            check_point("checkpoints", Some((i, "spawn")), c.spawn)?;
+        }
+        for (i, b) in self.finishes.iter().enumerate() {
+            check_aabb("finishes", i, "bounds", b)?;
+        }
+        for (i, b) in self.kills.iter().enumerate() {
+            check_aabb("kills", i, "bounds", b)?;
+        }
+        for (i, p) in self.bot_path.iter().enumerate() {
+            check_point("bot_path", Some((i, "")), *p)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_counts(desc: &WorldDesc) -> Result<(), WorldError> {
+    let counts = [
+        ("solids", desc.solids.len(), BOXES_MAX),
+        ("ramps", desc.ramps.len(), FEATURES_MAX),
+        ("platforms", desc.platforms.len(), FEATURES_MAX),
+        ("zones", desc.zones.len(), FEATURES_MAX),
+        ("checkpoints", desc.checkpoints.len(), FEATURES_MAX),
+        ("finishes", desc.finishes.len(), FEATURES_MAX),
+        ("kills", desc.kills.len(), FEATURES_MAX),
+        ("bot_path", desc.bot_path.len(), WAYPOINTS_MAX),
+    ];
+    for (list, found, max) in counts {
+        if found > max {
+            return Err(WorldError::TooMany { list, max, found });
+        }
+    }
+    Ok(())
+}
+
+fn check_point(
+    list: &'static str,
+    at: Option<(usize, &'static str)>,
+    p: Vec3,
+) -> Result<(), WorldError> {
+    for c in [p.x, p.y, p.z] {
+        if c.abs() > COORDINATE_MAX {
+            let (index, field) = at.map_or((None, ""), |(i, f)| (Some(i), f));
+            return Err(WorldError::Invalid {
+                list,
+                index,
+                field,
+                problem: "is beyond ±100000 m",
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_aabb(
+    list: &'static str,
+    i: usize,
+    field: &'static str,
+    b: &Aabb,
+) -> Result<(), WorldError> {
+    check_point(list, Some((i, field)), b.min)?;
+    check_point(list, Some((i, field)), b.max)?;
+    if b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z {
+        return Err(WorldError::at(list, i, field, "has min > max on some axis"));
+    }
+    Ok(())
+}
+
+/// Why a level was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorldError {
+    /// A list holds more elements than its limit.
+    TooMany {
+        list: &'static str,
+        max: usize,
+        found: usize,
+    },
+    /// An element is malformed: `list[index].field problem`.
+    Invalid {
+        list: &'static str,
+        index: Option<usize>,
+        field: &'static str,
+        problem: &'static str,
+    },
+}
+
+impl WorldError {
+    fn at(
+        list: &'static str,
+        index: usize,
+        field: &'static str,
+        problem: &'static str,
+    ) -> WorldError {
+        WorldError::Invalid {
+            list,
+            index: Some(index),
+            field,
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for WorldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorldError::TooMany { list, max, found } => {
+                write!(
+                    f,
+                    "`{list}` has {found} elements, at most {max} are allowed"
+                )
+            }
+            WorldError::Invalid {
+                list,
+                index,
+                field,
+                problem,
+            } => {
+                f.write_str(list)?;
+                if let Some(i) = index {
+                    write!(f, "[{i}]")?;
+                }
+                if !field.is_empty() {
+                    write!(f, ".{field}")?;
+                }
+                write!(f, " {problem}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for WorldError {}
+
+/// Identifies a collidable surface: the index into its list.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum SurfaceId {
+    Solid(u32),
+    Platform(u32),
+    Ramp(u32),
+}
+
+/// A validated level, ready to simulate at one tick rate.
+#[derive(Clone, Debug)]
+pub struct World {
+    desc: WorldDesc,
+    hash: u64,
+    tick_rate: u32,
+    /// Unit ramp normals and their plane offsets `n·point`.
+    ramps: Vec<(Vec3, Fx)>,
+    /// Platform periods in ticks (even, ≥ 2).
+    platform_period_ticks: Vec<u32>,
+    solids_grid: Grid,
+    volumes_grid: Grid,
+    /// Every volume, in the order zones, checkpoints, finishes, kills (grid item ids).
+    volumes: Vec<(VolumeKind, Aabb)>,
+}
+
+/// What a trigger volume does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VolumeKind {
+    Zone(u32),
+    Checkpoint(u32),
+    Finish,
+    Kill,
+}
+
+impl World {
+    /// Validates `desc` and prepares it for `tuning`'s tick rate.
+    pub fn new(desc: WorldDesc, tuning: &Tuning) -> Result<World, WorldError> {
+        desc.validate()?;
+        let rate = tuning.spec().tick_rate;
+        let ramps = desc
+            .ramps
+            .iter()
+            .map(|r| {
+                let n = r.normal.normalize_or(Vec3::UP);
+                (n, n.dot(r.point))
+            })
+            .collect();
+        let platform_period_ticks = desc
+            .platforms
+            .iter()
+            .map(|p| {
+                let Path::PingPong { period, .. } = p.path;
+                // An even number of ticks, so the turnaround falls on a tick.
+                let ticks = seconds_to_ticks(period, rate).0.max(2);
+                ticks + ticks % 2
+            })
+            .collect();
+        let solids_grid = Grid::build(desc.solids.iter().map(|s| s.bounds));
+        let mut volumes = Vec::new();
+        volumes.extend(
+            desc.zones
+                .iter()
+                .enumerate()
+                .map(|(i, z)| (VolumeKind::Zone(i as u32), z.bounds)),
+        );
+        volumes.extend(
+            desc.checkpoints
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (VolumeKind::Checkpoint(i as u32), c.bounds)),
+        );
+        volumes.extend(desc.finishes.iter().map(|b| (VolumeKind::Finish, *b)));
+        volumes.extend(desc.kills.iter().map(|b| (VolumeKind::Kill, *b)));
+        let volumes_grid = Grid::build(volumes.iter().map(|(_, b)| *b));
+        let hash = desc.content_hash();
+        Ok(World {
+            desc,
+            hash,
+            tick_rate: rate,
+            ramps,
+            platform_period_ticks,
+            solids_grid,
+            volumes_grid,
+            volumes,
+        })
+    }
+
+    pub fn desc(&self) -> &WorldDesc {
+        &self.desc
+    }
+
+    /// The level's [content hash](WorldDesc::content_hash).
+    pub fn content_hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The tick rate (Hz) the world was prepared for.
+    pub fn tick_rate(&self) -> u32 {
+        self.tick_rate
+    }
+
+    pub fn spawn(&self) -> Vec3 {
+        self.desc.spawn
+    }
+
+    pub fn solid(&self, i: u32) -> &Solid {
+        &self.desc.solids[i as usize]
+    }
+
+    /// Calls `f` with the index of every solid whose box may overlap `region` (and possibly
+    /// a few more, some more than once).
+    pub fn for_each_solid_near(&self, region: &Aabb, f: impl FnMut(u32)) {
+        self.solids_grid.query(region, f);
+    }
+
+    pub fn ramp_count(&self) -> u32 {
+        self.ramps.len() as u32
+    }
+
+    /// Ramp `i`: (the ramp, its unit normal, its plane offset `n·x` on the surface).
+    pub fn ramp(&self, i: u32) -> (&Ramp, Vec3, Fx) {
+        let (n, offset) = self.ramps[i as usize];
+        (&self.desc.ramps[i as usize], n, offset)
+    }
+
+    pub fn platform_count(&self) -> u32 {
+        self.desc.platforms.len() as u32
+    }
+
+    pub fn platform(&self, i: u32) -> &Platform {
+        &self.desc.platforms[i as usize]
+    }
+
+    /// Platform `i`'s box at the start of `tick`.
+    pub fn platform_bounds(&self, i: u32, tick: Ticks) -> Aabb {
+        let p = &self.desc.platforms[i as usize];
+        let min = self.platform_position(i, tick);
+        Aabb::new(min, min + p.size)
+    }
+
+    /// Where platform `i`'s `min` corner is at the start of `tick`.
+    pub fn platform_position(&self, i: u32, tick: Ticks) -> Vec3 {
+        let Path::PingPong { from, to, .. } = self.desc.platforms[i as usize].path;
+        let period = self.platform_period_ticks[i as usize];
+        let half = period / 2;
+        let phase = tick.0 % period;
+        let (start, end, step) = if phase < half {
+            (from, to, phase)
+        } else {
+            (to, from, phase - half)
+        };
+        start + (end - start) * Fx::from_ratio(i64::from(step), i64::from(half))
+    }
+
+    /// How far platform `i` moves during `tick` (m): exact, so a riding pogo stays on it.
+    pub fn platform_displacement(&self, i: u32, tick: Ticks) -> Vec3 {
+        self.platform_position(i, tick.next()) - self.platform_position(i, tick)
+    }
+
+    /// Calls `f` with every trigger volume containing `point`, in a fixed order (the grid's:
+    /// a point query visits one cell, whose volumes are in level order, then the large
+    /// volumes in level order), so overlapping zones always combine the same way.
+    pub fn for_each_volume_at(&self, point: Vec3, mut f: impl FnMut(VolumeKind)) {
+        self.volumes_grid.query_point(point, |i| {
+            let (kind, bounds) = &self.volumes[i as usize];
+            if bounds.contains(point) {
+                f(*kind);
+            }
+        });
+    }
+
+    pub fn zone(&self, i: u32) -> &Zone {
+        &self.desc.zones[i as usize]
+    }
+
+    pub fn checkpoint(&self, i: u32) -> &Checkpoint {
+        &self.desc.checkpoints[i as usize]
+    }
+}
