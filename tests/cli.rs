@@ -278,3 +278,44 @@ fn json_output_round_trips_to_the_same_hash() {
         assert_eq!(stdout(&again), stdout(&direct));
     }
 }
+
+/// The value after `key=` in a `pogo levels` line.
+fn level_field<'a>(line: &'a str, key: &str) -> &'a str {
+    line.split_whitespace()
+        .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("no {key}= in {line}"))
+}
+
+#[test]
+fn levels_lists_the_builtin_levels() {
+    let out = pogo(["levels"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    for name in ["flat", "course", "sprawl"] {
+        let line = lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{text}"));
+        let hash = level_field(line, "hash");
+        assert_eq!(hash.len(), 16, "{line}");
+        assert!(
+            hash.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{line}"
+        );
+        for key in ["boxes", "ramps", "platforms", "checkpoints"] {
+            level_field(line, key).parse::<usize>().unwrap();
+        }
+    }
+    let sprawl = lines.iter().find(|l| l.starts_with("sprawl ")).unwrap();
+    assert!(level_field(sprawl, "boxes").parse::<usize>().unwrap() >= 100_000);
+    // Deterministic: the same bytes every run.
+    assert_eq!(stdout(&pogo(["levels"])), text);
+    // No arguments are taken.
+    let out = pogo(["levels", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("panicked"));
+}

@@ -47,6 +47,7 @@
 extern crate alloc;
 
 pub mod air;
+pub mod bot;
 mod broad_phase;
 pub mod contact;
 pub mod design;

@@ -4,7 +4,7 @@
 //! (dot products, squared lengths, lengths) are computed on the raw bits in 128-bit integers,
 //! so they are exact for every pair of vectors `Fx` can hold and only saturate the final result.
 
-use core::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 use crate::fx::Fx;
 
@@ -186,6 +186,13 @@ impl Mul<Fx> for Vec3 {
     type Output = Vec3;
     fn mul(self, s: Fx) -> Vec3 {
         Vec3::new(self.x * s, self.y * s, self.z * s)
+    }
+}
+
+impl Div<Fx> for Vec3 {
+    type Output = Vec3;
+    fn div(self, s: Fx) -> Vec3 {
+        Vec3::new(self.x / s, self.y / s, self.z / s)
     }
 }
 

@@ -26,6 +26,8 @@ pub const COORDINATE_MAX: Fx = Fx::from_int(100_000);
 pub const BOXES_MAX: usize = 1 << 20;
 /// Most ramps, platforms, zones, checkpoints, finish and kill volumes (each).
 pub const FEATURES_MAX: usize = 1 << 16;
+/// Longest level name (characters); names appear in one-line CLI and verifier output.
+pub const NAME_CHARS_MAX: usize = 64;
 /// Most bot waypoints.
 pub const WAYPOINTS_MAX: usize = 1 << 12;
 /// Largest platform speed (m/s): bounds the pogo's speed when it rides or launches off one.
@@ -246,6 +248,15 @@ impl WorldDesc {
     /// element (`solids[3].bounds`) and what is wrong.
     pub fn validate(&self) -> Result<(), WorldError> {
         check_counts(self)?;
+        let printable = self.name.chars().all(|c| !c.is_control());
+        if self.name.is_empty() || self.name.chars().count() > NAME_CHARS_MAX || !printable {
+            return Err(WorldError::Invalid {
+                list: "name",
+                index: None,
+                field: "",
+                problem: "must be 1 to 64 printable characters",
+            });
+        }
         check_point("spawn", None, self.spawn)?;
         for (i, s) in self.solids.iter().enumerate() {
             check_aabb("solids", i, "bounds", &s.bounds)?;
@@ -273,8 +284,16 @@ impl WorldDesc {
             let Path::PingPong { from, to, period } = p.path;
             check_point("platforms", Some((i, "path.from")), from)?;
             check_point("platforms", Some((i, "path.to")), to)?;
-            check_point("platforms", Some((i, "path.from")), from + p.size)?;
-            check_point("platforms", Some((i, "path.to")), to + p.size)?;
+            for (field, corner) in [("path.from", from), ("path.to", to)] {
+                if check_point("platforms", None, corner + p.size).is_err() {
+                    return Err(WorldError::at(
+                        "platforms",
+                        i,
+                        field,
+                        "plus size reaches beyond ±100000 m",
+                    ));
+                }
+            }
             if period <= Fx::ZERO || period > PERIOD_MAX {
                 return Err(WorldError::at(
                     "platforms",
@@ -623,5 +642,111 @@ impl World {
 
     pub fn checkpoint(&self, i: u32) -> &Checkpoint {
         &self.desc.checkpoints[i as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    fn fx(text: &str) -> Fx {
+        Fx::parse_decimal(text).unwrap()
+    }
+
+    fn v(x: &str, y: &str, z: &str) -> Vec3 {
+        Vec3::new(fx(x), fx(y), fx(z))
+    }
+
+    fn desc() -> WorldDesc {
+        WorldDesc {
+            name: "t".into(),
+            ..WorldDesc::default()
+        }
+    }
+
+    fn platform(from: Vec3, to: Vec3, period: &str) -> Platform {
+        Platform {
+            size: v("2", "1", "2"),
+            path: Path::PingPong {
+                from,
+                to,
+                period: fx(period),
+            },
+            no_bounce: false,
+        }
+    }
+
+    #[test]
+    fn validation_names_the_bad_element() {
+        let bad_box = WorldDesc {
+            solids: alloc::vec![Solid {
+                bounds: Aabb::new(v("1", "0", "0"), v("0", "1", "1")),
+                no_bounce: false
+            }],
+            ..desc()
+        };
+        assert_eq!(
+            bad_box.validate().unwrap_err().to_string(),
+            "solids[0].bounds has min > max on some axis"
+        );
+        let far = WorldDesc {
+            spawn: v("0", "100001", "0"),
+            ..desc()
+        };
+        assert_eq!(
+            far.validate().unwrap_err().to_string(),
+            "spawn is beyond ±100000 m"
+        );
+        let fast = WorldDesc {
+            platforms: alloc::vec![platform(Vec3::ZERO, v("30", "0", "0"), "1")],
+            ..desc()
+        };
+        assert_eq!(
+            fast.validate().unwrap_err().to_string(),
+            "platforms[0].path moves faster than 50 m/s"
+        );
+        for name in ["", "line\nbreak", &"x".repeat(65)] {
+            let named = WorldDesc {
+                name: name.into(),
+                ..desc()
+            };
+            assert!(
+                matches!(
+                    named.validate(),
+                    Err(WorldError::Invalid { list: "name", .. })
+                ),
+                "{name:?}"
+            );
+        }
+        desc().validate().unwrap();
+    }
+
+    #[test]
+    fn platform_path_ping_pongs_on_whole_ticks() {
+        let tuning = Tuning::default();
+        let world = World::new(
+            WorldDesc {
+                platforms: alloc::vec![platform(Vec3::ZERO, v("6", "0", "0"), "4")],
+                ..desc()
+            },
+            &tuning,
+        )
+        .unwrap();
+        // 4 s = 240 ticks: out in 120, back in 120; 6 m / 120 ticks = 0.05 m per tick.
+        assert_eq!(world.platform_position(0, Ticks(0)), Vec3::ZERO);
+        assert_eq!(world.platform_position(0, Ticks(60)).x, fx("3"));
+        assert_eq!(world.platform_position(0, Ticks(120)).x, fx("6"));
+        assert_eq!(world.platform_position(0, Ticks(180)).x, fx("3"));
+        assert_eq!(world.platform_position(0, Ticks(240)), Vec3::ZERO);
+        assert_eq!(
+            world.platform_displacement(0, Ticks(10)).x,
+            Fx::from_ratio(1, 20)
+        );
+        assert_eq!(
+            world.platform_displacement(0, Ticks(130)).x,
+            -Fx::from_ratio(1, 20)
+        );
+        assert_eq!(world.platform_bounds(0, Ticks(120)).max, v("8", "1", "2"));
     }
 }

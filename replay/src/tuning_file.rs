@@ -89,7 +89,7 @@ pub enum JsonKind {
 
 impl JsonKind {
     /// The kind of a syntactically valid JSON value, from its first character.
-    fn of(raw: &RawValue) -> JsonKind {
+    pub(crate) fn of(raw: &RawValue) -> JsonKind {
         match raw.get().trim_start().as_bytes().first() {
             Some(b'{') => JsonKind::Object,
             Some(b'[') => JsonKind::Array,
@@ -330,7 +330,7 @@ impl<'de> Visitor<'de> for EntriesVisitor {
 /// Where `part` (a subslice of `text`) starts in `text`. `part` always borrows from `text`
 /// here (serde_json hands out borrowed raw values); should it not, the start of the file is
 /// reported rather than panicking.
-fn locate(text: &str, part: &str) -> Location {
+pub(crate) fn locate(text: &str, part: &str) -> Location {
     let offset = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
     let before = text.get(..offset).unwrap_or("");
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -14,6 +14,7 @@
 //! in [`Command`], an arm in [`run`].
 
 mod input;
+mod levels;
 mod tuning;
 
 use std::fmt;
@@ -36,6 +37,9 @@ enum Command {
     /// its value, unit and range, the derived tick values, the content hash and the steady
     /// no-input bounce. With --json, print it as a tuning file instead.
     Tuning(tuning::TuningCommand),
+    /// List the built-in levels: name, box, ramp, platform and checkpoint counts, content
+    /// hash and a one-line description.
+    Levels(levels::LevelsCommand),
 }
 
 /// Why a command failed; decides the exit code.
@@ -100,6 +104,7 @@ pub(crate) fn main() -> ExitCode {
 fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
         Command::Tuning(args) => tuning::run(&args, out),
+        Command::Levels(args) => levels::run(&args, out),
     }
 }
 
