@@ -40,6 +40,11 @@ use crate::world::Aabb;
 pub const SKIN: Fx = Fx::from_bits(1 << (Fx::FRAC_BITS - 14));
 /// A capsule within this distance (m) of a surface is touching it.
 pub const CONTACT_SLOP: Fx = Fx::from_bits(1 << (Fx::FRAC_BITS - 12));
+/// A displacement into a surface this small (m, 2⁻²⁴ ≈ 60 nm) counts as not moving in. Moving
+/// with a platform, the pogo's displacement (velocity × time) and the platform's (exact, from
+/// its path) differ by rounding; without this a pogo riding a platform would see an endless
+/// series of zero-time touches and stop. It is far below `SKIN`, so it cannot penetrate.
+pub const CREEP: Fx = Fx::from_bits(1 << (Fx::FRAC_BITS - 24));
 /// Newton steps per box; quadratic convergence needs three or four, grazing contacts more.
 const NEWTON_STEPS_MAX: u32 = 12;
 
@@ -182,7 +187,7 @@ pub fn sweep_box(capsule: &Capsule, tip: Vec3, d: Vec3, b: &Aabb) -> Option<Touc
         let rate = n.dot(d);
         if gap <= CONTACT_SLOP - SKIN {
             // Touching (or, from the start, overlapping): a contact only if moving in.
-            if rate >= Fx::ZERO {
+            if rate >= -CREEP {
                 return None;
             }
             return Some(Touch {
@@ -258,7 +263,7 @@ pub fn sweep_plane(capsule: &Capsule, tip: Vec3, d: Vec3, plane: &Plane) -> Opti
     let a0 = capsule.base(tip);
     let s0 = plane.distance(capsule, a0);
     let rate = plane.normal.dot(d);
-    if rate >= Fx::ZERO || s0 < -CONTACT_SLOP - capsule.radius {
+    if rate >= -CREEP || s0 < -CONTACT_SLOP - capsule.radius {
         return None; // moving away, or behind the surface: one-sided
     }
     let t = if s0 <= CONTACT_SLOP {

@@ -174,10 +174,12 @@ fn low_curb_hit_by_the_tip_ricochets() {
     let curb = solid(v("0.3", "0", "-5"), v("3", "0.35", "5"));
     let mut s = sim(level(vec![ground(), curb]), &[]);
     place(&mut s, v("0", "0.05", "0"), v("6", "0", "0"));
+    s.state_mut().pogos[0].combo = 2;
     run_until(&mut s, NEUTRAL, 30, |p| p.events != Events::NONE).unwrap();
     let p = pogo(&s);
     assert!(p.events.contains(Events::RICOCHET), "{:?}", p.events);
     assert_eq!(p.velocity.x, fx("-3"), "half the approach speed, reflected");
+    assert_eq!(p.combo, 0, "a ricochet resets the combo");
 }
 
 #[test]
@@ -286,27 +288,26 @@ fn fast_body_hit_stuns_for_the_stun_time_and_a_slow_one_does_not() {
     s.state_mut().pogos[0].combo = 3;
     run_until(&mut s, NEUTRAL, 30, has(Events::STUN)).expect("stun above 4 m/s");
     assert_eq!(pogo(&s).combo, 0, "a stun resets the combo");
-    // Stunned for stun_time = 27 ticks, steering ignored.
-    let right = Input {
-        steer_x: 127,
+    // Stunned for stun_time = 27 ticks, steering (away from the wall, west) ignored.
+    let away = Input {
+        steer_x: -127,
         ..NEUTRAL
     };
     let mut stunned = 0;
     for _ in 0..40 {
         let vx = pogo(&s).velocity.x;
-        s.step(&[right]);
+        s.step(&[away]);
         if pogo(&s).stun_ticks_left > 0 {
             stunned += 1;
-        }
-        if pogo(&s).state == State::Stunned {
-            assert!(
-                pogo(&s).velocity.x <= vx.max(Fx::ZERO),
-                "no steering while stunned"
-            );
+            assert_eq!(pogo(&s).velocity.x, vx, "no steering while stunned");
         }
     }
     assert_eq!(stunned, 26, "the stun tick plus 26 more make 27");
     assert_eq!(pogo(&s).state, State::Airborne, "steering again");
+    assert!(
+        pogo(&s).velocity.x < Fx::ZERO,
+        "steers once the stun is over"
+    );
     let mut s = sim(
         level(vec![ground(), solid(v("1", "-1", "-5"), v("2", "5", "5"))]),
         &[],
@@ -543,4 +544,84 @@ fn place_keep(sim: &mut Simulation, position: Vec3) {
     p.position = position;
     p.state = State::Airborne;
     p.compression = None;
+}
+
+#[test]
+fn no_bounce_lift_carries_a_resting_pogo_up() {
+    let lift = Platform {
+        size: v("4", "0.5", "4"),
+        path: Path::PingPong {
+            from: v("-2", "0", "-2"),
+            to: v("-2", "6", "-2"),
+            period: fx("12"),
+        },
+        no_bounce: true,
+    };
+    let desc = WorldDesc {
+        platforms: vec![lift],
+        ..level(vec![])
+    };
+    let mut s = sim(desc, &[]);
+    place(&mut s, v("0", "0.6", "0"), Vec3::ZERO);
+    for _ in 0..120 {
+        s.step(&[NEUTRAL]);
+    }
+    // After 2 s the lift (1 m/s up) has risen 2 m; the pogo stands on it, moving with it.
+    let p = pogo(&s);
+    let top = s.world().platform_bounds(0, s.state().tick).max.y;
+    assert!(
+        p.position.y >= top && p.position.y - top < fx("0.01"),
+        "{:?} vs top {top}",
+        p.position
+    );
+    assert!(
+        (p.velocity.y - Fx::ONE).abs() < fx("0.05"),
+        "{:?}",
+        p.velocity
+    );
+    assert_eq!(p.bounces, 0);
+}
+
+#[test]
+fn riding_a_platform_into_a_wall_is_pushed_back_out() {
+    use pogo_core::sweep::depenetrate_box;
+    use pogo_core::world::SurfaceId;
+    use pogo_core::{Compression, capsule};
+    // The platform slides east 0.05 m a tick; the wall stands 1 cm east of the pogo.
+    let platform = Platform {
+        size: v("4", "0.5", "4"),
+        path: Path::PingPong {
+            from: v("0", "0", "-2"),
+            to: v("12", "0", "-2"),
+            period: fx("8"),
+        },
+        no_bounce: false,
+    };
+    let wall = solid(v("3.26", "0.5", "-5"), v("4", "6", "5"));
+    let desc = WorldDesc {
+        platforms: vec![platform],
+        ..level(vec![wall])
+    };
+    let mut s = sim(desc, &[]);
+    place(&mut s, v("3", "0.5", "0"), Vec3::ZERO);
+    let p = &mut s.state_mut().pogos[0];
+    p.state = State::Compression;
+    p.compression = Some(Compression {
+        ticks_left: 2,
+        normal: Vec3::UP,
+        surface: SurfaceId::Platform(0),
+        approach: v("0", "-10", "0"),
+    });
+    let body = capsule(s.tuning());
+    for _ in 0..2 {
+        s.step(&[NEUTRAL]); // rides 10 cm east: 9 cm into the wall
+    }
+    s.step(&[NEUTRAL]);
+    let p = pogo(&s);
+    let wall_box = s.world().solid(0).bounds;
+    assert!(
+        depenetrate_box(&body, p.position, &wall_box).is_none(),
+        "still inside the wall: {:?}",
+        p.position
+    );
 }
