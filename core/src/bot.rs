@@ -5,6 +5,10 @@
 //! recorded like a human's. It is not clever: it aims each hop at the next waypoint by leaning
 //! toward it while compressed and steering in the air so that it arrives at the waypoint's
 //! height above it, and moves on to the next waypoint once it lands within `ARRIVE_RADIUS`.
+//!
+//! Like a person, it changes its input a few times a second, not every tick: it decides every
+//! `DECISION_TICKS` ticks (and on landing), on a coarse stick grid. That keeps its replays small
+//! (run-length encoding) and makes it a fair stand-in for human input in benchmarks.
 
 use crate::fx::Fx;
 use crate::input::{Input, STEER_MAX};
@@ -21,6 +25,10 @@ const SPEED_WANTED_MAX: Fx = Fx::from_int(9);
 const SPEED_ERROR_FULL: Fx = Fx::from_int(2);
 /// Horizontal distance (m) at which the bot leans fully toward the waypoint while compressed.
 const LEAN_DISTANCE_FULL: Fx = Fx::from_int(8);
+/// The bot decides anew every this many ticks (10 Hz at 60 Hz), or when it lands.
+pub const DECISION_TICKS: u32 = 6;
+/// Stick values are multiples of this (plus full deflection, 127).
+const STICK_STEP: i64 = 16;
 /// Shortest time-to-landing estimate (s), so the desired speed stays finite.
 const LANDING_TIME_MIN: Fx = Fx::lit("0.15");
 
@@ -28,6 +36,9 @@ const LANDING_TIME_MIN: Fx = Fx::lit("0.15");
 pub struct Bot {
     /// Index into the level's `bot_path` of the waypoint being aimed at.
     pub next: usize,
+    /// The input being held, and for how many more ticks.
+    held: Input,
+    hold_ticks: u32,
 }
 
 impl Bot {
@@ -37,6 +48,17 @@ impl Bot {
 
     /// The input for the next tick, given the pogo's state after the last one.
     pub fn input(&mut self, world: &World, tuning: &Tuning, pogo: &Pogo) -> Input {
+        let landed = pogo.events.contains(Events::BOUNCE) || pogo.events.contains(Events::TELEPORT);
+        if self.hold_ticks > 0 && !landed {
+            self.hold_ticks -= 1;
+            return self.held;
+        }
+        self.held = self.decide(world, tuning, pogo);
+        self.hold_ticks = DECISION_TICKS - 1;
+        self.held
+    }
+
+    fn decide(&mut self, world: &World, tuning: &Tuning, pogo: &Pogo) -> Input {
         let path = &world.desc().bot_path;
         if pogo.events.contains(Events::TELEPORT) {
             self.next = nearest_waypoint(path, pogo.position, self.next);
@@ -93,11 +115,14 @@ fn nearest_waypoint(path: &[Vec3], p: Vec3, upto: usize) -> usize {
     best
 }
 
-/// A stick axis value from −1…1.
+/// A stick axis value from −1…1, on the bot's coarse grid.
 fn axis(value: Fx) -> i8 {
-    let scaled = value
-        .clamp(-Fx::ONE, Fx::ONE)
-        .mul_int(i64::from(STEER_MAX))
-        .round_to_int();
-    scaled.clamp(-i64::from(STEER_MAX), i64::from(STEER_MAX)) as i8
+    let max = i64::from(STEER_MAX);
+    let scaled = value.clamp(-Fx::ONE, Fx::ONE).mul_int(max).round_to_int();
+    let snapped = if scaled.abs() >= max - STICK_STEP / 2 {
+        scaled.signum() * max
+    } else {
+        scaled / STICK_STEP * STICK_STEP
+    };
+    snapped.clamp(-max, max) as i8
 }

@@ -68,6 +68,11 @@ mod tuning;
 mod vec3;
 pub mod world;
 
+/// Version of the simulation rules: what a tick computes. Recorded in replays; bumped, with
+/// the golden files regenerated and the reason in the commit message, whenever a change makes
+/// any golden hash change. A verifier refuses replays of another rules version.
+pub const RULES_VERSION: u32 = 1;
+
 pub use fx::{Fx, ParseFxError};
 pub use input::{Buttons, Input, STEER_MAX};
 pub use lean::Lean;
