@@ -15,6 +15,7 @@
 
 mod input;
 mod levels;
+mod simulate;
 mod tuning;
 
 use std::fmt;
@@ -40,6 +41,11 @@ enum Command {
     /// List the built-in levels: name, box, ramp, platform and checkpoint counts, content
     /// hash and a one-line description.
     Levels(levels::LevelsCommand),
+    /// Run a level for up to --ticks ticks with scripted (--inputs), bot (--bot) or neutral
+    /// input, through the frame driver at a render rate (--render-fps, --render-jitter), and
+    /// print one SIG line per pogo: ticks, bounces, apex, finish tick and state hash. The
+    /// result is the same at every render rate. --trace writes a per-tick CSV.
+    Simulate(simulate::SimulateCommand),
 }
 
 /// Why a command failed; decides the exit code.
@@ -105,6 +111,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
         Command::Tuning(args) => tuning::run(&args, out),
         Command::Levels(args) => levels::run(&args, out),
+        Command::Simulate(args) => simulate::run(&args, out),
     }
 }
 

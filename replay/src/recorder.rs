@@ -1,0 +1,165 @@
+//! The recorder: writes a replay while the run is played, one self-checking chunk at a time,
+//! so a crash loses at most the chunk being filled.
+
+use std::io::{self, Write};
+
+use pogo_core::{Fx, Input, RULES_VERSION, Simulation};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::format::{
+    self, Header, InputChunk, KIND_HEADER, KIND_INPUTS, KIND_TRAILER, Run, Trailer, is_hashed,
+};
+
+/// Streams a replay into `out`.
+pub struct Recorder<W: Write> {
+    out: W,
+    /// Every byte written so far, for the trailer's whole-file check.
+    file: Xxh3,
+    header: Header,
+    /// The chunk being filled.
+    chunk: InputChunk,
+    ticks: u32,
+}
+
+impl<W: Write> std::fmt::Debug for Recorder<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("header", &self.header)
+            .field("ticks", &self.ticks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Seconds of play per input chunk: what a crash can lose.
+pub const CHUNK_SECONDS: u32 = 5;
+
+impl Header {
+    /// The header for recording `sim` from its first tick: its rules, tick rate, level and
+    /// tuning, a chunk every `CHUNK_SECONDS` and a state hash every second of play.
+    pub fn for_simulation(
+        sim: &Simulation,
+        player_name: Option<String>,
+        date: Option<String>,
+    ) -> Header {
+        let tick_rate = sim.tuning().spec().tick_rate;
+        Header {
+            rules_version: RULES_VERSION,
+            tick_rate,
+            frac_bits: Fx::FRAC_BITS as u8,
+            level_name: sim.world().desc().name.clone(),
+            level_hash: sim.world().content_hash(),
+            tuning_hash: sim.tuning().content_hash(),
+            players: sim.state().pogos.len() as u8,
+            chunk_ticks: (tick_rate * CHUNK_SECONDS).min(crate::format::CHUNK_TICKS_MAX),
+            hash_interval: tick_rate,
+            player_name,
+            date,
+        }
+    }
+}
+
+impl<W: Write> Recorder<W> {
+    /// Writes the preamble and the header.
+    pub fn new(out: W, header: Header) -> io::Result<Recorder<W>> {
+        header
+            .check(0)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        let players = usize::from(header.players);
+        let mut recorder = Recorder {
+            out,
+            file: Xxh3::new(),
+            chunk: InputChunk {
+                first_tick: 0,
+                ticks: 0,
+                runs: vec![Vec::new(); players],
+                hashes: Vec::new(),
+            },
+            header,
+            ticks: 0,
+        };
+        recorder.write(&format::preamble())?;
+        let payload = format::encode(&recorder.header);
+        recorder.write(&format::frame(KIND_HEADER, &payload))?;
+        recorder.out.flush()?;
+        Ok(recorder)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Ticks recorded so far.
+    pub fn ticks(&self) -> u32 {
+        self.ticks
+    }
+
+    /// Records one tick: every player's input, and — only on hashed ticks, when
+    /// [`needs_hash`](Recorder::needs_hash) is true — the state hash after it, computed by
+    /// `state_hash`. Writes the chunk out when it is full.
+    pub fn record(&mut self, inputs: &[Input], state_hash: impl FnOnce() -> u64) -> io::Result<()> {
+        for (player, runs) in self.chunk.runs.iter_mut().enumerate() {
+            let input = inputs.get(player).copied().unwrap_or_default();
+            match runs.last_mut() {
+                Some(run) if run.input() == input => run.length += 1,
+                _ => runs.push(Run {
+                    length: 1,
+                    steer_x: input.steer_x,
+                    steer_z: input.steer_z,
+                    buttons: input.buttons.0,
+                }),
+            }
+        }
+        if self.needs_hash() {
+            self.chunk.hashes.push(state_hash());
+        }
+        self.chunk.ticks += 1;
+        self.ticks += 1;
+        if self.chunk.ticks == self.header.chunk_ticks {
+            self.flush_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the tick about to be recorded is one whose state hash is stored.
+    pub fn needs_hash(&self) -> bool {
+        is_hashed(self.ticks, self.header.hash_interval)
+    }
+
+    /// Writes the last (partial) chunk and the trailer with the claimed outcome; returns the
+    /// writer.
+    pub fn finish(mut self, finish: Vec<Option<u32>>, final_hash: u64) -> io::Result<W> {
+        self.flush_chunk()?;
+        let trailer = Trailer {
+            ticks: self.ticks,
+            finish,
+            final_hash,
+            file_check: self.file.digest(),
+        };
+        let payload = format::encode(&trailer);
+        self.write(&format::frame(KIND_TRAILER, &payload))?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn flush_chunk(&mut self) -> io::Result<()> {
+        if self.chunk.ticks == 0 {
+            return Ok(());
+        }
+        let players = self.chunk.runs.len();
+        let next = InputChunk {
+            first_tick: self.ticks,
+            ticks: 0,
+            runs: vec![Vec::new(); players],
+            hashes: Vec::new(),
+        };
+        let full = std::mem::replace(&mut self.chunk, next);
+        let payload = format::encode(&full);
+        self.write(&format::frame(KIND_INPUTS, &payload))?;
+        self.out.flush()
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.update(bytes);
+        self.out.write_all(bytes)
+    }
+}

@@ -1,0 +1,363 @@
+//! The verifier: re-simulates a replay from its inputs and reports, as data, the first thing
+//! that is wrong with it.
+//!
+//! Built for a leaderboard server verifying files uploaded by strangers. Every file is
+//! hostile: it is read as a stream, one bounded chunk at a time (memory does not grow with
+//! its length), the tick count is capped by [`Limits`] whatever the header claims, and no
+//! byte sequence can make it panic. The checks, in order:
+//!
+//! 1. the bytes: magic, format version, chunk framing, checksums, canonical payloads
+//!    ([`ReplayError`]);
+//! 2. what it claims to be: rules version, tick rate, fixed-point format, level (by name, then
+//!    content hash) and tuning (content hash) — it must match what the server runs;
+//! 3. what it claims happened: every stored state hash against the re-simulation (the first
+//!    mismatch is a desync at that tick), then the trailer's tick count, final hash and finish
+//!    ticks.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+
+use pogo_core::world::{World, WorldDesc};
+use pogo_core::{Fx, Input, RULES_VERSION, Simulation, Ticks, Tuning};
+
+use crate::format::{Header, ReplayError, is_hashed};
+use crate::reader::{Chunk, Limits, ReplayReader};
+
+/// What a replay is checked against: the tuning the server runs, the levels it knows, limits.
+/// Shareable between threads; worlds are built once per level and reused.
+#[derive(Debug)]
+pub struct Verifier {
+    tuning: Tuning,
+    limits: Limits,
+    levels: BTreeMap<String, WorldDesc>,
+    worlds: Mutex<BTreeMap<String, Arc<World>>>,
+}
+
+impl Verifier {
+    /// A verifier for `tuning`, accepting the given levels (by name).
+    pub fn new(
+        tuning: Tuning,
+        levels: impl IntoIterator<Item = WorldDesc>,
+        limits: Limits,
+    ) -> Verifier {
+        let levels = levels.into_iter().map(|d| (d.name.clone(), d)).collect();
+        Verifier {
+            tuning,
+            limits,
+            levels,
+            worlds: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// A verifier for the default tuning and every built-in level.
+    pub fn with_builtin_levels(tuning: Tuning, limits: Limits) -> Verifier {
+        let levels = crate::levels::BUILTIN_LEVELS
+            .iter()
+            .filter_map(|(name, _)| crate::levels::builtin_level(name));
+        Verifier::new(tuning, levels, limits)
+    }
+
+    pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The prepared world for a level name, built on first use.
+    pub fn world(&self, name: &str) -> Option<Arc<World>> {
+        let mut worlds = self
+            .worlds
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(world) = worlds.get(name) {
+            return Some(world.clone());
+        }
+        let desc = self.levels.get(name)?.clone();
+        let world = Arc::new(World::new(desc, &self.tuning).ok()?);
+        worlds.insert(name.to_string(), world.clone());
+        Some(world)
+    }
+
+    /// Checks the header against the server's rules, tuning and levels; returns the world.
+    pub fn check_header(&self, header: &Header) -> Result<Arc<World>, VerifyError> {
+        if header.rules_version != RULES_VERSION {
+            return Err(VerifyError::RulesVersion {
+                expected: RULES_VERSION,
+                found: header.rules_version,
+            });
+        }
+        let tick_rate = self.tuning.spec().tick_rate;
+        if header.tick_rate != tick_rate {
+            return Err(VerifyError::TickRate {
+                expected: tick_rate,
+                found: header.tick_rate,
+            });
+        }
+        if u32::from(header.frac_bits) != Fx::FRAC_BITS {
+            return Err(VerifyError::FracBits {
+                expected: Fx::FRAC_BITS as u8,
+                found: header.frac_bits,
+            });
+        }
+        if header.tuning_hash != self.tuning.content_hash() {
+            return Err(VerifyError::TuningMismatch {
+                expected: self.tuning.content_hash(),
+                found: header.tuning_hash,
+            });
+        }
+        let world = self
+            .world(&header.level_name)
+            .ok_or_else(|| VerifyError::UnknownLevel {
+                name: header.level_name.clone(),
+            })?;
+        if header.level_hash != world.content_hash() {
+            return Err(VerifyError::LevelMismatch {
+                name: header.level_name.clone(),
+                expected: world.content_hash(),
+                found: header.level_hash,
+            });
+        }
+        Ok(world)
+    }
+
+    /// Verifies one replay read from `input`, calling `on_tick` after every simulated tick
+    /// (ghost tools use it to take positions and snapshots; pass `|_| {}` otherwise).
+    pub fn verify_with<R: Read>(
+        &self,
+        input: R,
+        mut on_tick: impl FnMut(&Simulation),
+    ) -> Result<Verified, VerifyError> {
+        let mut reader = ReplayReader::open(input, self.limits)?;
+        let header = reader.header().clone();
+        let world = self.check_header(&header)?;
+        let players = usize::from(header.players);
+        let mut sim = Simulation::new(world, self.tuning.clone(), players).map_err(|_| {
+            VerifyError::Replay(ReplayError::Malformed {
+                offset: 0,
+                what: "player count",
+            })
+        })?;
+        let mut inputs = vec![Input::default(); players];
+        loop {
+            match reader.next_chunk()? {
+                Some(Chunk::Inputs(chunk)) => {
+                    let mut runs: Vec<_> = (0..players).map(|p| chunk.inputs(p)).collect();
+                    let mut hashes = chunk.hashes.iter();
+                    for tick in chunk.first_tick..chunk.first_tick + chunk.ticks {
+                        for (input, player_runs) in inputs.iter_mut().zip(runs.iter_mut()) {
+                            *input = player_runs.next().unwrap_or_default();
+                        }
+                        sim.step(&inputs);
+                        on_tick(&sim);
+                        if is_hashed(tick, header.hash_interval) {
+                            let expected = hashes.next().copied().unwrap_or_default();
+                            let found = sim.state_hash();
+                            if expected != found {
+                                return Err(VerifyError::Desync {
+                                    tick: Ticks(tick),
+                                    expected,
+                                    found,
+                                });
+                            }
+                        }
+                    }
+                }
+                Some(Chunk::Trailer(trailer)) => {
+                    let found = sim.state_hash();
+                    if trailer.final_hash != found {
+                        let tick = Ticks(trailer.ticks.saturating_sub(1));
+                        return Err(VerifyError::Desync {
+                            tick,
+                            expected: trailer.final_hash,
+                            found,
+                        });
+                    }
+                    let actual: Vec<Option<u32>> = sim
+                        .state()
+                        .pogos
+                        .iter()
+                        .map(|p| p.finish_tick.map(|t| t.0))
+                        .collect();
+                    for (player, (&claimed, &actual)) in
+                        trailer.finish.iter().zip(&actual).enumerate()
+                    {
+                        if claimed != actual {
+                            return Err(VerifyError::OutcomeMismatch {
+                                player,
+                                claimed,
+                                actual,
+                            });
+                        }
+                    }
+                    return Ok(Verified {
+                        header,
+                        ticks: trailer.ticks,
+                        finish: actual,
+                        final_hash: found,
+                    });
+                }
+                None => return Err(VerifyError::Replay(ReplayError::Truncated { offset: 0 })),
+            }
+        }
+    }
+
+    /// Verifies one replay read from `input`.
+    pub fn verify<R: Read>(&self, input: R) -> Result<Verified, VerifyError> {
+        self.verify_with(input, |_| {})
+    }
+}
+
+/// A replay that verified: what it proves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    pub header: Header,
+    pub ticks: u32,
+    /// Per player, the finish tick, if any.
+    pub finish: Vec<Option<u32>>,
+    pub final_hash: u64,
+}
+
+/// The first problem found with a replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The bytes are not a well-formed replay.
+    Replay(ReplayError),
+    RulesVersion {
+        expected: u32,
+        found: u32,
+    },
+    TickRate {
+        expected: u32,
+        found: u32,
+    },
+    FracBits {
+        expected: u8,
+        found: u8,
+    },
+    /// The replay was recorded with another tuning.
+    TuningMismatch {
+        expected: u64,
+        found: u64,
+    },
+    /// The level is not one this verifier knows.
+    UnknownLevel {
+        name: String,
+    },
+    /// A level of that name, but not the same level.
+    LevelMismatch {
+        name: String,
+        expected: u64,
+        found: u64,
+    },
+    /// The re-simulation's state after `tick` differs from the recorded one.
+    Desync {
+        tick: Ticks,
+        expected: u64,
+        found: u64,
+    },
+    /// A player's claimed finish differs from the re-simulation's.
+    OutcomeMismatch {
+        player: usize,
+        claimed: Option<u32>,
+        actual: Option<u32>,
+    },
+}
+
+impl VerifyError {
+    /// A short stable name for the kind of problem (for JSON output and metrics).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            VerifyError::Replay(ReplayError::BadMagic { .. }) => "bad_magic",
+            VerifyError::Replay(ReplayError::UnsupportedFormat { .. }) => "unsupported_format",
+            VerifyError::Replay(ReplayError::Truncated { .. }) => "truncated",
+            VerifyError::Replay(
+                ReplayError::ChunkChecksum { .. } | ReplayError::FileChecksum { .. },
+            ) => "checksum",
+            VerifyError::Replay(ReplayError::TooLong { .. }) => "too_long",
+            VerifyError::Replay(ReplayError::Io { .. }) => "io",
+            VerifyError::Replay(_) => "malformed",
+            VerifyError::RulesVersion { .. } => "rules_version",
+            VerifyError::TickRate { .. } | VerifyError::FracBits { .. } => "format_mismatch",
+            VerifyError::TuningMismatch { .. } => "tuning_mismatch",
+            VerifyError::UnknownLevel { .. } => "unknown_level",
+            VerifyError::LevelMismatch { .. } => "level_mismatch",
+            VerifyError::Desync { .. } => "desync",
+            VerifyError::OutcomeMismatch { .. } => "outcome_mismatch",
+        }
+    }
+}
+
+impl From<ReplayError> for VerifyError {
+    fn from(e: ReplayError) -> VerifyError {
+        VerifyError::Replay(e)
+    }
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifyError::Replay(e) => e.fmt(f),
+            VerifyError::RulesVersion { expected, found } => {
+                write!(
+                    f,
+                    "rules version {found} is not supported (this build simulates version {expected})"
+                )
+            }
+            VerifyError::TickRate { expected, found } => {
+                write!(f, "recorded at {found} Hz, the server runs {expected} Hz")
+            }
+            VerifyError::FracBits { expected, found } => {
+                write!(
+                    f,
+                    "recorded with {found} fractional bits, the server uses {expected}"
+                )
+            }
+            VerifyError::TuningMismatch { expected, found } => {
+                write!(
+                    f,
+                    "tuning mismatch: the replay's tuning hash is {found:016x}, the server's {expected:016x}"
+                )
+            }
+            VerifyError::UnknownLevel { name } => write!(f, "unknown level {name:?}"),
+            VerifyError::LevelMismatch {
+                name,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "level mismatch: the replay's {name:?} has hash {found:016x}, the server's {expected:016x}"
+                )
+            }
+            VerifyError::Desync {
+                tick,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "desync at tick {tick}: recorded state hash {expected:016x}, re-simulated {found:016x}"
+                )
+            }
+            VerifyError::OutcomeMismatch {
+                player,
+                claimed,
+                actual,
+            } => {
+                let show = |t: &Option<u32>| t.map_or("none".to_string(), |t| t.to_string());
+                write!(
+                    f,
+                    "claimed outcome differs: player {player} claims finish={}, re-simulated finish={}",
+                    show(claimed),
+                    show(actual)
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
