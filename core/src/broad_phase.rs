@@ -5,7 +5,8 @@
 //! the grid has at most `CELLS_MAX` cells; each cell lists, in index order, the boxes that
 //! overlap it (compressed rows: `cell_start` offsets into `items`). A box that would span more
 //! than `LARGE_BOX_CELLS` cells (a huge ground slab, a kill plane under the level) is kept
-//! in a separate `large` list that every query reports, instead of filling thousands of cells.
+//! in a separate `large` list, with its bounds, instead of filling thousands of cells; a query
+//! reports those of them that overlap its region.
 
 use alloc::vec::Vec;
 
@@ -32,7 +33,8 @@ pub(crate) struct Grid {
     /// `items[cell_start[c]..cell_start[c + 1]]` are the boxes overlapping cell `c`.
     cell_start: Vec<u32>,
     items: Vec<u32>,
-    large: Vec<u32>,
+    /// The large boxes, in index order, with their bounds.
+    large: Vec<(u32, Aabb)>,
 }
 
 impl Grid {
@@ -88,7 +90,7 @@ impl Grid {
         for (i, b) in boxes.enumerate() {
             let (lo, hi) = grid.cell_range(&b);
             if grid.is_large(lo, hi) {
-                grid.large.push(i as u32);
+                grid.large.push((i as u32, b));
                 continue;
             }
             let items = &mut grid.items;
@@ -102,19 +104,29 @@ impl Grid {
     }
 
     /// Calls `f` with every box that may overlap `region`: the boxes of the cells it touches
-    /// (a box spanning several of them is reported once per cell), then the large boxes.
+    /// (a box spanning several of them is reported once per cell), then the large boxes that
+    /// overlap (or touch) it.
     pub(crate) fn query(&self, region: &Aabb, mut f: impl FnMut(u32)) {
         if !self.cell_start.is_empty() {
             if let Some((lo, hi)) = self.clamped_range(region) {
-                self.for_cells(lo, hi, |c| {
-                    let (a, b) = (self.cell_start[c], self.cell_start[c + 1]);
-                    self.items[a as usize..b as usize]
-                        .iter()
-                        .for_each(|&i| f(i));
-                });
+                // The cells of one x-row are consecutive, and so are their lists in `items`:
+                // one slice per row gives the same boxes in the same order as cell by cell.
+                let (dx, dz) = (self.dims[0] as usize, self.dims[2] as usize);
+                for y in lo[1] as usize..=hi[1] as usize {
+                    for z in lo[2] as usize..=hi[2] as usize {
+                        let row = (y * dz + z) * dx;
+                        let first = self.cell_start[row + lo[0] as usize] as usize;
+                        let last = self.cell_start[row + hi[0] as usize + 1] as usize;
+                        self.items[first..last].iter().for_each(|&i| f(i));
+                    }
+                }
             }
         }
-        self.large.iter().for_each(|&i| f(i));
+        for (i, bounds) in &self.large {
+            if bounds.overlaps(region) {
+                f(*i);
+            }
+        }
     }
 
     /// Calls `f` once with every box that may contain `point` (one cell's boxes, then the
@@ -124,9 +136,13 @@ impl Grid {
     }
 
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
-        let bits = [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()];
         // Positions lie within ±100 km (2⁴⁹ raw units): the difference cannot overflow.
-        [0, 1, 2].map(|a| bits[a].saturating_sub(self.origin[a]) >> self.shift)
+        let axis = |bits: i64, a: usize| bits.saturating_sub(self.origin[a]) >> self.shift;
+        [
+            axis(p.x.to_bits(), 0),
+            axis(p.y.to_bits(), 1),
+            axis(p.z.to_bits(), 2),
+        ]
     }
 
     fn cell_range(&self, b: &Aabb) -> ([u32; 3], [u32; 3]) {
@@ -138,11 +154,17 @@ impl Grid {
     /// The cells `region` touches, or `None` if it misses the grid entirely.
     fn clamped_range(&self, region: &Aabb) -> Option<([u32; 3], [u32; 3])> {
         let (lo, hi) = (self.cell_of(region.min), self.cell_of(region.max));
-        let outside = (0..3).any(|a| hi[a] < 0 || lo[a] >= i64::from(self.dims[a]));
-        if outside {
-            return None;
+        let (mut lo_cell, mut hi_cell) = ([0; 3], [0; 3]);
+        for a in 0..3 {
+            let last = i64::from(self.dims[a]) - 1;
+            if hi[a] < 0 || lo[a] > last {
+                return None;
+            }
+            // What `cell_range` gives, from the cells already computed.
+            lo_cell[a] = lo[a].clamp(0, last) as u32;
+            hi_cell[a] = hi[a].clamp(0, last) as u32;
         }
-        Some(self.cell_range(region))
+        Some((lo_cell, hi_cell))
     }
 
     fn is_large(&self, lo: [u32; 3], hi: [u32; 3]) -> bool {
@@ -196,7 +218,7 @@ mod tests {
             cube(2005, -9, 5, 1).max,
         ));
         let grid = Grid::build(boxes.iter().copied());
-        assert_eq!(grid.large, [200]);
+        assert_eq!(grid.large, [(200, boxes[200])]);
         for probe in [
             cube(0, 0, 0, 1),
             cube(995, 0, 0, 10),

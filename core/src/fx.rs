@@ -60,6 +60,11 @@ impl Fx {
 
     /// `num / den`, rounded toward zero, saturating; `den == 0` saturates after `num`'s sign.
     pub const fn from_ratio(num: i64, den: i64) -> Fx {
+        // |num| < 2³¹: the shifted dividend fits an i64, and 64-bit division truncates toward
+        // zero like the 128-bit one (the quotient cannot overflow: |den| ≥ 1), much faster.
+        if den != 0 && num.unsigned_abs() < 1 << 31 {
+            return Fx::from_bits((num << Fx::FRAC_BITS) / den);
+        }
         Fx::from_wide_bits(div_wide((num as i128) << Fx::FRAC_BITS, den as i128))
     }
 
@@ -211,8 +216,14 @@ impl Sub for Fx {
 
 impl Mul for Fx {
     type Output = Fx;
+    /// `I32F32::saturating_mul`, bit for bit, in one widening multiply: the exact 128-bit
+    /// product shifted right by 32 (rounding toward −∞, as `fixed` does), saturated. `fixed`
+    /// computes the same with a 128 × 128-bit overflowing multiply; its overflow is exactly
+    /// "the shifted product leaves the i64 range", and its saturation direction (by the
+    /// operands' signs) is the product's sign, which is what `from_wide_bits` follows.
     fn mul(self, rhs: Fx) -> Fx {
-        Fx(self.0.saturating_mul(rhs.0))
+        let product = self.to_bits() as i128 * rhs.to_bits() as i128;
+        Fx::from_wide_bits(product >> Fx::FRAC_BITS)
     }
 }
 
@@ -220,8 +231,7 @@ impl Div for Fx {
     type Output = Fx;
     #[allow(clippy::suspicious_arithmetic_impl)] // the shift widens the dividend
     fn div(self, rhs: Fx) -> Fx {
-        let num = (self.to_bits() as i128) << Fx::FRAC_BITS;
-        Fx::from_wide_bits(div_wide(num, rhs.to_bits() as i128))
+        Fx::from_ratio(self.to_bits(), rhs.to_bits())
     }
 }
 
@@ -288,6 +298,96 @@ mod tests {
         assert_eq!(Fx::ONE / Fx::from_int(3), Fx::from_bits(0x5555_5555));
         assert_eq!(-Fx::ONE / Fx::from_int(3), Fx::from_bits(-0x5555_5555));
         assert_eq!(Fx::from_ratio(1, 60), Fx::ONE / Fx::from_int(60));
+    }
+
+    #[test]
+    fn fast_division_is_the_wide_division() {
+        let wide = |num: i64, den: i64| {
+            Fx::from_wide_bits(div_wide((num as i128) << Fx::FRAC_BITS, den as i128))
+        };
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            3,
+            7,
+            127,
+            -127,
+            (1 << 31) - 1,
+            -(1 << 31) + 1,
+            1 << 31,
+            -(1 << 31),
+            (1 << 31) + 1,
+            1 << 40,
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
+        let mut state = 0x6469_7673u64;
+        let mut values = alloc::vec::Vec::from(edges);
+        for _ in 0..4000 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            values.push((z as i64) >> (z % 64));
+        }
+        for &num in &values {
+            for &den in values.iter().step_by(7).chain(&edges) {
+                assert_eq!(Fx::from_ratio(num, den), wide(num, den), "{num} / {den}");
+                assert_eq!(
+                    Fx::from_bits(num) / Fx::from_bits(den),
+                    wide(num, den),
+                    "{num} / {den}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn multiplication_is_fixed_saturating_mul() {
+        let mut values = alloc::vec![
+            0i64,
+            1,
+            -1,
+            2,
+            -2,
+            1 << 31,
+            -(1 << 31),
+            1 << 32,
+            -(1 << 32),
+            (1 << 32) + 1,
+            1 << 47,
+            -(1 << 47),
+            (1 << 47) - 1,
+            1 << 48,
+            3 << 46,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX - 1,
+            i64::MIN + 1,
+        ];
+        let mut state = 0x6d75_6c74u64;
+        for _ in 0..3000 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            values.push((z as i64) >> (z % 64));
+        }
+        for (k, &a) in values.iter().enumerate() {
+            for &b in values.iter().skip(k % 5).step_by(5) {
+                let expected = I32F32::from_bits(a).saturating_mul(I32F32::from_bits(b));
+                assert_eq!(
+                    (Fx::from_bits(a) * Fx::from_bits(b)).to_bits(),
+                    expected.to_bits(),
+                    "{a} * {b}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -39,6 +39,18 @@ pub struct Input {
 }
 
 impl Input {
+    /// The canonical form of this input: steer −128 read as −127, undefined button bits
+    /// cleared. The tick and the recorder work on it, so inputs that act the same are the same
+    /// (in the state hash and in replays).
+    pub fn normalized(self) -> Input {
+        let axis = |s: i8| if s < -STEER_MAX { -STEER_MAX } else { s };
+        Input {
+            steer_x: axis(self.steer_x),
+            steer_z: axis(self.steer_z),
+            buttons: Buttons(self.buttons.0 & Buttons::ALL.0),
+        }
+    }
+
     /// The stick as a horizontal vector of length at most 1 (a full diagonal is scaled back
     /// onto the unit circle).
     pub fn stick(&self) -> Vec3 {
@@ -80,6 +92,26 @@ mod tests {
         }
         .stick();
         assert_eq!(half.z, Fx::from_ratio(63, 127));
+    }
+
+    #[test]
+    fn normalized_input_is_canonical() {
+        let raw = Input {
+            steer_x: -128,
+            steer_z: 5,
+            buttons: Buttons(0xff),
+        };
+        let n = raw.normalized();
+        assert_eq!(
+            n,
+            Input {
+                steer_x: -127,
+                steer_z: 5,
+                buttons: Buttons::ALL
+            }
+        );
+        assert_eq!(n.stick(), raw.stick());
+        assert_eq!(n.normalized(), n);
     }
 
     #[test]

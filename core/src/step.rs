@@ -59,7 +59,7 @@ pub(crate) fn step(
         tick,
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
-        let input = inputs.get(i).copied().unwrap_or_default();
+        let input = inputs.get(i).copied().unwrap_or_default().normalized();
         step_pogo(&ctx, pogo, input);
     }
 }
@@ -538,6 +538,9 @@ fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
     } else if killed {
         pogo.state = State::Respawn;
         pogo.velocity = Vec3::ZERO;
+        // Only a compressing pogo has a compression: one killed on the tick it landed must
+        // not carry it into the Respawn state (found by the tick fuzz target).
+        pogo.compression = None;
         pogo.events.insert(Events::DEATH);
     }
 }

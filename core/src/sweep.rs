@@ -107,8 +107,8 @@ fn stretched(capsule: &Capsule, b: &Aabb) -> Aabb {
 /// Inside, the distance is minus the depth to the nearest face and the normal that face's.
 fn box_distance(a: Vec3, s: &Aabb) -> (Fx, Vec3) {
     let delta = a - s.closest_point(a);
-    if let Some(n) = delta.normalize() {
-        return (delta.length(), n);
+    if let Some((n, length)) = delta.normalize_with_length() {
+        return (length, n);
     }
     let faces = [
         (a.x - s.min.x, Vec3::new(-Fx::ONE, Fx::ZERO, Fx::ZERO)),
@@ -219,7 +219,16 @@ pub fn sweep_box(capsule: &Capsule, tip: Vec3, d: Vec3, b: &Aabb) -> Option<Touc
 /// How far, and along which unit normal, to move the capsule out of box `b` so that it clears
 /// it by `SKIN`; `None` if it does not overlap.
 pub fn depenetrate_box(capsule: &Capsule, tip: Vec3, b: &Aabb) -> Option<(Fx, Vec3)> {
-    let (dist, n) = box_distance(capsule.base(tip), &stretched(capsule, b));
+    let a = capsule.base(tip);
+    let s = stretched(capsule, b);
+    // Most boxes a tick looks at are not overlapped: decide that from the squared distance,
+    // exactly (outside the box the distance is `delta.length()`, and the overlap below is
+    // positive only if it is under the radius), before paying for a square root.
+    let delta = a - s.closest_point(a);
+    if delta != Vec3::ZERO && !delta.length_is_below(capsule.radius) {
+        return None;
+    }
+    let (dist, n) = box_distance(a, &s);
     let overlap = capsule.radius - dist;
     (overlap > Fx::ZERO).then_some((overlap + SKIN, n))
 }
@@ -260,11 +269,14 @@ impl Plane {
 
 /// Sweeps the capsule with its tip at `tip` by `d` against a one-sided plane.
 pub fn sweep_plane(capsule: &Capsule, tip: Vec3, d: Vec3, plane: &Plane) -> Option<Touch> {
+    let rate = plane.normal.dot(d);
+    if rate >= -CREEP {
+        return None; // moving away (or along)
+    }
     let a0 = capsule.base(tip);
     let s0 = plane.distance(capsule, a0);
-    let rate = plane.normal.dot(d);
-    if rate >= -CREEP || s0 < -CONTACT_SLOP - capsule.radius {
-        return None; // moving away, or behind the surface: one-sided
+    if s0 < -CONTACT_SLOP - capsule.radius {
+        return None; // behind the surface: one-sided
     }
     let t = if s0 <= CONTACT_SLOP {
         Fx::ZERO
@@ -276,7 +288,17 @@ pub fn sweep_plane(capsule: &Capsule, tip: Vec3, d: Vec3, plane: &Plane) -> Opti
     }
     let a = a0 + d * t;
     let point = plane.support(capsule, a);
-    if !plane.in_bounds(point) {
+    // The bounds are checked where the path meets the plane as well as where it stops,
+    // `SKIN` short of it: on a grazing approach the two lie `|d|·SKIN/|n·d|` apart, and a
+    // capsule stopping just beside a ramp's edge would otherwise cross the plane inside it,
+    // unseen (found by the contact_geometry fuzz target).
+    let crossing = if s0 > Fx::ZERO {
+        (s0 / (-rate)).min(Fx::ONE)
+    } else {
+        Fx::ZERO
+    };
+    let crossing_point = plane.support(capsule, a0 + d * crossing);
+    if !plane.in_bounds(point) && !plane.in_bounds(crossing_point) {
         return None;
     }
     let height = (point.y - tip.y - d.y * t).clamp(Fx::ZERO, capsule.height);
@@ -406,6 +428,27 @@ mod tests {
         assert_eq!(n, Vec3::UP);
         assert_eq!(depth, fx("0.01") + SKIN);
         assert!(depenetrate_box(&capsule(), v("0", "0.01", "0"), &slab_box()).is_none());
+    }
+
+    #[test]
+    fn grazing_approach_from_beside_a_ramp_is_caught_where_it_crosses() {
+        // Flat ramp from x = 0 on; the capsule skims down toward it from x = −2. It comes
+        // within SKIN of the plane at x ≈ −0.0011, beside the bounds, but crosses the plane at
+        // x = 0, inside them: that is a touch, not a pass 5 cm under the surface.
+        let plane = Plane {
+            normal: Vec3::UP,
+            offset: Fx::ZERO,
+            bounds: Some(Aabb::new(v("0", "-1", "-1"), v("4", "1", "1"))),
+        };
+        let hit = sweep_plane(
+            &capsule(),
+            v("-2", "0.1", "0"),
+            v("3", "-0.15", "0"),
+            &plane,
+        );
+        let hit = hit.expect("the path crosses the ramp within its bounds");
+        assert_eq!(hit.normal, Vec3::UP);
+        assert!(fx("0.1") - fx("0.15") * hit.t >= SKIN - fx("0.000001"));
     }
 
     #[test]

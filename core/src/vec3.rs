@@ -56,14 +56,18 @@ impl Vec3 {
     /// |v| rounded up to the scalar's resolution (so `|v| ≥ true length`), saturating. Used
     /// where a vector is scaled down to a cap and must end at or below it.
     pub fn length_ceil(self) -> Fx {
+        Fx::from_wide_bits(self.length_ceil_bits().min(i64::MAX as u128) as i128)
+    }
+
+    /// |v| rounded up, in raw bits, not saturated: up to √3·2⁶³ < 2⁶⁴ for the longest vectors.
+    fn length_ceil_bits(self) -> u128 {
         let sum = self.sum_of_squared_bits();
         let floor = sum.isqrt();
-        let len_bits = if floor * floor == sum {
+        if floor * floor == sum {
             floor
         } else {
             floor + 1
-        };
-        Fx::from_wide_bits(len_bits.min(i64::MAX as u128) as i128)
+        }
     }
 
     /// Σ bits², which is |v|²·2⁶⁴. Each square is below 2¹²⁶, so three fit in a u128.
@@ -78,6 +82,16 @@ impl Vec3 {
     /// the components are first shifted up (the direction does not change with scale) so the
     /// integer square root works with ~62 significant bits.
     pub fn normalize(self) -> Option<Vec3> {
+        self.normalize_with_length().map(|(unit, _)| unit)
+    }
+
+    /// [`normalize`](Vec3::normalize) and [`length`](Vec3::length) together, for one integer
+    /// square root instead of two: `Some((self.normalize()?, self.length()))`, bit for bit.
+    ///
+    /// The length comes from the scaled square root: with `S` the sum of the squared raw
+    /// components and `k` the normalising shift, ⌊√(S·4ᵏ)⌋ / 2ᵏ rounded down is ⌊√S⌋ (for any
+    /// real x and whole m > 0, ⌊⌊x⌋/m⌋ = ⌊x/m⌋).
+    pub fn normalize_with_length(self) -> Option<(Vec3, Fx)> {
         let bits = [self.x.to_bits(), self.y.to_bits(), self.z.to_bits()];
         let largest = bits.iter().map(|b| b.unsigned_abs()).max().unwrap_or(0);
         if largest == 0 {
@@ -87,10 +101,25 @@ impl Vec3 {
         let shift = largest.leading_zeros().saturating_sub(2);
         let scaled = bits.map(|b| (b as i128) << shift);
         let sum: u128 = scaled.iter().map(|&b| (b * b) as u128).sum();
-        let len = sum.isqrt() as i128; // ≥ |largest component| > 0
+        let root = sum.isqrt(); // ≥ |largest component| > 0
+        let len = root as i128;
         // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero.
         let unit = scaled.map(|b| Fx::from_bits(((b << Fx::FRAC_BITS) / len) as i64));
-        Some(Vec3::new(unit[0], unit[1], unit[2]))
+        let length_bits = (root >> shift).min(i64::MAX as u128);
+        Some((
+            Vec3::new(unit[0], unit[1], unit[2]),
+            Fx::from_wide_bits(length_bits as i128),
+        ))
+    }
+
+    /// Whether [`length`](Vec3::length) `< max`, exactly, without a square root: the length is
+    /// ⌊√S⌋ (S the sum of the squared raw components), and ⌊√S⌋ < m ⟺ S < m² for whole m.
+    pub fn length_is_below(self, max: Fx) -> bool {
+        if max <= Fx::ZERO {
+            return false;
+        }
+        let m = max.to_bits() as u128;
+        self.sum_of_squared_bits() < m * m
     }
 
     /// The unit vector along `self`, or `fallback` for the zero vector.
@@ -101,15 +130,25 @@ impl Vec3 {
     /// `self` scaled down so that its length is at most `max` (`max ≥ 0`); shorter vectors are
     /// returned unchanged. The result's length never exceeds `max`, even after rounding.
     pub fn clamp_length(self, max: Fx) -> Vec3 {
-        let len = self.length_ceil();
-        if len <= max {
+        // Most vectors are within the cap, which ⌈√S⌉ ≤ m ⟺ S ≤ m² (S the sum of the squared
+        // raw components, m ≥ 0 whole) decides without a square root: the same test as below.
+        if max >= Fx::ZERO {
+            let m = max.to_bits() as u128;
+            if self.sum_of_squared_bits() <= m * m {
+                return self;
+            }
+        }
+        // The length unsaturated: a vector longer than `Fx::MAX` (components near the range's
+        // ends) must be scaled by its true length, or it ends up to √3 times too long.
+        let len = self.length_ceil_bits() as i128;
+        if len <= max.to_bits() as i128 {
             return self;
         }
         // Components c·max/len with len rounded up and each product truncated toward zero:
         // every component shrinks at least as much as exact arithmetic would shrink it.
         let scale = |c: Fx| {
             let num = c.to_bits() as i128 * max.to_bits() as i128;
-            Fx::from_wide_bits(num / len.to_bits() as i128)
+            Fx::from_wide_bits(num / len)
         };
         Vec3::new(scale(self.x), scale(self.y), scale(self.z))
     }
@@ -134,8 +173,8 @@ impl Vec3 {
     /// (re-orthogonalised against `a` once more, so rounding in the first projection does not
     /// tilt it), the result is `a·cos θ + t̂·sin θ`, which is unit length and exactly θ from
     /// `a` up to rounding. If `self` points straight against the axis its tangential part
-    /// vanishes; then a fixed tangent perpendicular to the axis is used, so the result is
-    /// still deterministic.
+    /// vanishes (or is only rounding noise); then a fixed tangent perpendicular to the axis is
+    /// used, so the result is still deterministic.
     pub fn clamp_to_cone(self, axis: Vec3, cos: Fx, sin: Fx) -> Vec3 {
         if self.dot(axis) >= cos {
             return self;
@@ -144,7 +183,16 @@ impl Vec3 {
             .reject_from(axis)
             .normalize()
             .unwrap_or_else(|| any_perpendicular(axis));
-        let tangent = tangent.reject_from(axis).normalize_or(tangent);
+        // Re-orthogonalise. A true tangent keeps almost all its length here (|t|² ≥ ½ is
+        // generous). If `self` was (nearly) opposite the axis, its rejection was rounding
+        // noise, normalised into a "tangent" that may lie along the axis itself; then there
+        // is no meaningful side to keep, and the fixed perpendicular is used.
+        let orthogonal = tangent.reject_from(axis);
+        let tangent = if orthogonal.length_squared() >= Fx::HALF {
+            orthogonal.normalize_or(tangent)
+        } else {
+            any_perpendicular(axis)
+        };
         axis * cos + tangent * sin
     }
 
@@ -218,6 +266,7 @@ impl SubAssign for Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec::Vec;
 
     fn v(x: &str, y: &str, z: &str) -> Vec3 {
         let p = |s: &str| Fx::parse_decimal(s).unwrap();
@@ -267,6 +316,100 @@ mod tests {
         assert_eq!(Vec3::ZERO.normalize(), None);
     }
 
+    /// Vectors from tiny to extreme, for the bit-for-bit checks of the fast paths.
+    fn assorted() -> Vec<Vec3> {
+        let mut out = alloc::vec![
+            Vec3::new(Fx::DELTA, Fx::ZERO, Fx::ZERO),
+            Vec3::new(Fx::DELTA, Fx::DELTA, -Fx::DELTA),
+            Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX),
+            Vec3::new(Fx::MIN, Fx::MIN, Fx::MIN),
+            Vec3::new(Fx::MAX, Fx::ZERO, Fx::ZERO),
+            v("3", "4", "12"),
+            v("-123456.789", "0.5", "77"),
+            v("100000", "100000", "100000"),
+        ];
+        // A SplitMix64 stream over every magnitude.
+        let mut state = 0x7665_6333u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for _ in 0..3000 {
+            let mut c = || {
+                let r = next();
+                Fx::from_bits((r as i64) >> (r % 64))
+            };
+            out.push(Vec3::new(c(), c(), c()));
+        }
+        out
+    }
+
+    #[test]
+    fn normalize_with_length_is_normalize_and_length() {
+        for w in assorted() {
+            let expected = w.normalize().map(|u| (u, w.length()));
+            assert_eq!(w.normalize_with_length(), expected, "{w:?}");
+        }
+        assert_eq!(Vec3::ZERO.normalize_with_length(), None);
+    }
+
+    #[test]
+    fn length_is_below_agrees_with_length() {
+        for w in assorted() {
+            let len = w.length();
+            for max in [
+                len,
+                len + Fx::DELTA,
+                len - Fx::DELTA,
+                Fx::ZERO,
+                -Fx::ONE,
+                Fx::MAX,
+                Fx::lit("0.25"),
+            ] {
+                assert_eq!(w.length_is_below(max), len < max, "{w:?} {max}");
+            }
+        }
+    }
+
+    /// `clamp_length` without its square-root-free shortcut.
+    fn clamp_length_reference(w: Vec3, max: Fx) -> Vec3 {
+        let len = w.length_ceil_bits() as i128;
+        if len <= max.to_bits() as i128 {
+            return w;
+        }
+        let scale = |c: Fx| {
+            let num = c.to_bits() as i128 * max.to_bits() as i128;
+            Fx::from_wide_bits(num / len)
+        };
+        Vec3::new(scale(w.x), scale(w.y), scale(w.z))
+    }
+
+    #[test]
+    fn clamp_length_shortcut_changes_nothing() {
+        for w in assorted() {
+            let len = w.length_ceil();
+            for max in [
+                len,
+                len + Fx::DELTA,
+                len - Fx::DELTA,
+                Fx::ZERO,
+                -Fx::ONE,
+                Fx::MAX,
+                Fx::ONE,
+                Fx::lit("0.4226183"),
+            ] {
+                assert_eq!(
+                    w.clamp_length(max),
+                    clamp_length_reference(w, max),
+                    "{w:?} {max}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn clamp_length_never_exceeds_the_cap() {
         let cap = Fx::from_int(26);
@@ -274,6 +417,10 @@ mod tests {
             v("30", "10", "-5"),
             v("26", "0.0000001", "0"),
             v("-1000", "999", "1"),
+            // Longer than Fx::MAX, so |v| saturates: found by the contact_evaluator fuzz
+            // target (fuzz/regressions/contact_evaluator/clamp_length_of_saturated_vector).
+            Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX),
+            Vec3::new(Fx::MAX, Fx::ZERO, Fx::MAX),
         ] {
             let c = w.clamp_length(cap);
             assert!(
@@ -306,5 +453,16 @@ mod tests {
         let down = (-up).clamp_to_cone(up, cos, sin);
         assert!((down.dot(up) - cos).abs() < Fx::lit("0.000001"));
         assert_eq!(down, (-up).clamp_to_cone(up, cos, sin));
+        // Against a tilted axis the rejection of an opposite vector is not exactly zero but
+        // rounding noise, which may point along the axis itself: found by the
+        // contact_evaluator fuzz target (fuzz/regressions/contact_evaluator/
+        // cone_clamp_of_opposite_direction), where the launch came out 0.707 long, opposite
+        // the normal.
+        for axis in [v("1", "1", "1"), v("-1", "-1", "-1"), v("0.3", "-2", "0.7")] {
+            let axis = axis.normalize().unwrap();
+            let out = (-axis).clamp_to_cone(axis, cos, sin);
+            assert!(unit_error_ulps(out) < 16, "{axis:?} -> {out:?}");
+            assert!((out.dot(axis) - cos).abs() < Fx::lit("0.000001"), "{out:?}");
+        }
     }
 }

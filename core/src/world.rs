@@ -482,12 +482,77 @@ pub struct World {
     tick_rate: u32,
     /// Unit ramp normals and their plane offsets `n·point`.
     ramps: Vec<(Vec3, Fx)>,
-    /// Platform periods in ticks (even, ≥ 2).
-    platform_period_ticks: Vec<u32>,
+    /// Platform paths, prepared (see `PlatformPath`).
+    platform_paths: Vec<PlatformPath>,
     solids_grid: Grid,
     volumes_grid: Grid,
     /// Every volume, in the order zones, checkpoints, finishes, kills (grid item ids).
     volumes: Vec<(VolumeKind, Aabb)>,
+}
+
+/// A platform's path prepared for evaluating it several times a tick: its two legs (start
+/// and `end − start`, computed once) and its period with reciprocals of it and of its half,
+/// which replace the two divisions of a position by multiplications with exact corrections,
+/// so every result is the division's, bit for bit.
+#[derive(Clone, Copy, Debug)]
+struct PlatformPath {
+    /// `(from, to − from)` and `(to, from − to)`.
+    out: (Vec3, Vec3),
+    back: (Vec3, Vec3),
+    period: Period,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Period {
+    /// Even, ≥ 2.
+    ticks: u32,
+    half: u32,
+    /// ⌊2⁶⁴ / ticks⌋ (≤ 2⁶³).
+    ticks_reciprocal: u64,
+    /// ⌊2⁶⁴ / half⌋, or 2⁶⁴ − 1 for a half of one.
+    half_reciprocal: u64,
+}
+
+impl Period {
+    fn new(ticks: u32) -> Period {
+        let ticks = ticks.max(2);
+        let half = ticks / 2;
+        let reciprocal = |d: u32| ((1u128 << 64) / u128::from(d)).min(u128::from(u64::MAX)) as u64;
+        Period {
+            ticks,
+            half,
+            ticks_reciprocal: reciprocal(ticks),
+            half_reciprocal: reciprocal(half),
+        }
+    }
+
+    /// `tick % ticks`. With r = ⌊2⁶⁴/ticks⌋ > 2⁶⁴/ticks − 1, the quotient estimate
+    /// ⌊tick·r/2⁶⁴⌋ is at most ⌊tick/ticks⌋ and more than tick/ticks − 1 (as tick < 2⁶⁴), so
+    /// the remainder it leaves is below 2·ticks: one subtraction corrects it.
+    fn phase(&self, tick: u32) -> u32 {
+        let q = ((u128::from(tick) * u128::from(self.ticks_reciprocal)) >> 64) as u64;
+        let ticks = u64::from(self.ticks);
+        let mut rem = u64::from(tick) - q * ticks;
+        if rem >= ticks {
+            rem -= ticks;
+        }
+        rem as u32
+    }
+
+    /// `Fx::from_ratio(step, half)` for `step < half`, bit for bit, without a division.
+    ///
+    /// That is q = ⌊step·2³²/half⌋. With r ≥ 2⁶⁴/half − 1, the estimate ⌊step·r/2³²⌋ lies
+    /// between ⌊q_exact − step/2³²⌋ ≥ q − 1 (as step < 2³¹) and q, so one exact correction
+    /// step gives q.
+    fn fraction(&self, step: u32) -> Fx {
+        let scaled = u64::from(step) << Fx::FRAC_BITS;
+        let estimate = (u128::from(step) * u128::from(self.half_reciprocal)) >> Fx::FRAC_BITS;
+        let mut q = estimate as u64; // < 2³²
+        if (q + 1) * u64::from(self.half) <= scaled {
+            q += 1;
+        }
+        Fx::from_bits(q as i64)
+    }
 }
 
 /// What a trigger volume does.
@@ -512,14 +577,18 @@ impl World {
                 (n, n.dot(r.point))
             })
             .collect();
-        let platform_period_ticks = desc
+        let platform_paths = desc
             .platforms
             .iter()
             .map(|p| {
-                let Path::PingPong { period, .. } = p.path;
+                let Path::PingPong { from, to, period } = p.path;
                 // An even number of ticks, so the turnaround falls on a tick.
                 let ticks = seconds_to_ticks(period, rate).0.max(2);
-                ticks + ticks % 2
+                PlatformPath {
+                    out: (from, to - from),
+                    back: (to, from - to),
+                    period: Period::new(ticks + ticks % 2),
+                }
             })
             .collect();
         let solids_grid = Grid::build(desc.solids.iter().map(|s| s.bounds));
@@ -545,7 +614,7 @@ impl World {
             hash,
             tick_rate: rate,
             ramps,
-            platform_period_ticks,
+            platform_paths,
             solids_grid,
             volumes_grid,
             volumes,
@@ -607,16 +676,16 @@ impl World {
 
     /// Where platform `i`'s `min` corner is at the start of `tick`.
     pub fn platform_position(&self, i: u32, tick: Ticks) -> Vec3 {
-        let Path::PingPong { from, to, .. } = self.desc.platforms[i as usize].path;
-        let period = self.platform_period_ticks[i as usize];
-        let half = period / 2;
-        let phase = tick.0 % period;
-        let (start, end, step) = if phase < half {
-            (from, to, phase)
+        let path = &self.platform_paths[i as usize];
+        let period = &path.period;
+        let phase = period.phase(tick.0);
+        // From `from` to `to` in the first half of the period, back in the second.
+        let ((start, leg), step) = if phase < period.half {
+            (path.out, phase)
         } else {
-            (to, from, phase - half)
+            (path.back, phase - period.half)
         };
-        start + (end - start) * Fx::from_ratio(i64::from(step), i64::from(half))
+        start + leg * period.fraction(step)
     }
 
     /// How far platform `i` moves during `tick` (m): exact, so a riding pogo stays on it.
@@ -720,6 +789,52 @@ mod tests {
             );
         }
         desc().validate().unwrap();
+    }
+
+    #[test]
+    fn period_phase_is_the_remainder() {
+        let mut periods: Vec<u32> = (2..=400).collect();
+        periods.extend([1023, 1024, 1025, 65_536, 1_728_000, u32::MAX - 1, u32::MAX]);
+        let mut ticks: Vec<u32> = (0..1000).collect();
+        ticks.extend([
+            u32::MAX,
+            u32::MAX - 1,
+            1 << 31,
+            (1 << 31) - 1,
+            1_727_999,
+            1_728_000,
+        ]);
+        for &ticks_per_period in &periods {
+            let period = Period::new(ticks_per_period);
+            for &tick in ticks
+                .iter()
+                .chain(&[ticks_per_period, ticks_per_period - 1])
+            {
+                assert_eq!(
+                    period.phase(tick),
+                    tick % period.ticks,
+                    "{tick} % {ticks_per_period}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn period_fraction_is_the_exact_ratio() {
+        let mut halves: Vec<u32> = (1..=300).collect();
+        halves.extend([1023, 1024, 1025, 65_535, 65_536, 864_000, (1 << 31) - 1]);
+        for half in halves {
+            let period = Period::new(half * 2);
+            let mut steps: Vec<u32> = (0..half.min(400)).collect();
+            steps.extend([half / 3, half / 2, half.saturating_sub(2), half - 1]);
+            for step in steps {
+                assert_eq!(
+                    period.fraction(step),
+                    Fx::from_ratio(i64::from(step), i64::from(half)),
+                    "{step}/{half}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -98,7 +98,7 @@ impl<W: Write> Recorder<W> {
     /// `state_hash`. Writes the chunk out when it is full.
     pub fn record(&mut self, inputs: &[Input], state_hash: impl FnOnce() -> u64) -> io::Result<()> {
         for (player, runs) in self.chunk.runs.iter_mut().enumerate() {
-            let input = inputs.get(player).copied().unwrap_or_default();
+            let input = inputs.get(player).copied().unwrap_or_default().normalized();
             match runs.last_mut() {
                 Some(run) if run.input() == input => run.length += 1,
                 _ => runs.push(Run {

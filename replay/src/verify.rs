@@ -31,12 +31,16 @@ use crate::reader::{Chunk, Limits, ReplayReader};
 pub struct Verifier {
     tuning: Tuning,
     limits: Limits,
+    /// Levels given explicitly (level files), by name.
     levels: BTreeMap<String, WorldDesc>,
+    /// Whether built-in levels are accepted too (looked up, and generated, only when a
+    /// replay names one: `sprawl` alone is megabytes).
+    builtins: bool,
     worlds: Mutex<BTreeMap<String, Arc<World>>>,
 }
 
 impl Verifier {
-    /// A verifier for `tuning`, accepting the given levels (by name).
+    /// A verifier for `tuning`, accepting only the given levels (by name).
     pub fn new(
         tuning: Tuning,
         levels: impl IntoIterator<Item = WorldDesc>,
@@ -47,16 +51,22 @@ impl Verifier {
             tuning,
             limits,
             levels,
+            builtins: false,
             worlds: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// A verifier for the default tuning and every built-in level.
+    /// A verifier for `tuning` accepting every built-in level.
     pub fn with_builtin_levels(tuning: Tuning, limits: Limits) -> Verifier {
-        let levels = crate::levels::BUILTIN_LEVELS
-            .iter()
-            .filter_map(|(name, _)| crate::levels::builtin_level(name));
-        Verifier::new(tuning, levels, limits)
+        Verifier::new(tuning, [], limits).and_builtin_levels()
+    }
+
+    /// Also accept the built-in levels (a given level of the same name takes precedence).
+    pub fn and_builtin_levels(self) -> Verifier {
+        Verifier {
+            builtins: true,
+            ..self
+        }
     }
 
     pub fn tuning(&self) -> &Tuning {
@@ -76,7 +86,11 @@ impl Verifier {
         if let Some(world) = worlds.get(name) {
             return Some(world.clone());
         }
-        let desc = self.levels.get(name)?.clone();
+        let desc = match self.levels.get(name) {
+            Some(desc) => desc.clone(),
+            None if self.builtins => crate::levels::builtin_level(name)?,
+            None => return None,
+        };
         let world = Arc::new(World::new(desc, &self.tuning).ok()?);
         worlds.insert(name.to_string(), world.clone());
         Some(world)

@@ -2,8 +2,14 @@
 //! error contract of SPEC §8.
 //!
 //! - Success exits 0.
+//! - A check that ran and said no exits 1: `verify` when any replay fails verification
+//!   (including a file that cannot be opened or read: it is that file's failure, reported on
+//!   its line), `diff` when the two runs differ, `race` and `plot` when a replay is
+//!   well-formed but does not verify. A one-line summary goes to stderr.
 //! - Bad input or bad arguments exit 2 with one line on stderr, `error: <what and where>`
-//!   (clap's own usage errors also exit 2, with clap's usage text).
+//!   (clap's own usage errors also exit 2, with clap's usage text). That includes a file that
+//!   is not a readable replay (`inspect`, `diff`, `race`, `salvage`, `plot`), a bad `--set`,
+//!   `--jobs 0`, and `salvage` finding nothing to salvage.
 //! - Nothing panics on any input: every failure is a [`CliError`].
 //!
 //! Subcommands write their output to the `out` they are given (stdout, buffered); an output
@@ -13,10 +19,17 @@
 //! Adding a subcommand: a module here with an `Args` struct and a `run(args, out)`, a variant
 //! in [`Command`], an arm in [`run`].
 
+mod diff;
 mod input;
+mod inspect;
 mod levels;
+mod plot;
+mod race;
+mod replays;
+mod salvage;
 mod simulate;
 mod tuning;
+mod verify;
 
 use std::fmt;
 use std::io::{self, Write};
@@ -44,8 +57,24 @@ enum Command {
     /// Run a level for up to --ticks ticks with scripted (--inputs), bot (--bot) or neutral
     /// input, through the frame driver at a render rate (--render-fps, --render-jitter), and
     /// print one SIG line per pogo: ticks, bounces, apex, finish tick and state hash. The
-    /// result is the same at every render rate. --trace writes a per-tick CSV.
+    /// result is the same at every render rate. --trace writes a per-tick CSV; --record
+    /// writes a replay.
     Simulate(simulate::SimulateCommand),
+    /// Verify replays by re-simulating them: one line per file (OK or FAIL and why), JSON
+    /// lines with --json. Exit 0 only if every file verifies, 1 if any fails.
+    Verify(verify::VerifyCommand),
+    /// Show a replay's header, length, claimed outcome and size, without verifying it.
+    Inspect(inspect::InspectCommand),
+    /// Re-simulate two replays side by side and name the first tick where their states
+    /// differ, and the fields. Exit 0 if identical, 1 if they differ.
+    Diff(diff::DiffCommand),
+    /// Split times of a run against a ghost at every checkpoint and the finish.
+    Race(race::RaceCommand),
+    /// Repair a recording that stopped mid-write: keep every whole chunk, re-simulate it and
+    /// write a valid replay.
+    Salvage(salvage::SalvageCommand),
+    /// Draw replays' trajectories over their level, seen from the side, as an SVG file.
+    Plot(plot::PlotCommand),
 }
 
 /// Why a command failed; decides the exit code.
@@ -54,6 +83,9 @@ pub(crate) enum CliError {
     /// Bad input or bad arguments (a file that cannot be read or parsed, a bad `--set`): exit
     /// code 2. The message says what and where.
     BadInput(String),
+    /// A check that ran and said no (a replay failed verification, two runs differ): exit
+    /// code 1. The output already says why; the message is a one-line summary for stderr.
+    Failed(String),
     /// Writing the output failed.
     Output(io::Error),
 }
@@ -64,8 +96,14 @@ impl CliError {
         CliError::BadInput(message.to_string())
     }
 
+    /// A failed-check error from anything printable.
+    pub(crate) fn failed(message: impl fmt::Display) -> CliError {
+        CliError::Failed(message.to_string())
+    }
+
     fn exit_code(&self) -> u8 {
         match self {
+            CliError::Failed(_) => 1,
             CliError::BadInput(_) | CliError::Output(_) => 2,
         }
     }
@@ -74,7 +112,7 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::BadInput(message) => f.write_str(message),
+            CliError::BadInput(message) | CliError::Failed(message) => f.write_str(message),
             CliError::Output(error) => write!(f, "writing output: {error}"),
         }
     }
@@ -112,6 +150,12 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Tuning(args) => tuning::run(&args, out),
         Command::Levels(args) => levels::run(&args, out),
         Command::Simulate(args) => simulate::run(&args, out),
+        Command::Verify(args) => verify::run(&args, out),
+        Command::Inspect(args) => inspect::run(&args, out),
+        Command::Diff(args) => diff::run(&args, out),
+        Command::Race(args) => race::run(&args, out),
+        Command::Salvage(args) => salvage::run(&args, out),
+        Command::Plot(args) => plot::run(&args, out),
     }
 }
 

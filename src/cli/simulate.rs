@@ -25,6 +25,15 @@
 //! the tip, the body's lowest point; numbers with exactly 6 decimals, exact from fixed point;
 //! `state` the state's name). With several players a `player` column (0-based) follows `tick`:
 //! `tick,player,state,...`, players in order within each tick.
+//!
+//! # Recording
+//!
+//! `--record FILE` writes the run as a replay (`replay/FORMAT.md`): every tick's inputs as the
+//! simulation consumed them (the bots' or the script's), a state hash every second of play,
+//! and at the end the claimed outcome (finish ticks) and the final hash. It is written
+//! straight to FILE, a self-checking chunk every 5 s of play, each flushed, so a run that
+//! dies leaves a prefix `pogo salvage` can repair. `--player-name` and `--date` are stored as
+//! metadata; there is no date unless one is given, so the same run records the same bytes.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -36,9 +45,11 @@ use pogo::core::bot::Bot;
 use pogo::core::driver::{Driver, DriverError, NS_PER_SECOND, frame_times, jittered_frame_times};
 use pogo::core::world::{World, WorldDesc};
 use pogo::core::{Input, PLAYERS_MAX, Pogo, Simulation, Ticks, Tuning};
+use pogo::replay::format::{DATE_BYTES_MAX, PLAYER_NAME_BYTES_MAX};
 use pogo::replay::input_script::INPUT_SCRIPT_BYTES_MAX;
 use pogo::replay::{
-    BUILTIN_LEVELS, MAX_LEVEL_FILE_BYTES, builtin_level, parse_input_script, parse_level_json,
+    BUILTIN_LEVELS, Header, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level, parse_input_script,
+    parse_level_json,
 };
 
 use super::tuning::TuningArgs;
@@ -91,6 +102,16 @@ pub(crate) struct SimulateCommand {
     /// players a `player` column (0-based) follows `tick`.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Record the run as a replay file (`pogo verify`, `inspect`, `race`, `plot` read it).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// The player name stored in the recording (metadata, at most 64 bytes).
+    #[arg(long, value_name = "NAME", requires = "record")]
+    player_name: Option<String>,
+    /// The date stored in the recording (metadata, at most 32 bytes, ISO 8601 recommended).
+    /// None by default, so a run always records the same bytes.
+    #[arg(long, value_name = "TEXT", requires = "record")]
+    date: Option<String>,
 }
 
 /// Runs `pogo simulate`.
@@ -101,6 +122,10 @@ pub(crate) fn run(args: &SimulateCommand, out: &mut dyn Write) -> Result<(), Cli
     let world = build_world(&args.level, &tuning)?;
     let sim = Simulation::new(Arc::new(world), tuning, players)
         .map_err(|e| CliError::bad_input(format!("cannot start the simulation: {e}")))?;
+    let recording = match &args.record {
+        Some(path) => Some(Recording::create(path, &sim, args)?),
+        None => None,
+    };
     let trace = match &args.trace {
         Some(path) => Some(Trace::create(path, players)?),
         None => None,
@@ -110,11 +135,15 @@ pub(crate) fn run(args: &SimulateCommand, out: &mut dyn Write) -> Result<(), Cli
         bots: source.bots(players),
         ticks_max: args.ticks,
         trace,
+        recording,
         error: None,
     };
     drive(&mut run, clock, source.events())?;
     if let Some(trace) = run.trace.take() {
         trace.finish()?;
+    }
+    if let Some(recording) = run.recording.take() {
+        recording.finish(&run.sim)?;
     }
     write_signatures(&run.sim, out)
 }
@@ -328,7 +357,8 @@ struct Run {
     bots: Option<Vec<Bot>>,
     ticks_max: u32,
     trace: Option<Trace>,
-    /// The first trace error; no tick runs after it.
+    recording: Option<Recording>,
+    /// The first trace or recording error; no tick runs after it.
     error: Option<CliError>,
 }
 
@@ -348,18 +378,27 @@ impl Run {
             return;
         }
         let tick = self.sim.state().tick;
-        match &mut self.bots {
+        let bot_inputs: Vec<Input>;
+        let inputs = match &mut self.bots {
             Some(bots) => {
                 // Each bot sees its pogo's state after the previous tick.
                 let (world, tuning) = (self.sim.world(), self.sim.tuning());
-                let inputs: Vec<Input> = bots
+                bot_inputs = bots
                     .iter_mut()
                     .zip(&self.sim.state().pogos)
                     .map(|(bot, pogo)| bot.input(world, tuning, pogo))
                     .collect();
-                self.sim.step(&inputs);
+                &bot_inputs[..]
             }
-            None => self.sim.step(inputs),
+            None => inputs,
+        };
+        self.sim.step(inputs);
+        if let Some(recording) = &mut self.recording {
+            let sim = &self.sim;
+            if let Err(e) = recording.recorder.record(inputs, || sim.state_hash()) {
+                self.error = Some(recording.error(e));
+                return;
+            }
         }
         if let Some(trace) = &mut self.trace {
             if let Err(e) = trace.rows(tick, &self.sim.state().pogos) {
@@ -483,6 +522,68 @@ impl Trace {
 
     fn error(&self, e: io::Error) -> CliError {
         CliError::bad_input(format!("{}: cannot write trace: {e}", self.path.display()))
+    }
+}
+
+/// The replay being recorded.
+struct Recording {
+    path: PathBuf,
+    recorder: Recorder<BufWriter<File>>,
+}
+
+impl Recording {
+    /// Checks the metadata, creates the file and writes the preamble and header.
+    fn create(
+        path: &Path,
+        sim: &Simulation,
+        args: &SimulateCommand,
+    ) -> Result<Recording, CliError> {
+        for (option, value, max) in [
+            ("--player-name", &args.player_name, PLAYER_NAME_BYTES_MAX),
+            ("--date", &args.date, DATE_BYTES_MAX),
+        ] {
+            if let Some(value) = value.as_ref().filter(|v| v.len() > max) {
+                return Err(CliError::bad_input(format!(
+                    "{option} {value:?}: at most {max} bytes"
+                )));
+            }
+        }
+        let header = Header::for_simulation(sim, args.player_name.clone(), args.date.clone());
+        let error = |e: io::Error| {
+            CliError::bad_input(format!("{}: cannot write recording: {e}", path.display()))
+        };
+        let file = File::create(path).map_err(|e| {
+            CliError::bad_input(format!("{}: cannot create recording: {e}", path.display()))
+        })?;
+        let recorder = Recorder::new(BufWriter::new(file), header).map_err(error)?;
+        Ok(Recording {
+            path: path.to_path_buf(),
+            recorder,
+        })
+    }
+
+    /// Writes the last chunk and the trailer: every pogo's finish tick, the final hash.
+    fn finish(self, sim: &Simulation) -> Result<(), CliError> {
+        let finish = sim
+            .state()
+            .pogos
+            .iter()
+            .map(|p| p.finish_tick.map(|t| t.0))
+            .collect();
+        let path = self.path;
+        self.recorder
+            .finish(finish, sim.state_hash())
+            .map(drop)
+            .map_err(|e| {
+                CliError::bad_input(format!("{}: cannot write recording: {e}", path.display()))
+            })
+    }
+
+    fn error(&self, e: io::Error) -> CliError {
+        CliError::bad_input(format!(
+            "{}: cannot write recording: {e}",
+            self.path.display()
+        ))
     }
 }
 

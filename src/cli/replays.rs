@@ -1,0 +1,163 @@
+//! What the replay subcommands share: the options that build a [`Verifier`] (the tuning and
+//! the levels replays are checked against), reading replay files, and times as seconds.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use pogo::core::world::World;
+use pogo::replay::{
+    Chunk, Ghost, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader, Verifier, VerifyError,
+    parse_level_json,
+};
+
+use super::tuning::TuningArgs;
+use super::{CliError, input};
+
+/// Largest replay file a whole-file tool (`race`, `salvage`, `plot`) reads into memory. A
+/// 4-hour recording of 16 players changing input every tick stays below it; `verify` and
+/// `inspect` stream and have no such limit.
+pub(crate) const REPLAY_FILE_BYTES_MAX: u64 = 256 << 20;
+
+/// What replays are checked against: the tuning the server runs (defaults ← --tuning ←
+/// --set, as for `simulate`), the levels it knows (built-in, plus --level files) and the
+/// longest replay it accepts.
+#[derive(Debug, Args)]
+pub(crate) struct VerifierArgs {
+    #[command(flatten)]
+    pub tuning: TuningArgs,
+    /// A level JSON file replays may be of, besides the built-in levels (replays name it by
+    /// the file's `name`; it replaces a built-in level of that name). May be repeated.
+    #[arg(long = "level", value_name = "FILE")]
+    pub levels: Vec<PathBuf>,
+    /// The most ticks a replay may have, whatever it claims (default: 4 hours at 60 Hz).
+    #[arg(long, value_name = "N")]
+    pub max_ticks: Option<u32>,
+}
+
+impl VerifierArgs {
+    /// The verifier: built-in levels and every --level file (each checked to build a world
+    /// with the tuning, so a bad level file is bad input, not an "unknown level" per replay).
+    pub fn build(&self) -> Result<Verifier, CliError> {
+        let tuning = self.tuning.resolve()?;
+        let limits = match self.max_ticks {
+            Some(0) => {
+                return Err(CliError::bad_input(
+                    "--max-ticks 0: must be at least 1 tick",
+                ));
+            }
+            Some(max_ticks) => Limits { max_ticks },
+            None => Limits::default(),
+        };
+        let mut levels = Vec::with_capacity(self.levels.len());
+        for path in &self.levels {
+            let text = input::read_text(path, MAX_LEVEL_FILE_BYTES)?;
+            let name = path.display();
+            let desc =
+                parse_level_json(&text).map_err(|e| CliError::bad_input(format!("{name}: {e}")))?;
+            World::new(desc.clone(), &tuning)
+                .map_err(|e| CliError::bad_input(format!("{name}: {e}")))?;
+            levels.push(desc);
+        }
+        // Built-in levels are generated only when a replay names one.
+        Ok(Verifier::new(tuning, levels, limits).and_builtin_levels())
+    }
+}
+
+/// Reads a whole replay file (at most [`REPLAY_FILE_BYTES_MAX`] bytes).
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
+    let name = path.display();
+    let file =
+        File::open(path).map_err(|e| CliError::bad_input(format!("{name}: cannot open: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(REPLAY_FILE_BYTES_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| CliError::bad_input(format!("{name}: cannot read: {e}")))?;
+    if bytes.len() as u64 > REPLAY_FILE_BYTES_MAX {
+        return Err(CliError::bad_input(format!(
+            "{name}: larger than the {REPLAY_FILE_BYTES_MAX}-byte limit for a replay"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Decodes a whole replay from a file, streaming (the file is read a chunk at a time; only
+/// the decoded inputs are kept). Any error is bad input naming the file.
+pub(crate) fn read_replay(path: &Path, limits: Limits) -> Result<Replay, CliError> {
+    let name = path.display();
+    let file =
+        File::open(path).map_err(|e| CliError::bad_input(format!("{name}: cannot open: {e}")))?;
+    let bad = |e| CliError::bad_input(format!("{name}: {e}"));
+    let mut reader = ReplayReader::open(BufReader::new(file), limits).map_err(bad)?;
+    let mut chunks = Vec::new();
+    loop {
+        match reader.next_chunk().map_err(bad)? {
+            Some(Chunk::Inputs(chunk)) => chunks.push(chunk),
+            Some(Chunk::Trailer(trailer)) => {
+                return Ok(Replay {
+                    header: reader.header().clone(),
+                    chunks,
+                    trailer,
+                });
+            }
+            // `next_chunk` returns `None` only after the trailer.
+            None => return Err(CliError::bad_input(format!("{name}: no trailer"))),
+        }
+    }
+}
+
+/// Loads a replay as a ghost (which verifies it). A file that cannot be read or is not a
+/// well-formed replay is bad input (exit 2); a well-formed replay that does not verify is a
+/// failed check (exit 1).
+pub(crate) fn load_ghost(path: &Path, verifier: &Verifier) -> Result<Ghost, CliError> {
+    let bytes = read_bytes(path)?;
+    Ghost::load(&bytes, verifier).map_err(|e| verify_error(path, &e))
+}
+
+/// A verification error about `path` as a CLI error (see [`load_ghost`]).
+pub(crate) fn verify_error(path: &Path, error: &VerifyError) -> CliError {
+    let name = path.display();
+    match error {
+        VerifyError::Replay(e) => CliError::bad_input(format!("{name}: {e}")),
+        e => CliError::failed(format!("{name}: does not verify: {e}")),
+    }
+}
+
+/// `ticks / rate` seconds with 3 decimals, rounded half away from zero, by integer arithmetic
+/// (`3455` ticks at 60 Hz → `57.583`).
+pub(crate) fn seconds(ticks: u64, rate: u32) -> String {
+    let millis = round_millis(ticks, rate);
+    format!("{}.{:03}", millis / 1000, millis % 1000)
+}
+
+/// A signed difference of ticks as seconds with 3 decimals and a sign (`+0.250`, `-0.017`,
+/// `+0.000`).
+pub(crate) fn signed_seconds(delta: i64, rate: u32) -> String {
+    let sign = if delta < 0 { '-' } else { '+' };
+    format!("{sign}{}", seconds(delta.unsigned_abs(), rate))
+}
+
+/// `ticks · 1000 / rate` rounded half up.
+fn round_millis(ticks: u64, rate: u32) -> u128 {
+    let rate = u128::from(rate.max(1));
+    (u128::from(ticks) * 2000 + rate) / (2 * rate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_rounded_exactly() {
+        assert_eq!(seconds(0, 60), "0.000");
+        assert_eq!(seconds(1, 60), "0.017");
+        assert_eq!(seconds(3455, 60), "57.583");
+        assert_eq!(seconds(3600, 60), "60.000");
+        assert_eq!(seconds(1, 2000), "0.001"); // 0.0005 rounds up
+        assert_eq!(signed_seconds(15, 60), "+0.250");
+        assert_eq!(signed_seconds(-1, 60), "-0.017");
+        assert_eq!(signed_seconds(0, 60), "+0.000");
+        assert_eq!(seconds(u64::MAX, 1), format!("{}.000", u64::MAX));
+    }
+}

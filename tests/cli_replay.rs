@@ -1,0 +1,671 @@
+//! Integration tests of the replay subcommands: `simulate --record`, `verify`, `inspect`,
+//! `diff`, `race`, `salvage` and `plot`, their output formats and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pogo::replay::{Limits, Replay};
+use serde_json::Value;
+
+/// A scratch directory under the system temp dir, unique per process and test, removed on
+/// drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "pogo-replay-test-{}-{n}-{name}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+
+    fn write(&self, file: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(file);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn pogo<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_pogo"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Runs `pogo ARGS…` expecting exit code `code`; returns stdout.
+fn expect(code: i32, args: &[&str]) -> String {
+    let out = pogo(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "pogo {args:?}\nstdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    if code == 0 {
+        assert!(err.is_empty(), "stderr: {err}");
+    } else {
+        assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    stdout(&out)
+}
+
+/// Records `pogo simulate ARGS… --record PATH`.
+fn record(path: &Path, args: &[&str]) {
+    let mut all = vec!["simulate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--record", s(path)]);
+    expect(0, &all);
+}
+
+/// `bytes` (a replay) with player 0's first input change after tick `after` held one tick
+/// longer; returns the new bytes and the tick the change moved from.
+fn retimed(bytes: &[u8], after: u32) -> (Vec<u8>, u32) {
+    let mut replay = Replay::decode(bytes, Limits::default()).unwrap();
+    let chunk = replay
+        .chunks
+        .iter_mut()
+        .find(|c| c.first_tick + c.ticks > after + 2)
+        .unwrap();
+    let runs = &mut chunk.runs[0];
+    let mut start = chunk.first_tick;
+    let index = runs
+        .iter()
+        .position(|r| {
+            start += r.length;
+            start > after
+        })
+        .unwrap();
+    assert!(
+        index + 1 < runs.len(),
+        "an input change follows tick {after}"
+    );
+    runs[index].length += 1;
+    runs[index + 1].length -= 1;
+    if runs[index + 1].length == 0 {
+        runs.remove(index + 1);
+    }
+    (replay.encode(), start)
+}
+
+const SCRIPT: &str = "\
+0      0    0
+30     127  0
+1.5s   -64  30   dive,trick
+2s     0    0    trick
+150    0    -127
+2.75s  90   90   dive
+200    0    0
+";
+
+#[test]
+fn bot_and_scripted_recordings_verify_on_every_builtin_level() {
+    let dir = TempDir::new("round-trip");
+    let mut files = Vec::new();
+    for level in ["flat", "course", "sprawl"] {
+        let path = dir.path(&format!("{level}.pogo"));
+        record(&path, &["--level", level, "--bot", "--ticks", "600"]);
+        files.push(path);
+    }
+    let script = dir.write("script.txt", SCRIPT);
+    let scripted = dir.path("scripted.pogo");
+    record(
+        &scripted,
+        &[
+            "--level",
+            "course",
+            "--inputs",
+            s(&script),
+            "--ticks",
+            "600",
+            "--player-name",
+            "Ada",
+            "--date",
+            "2026-11-29",
+        ],
+    );
+    files.push(scripted);
+    let mut args = vec!["verify"];
+    args.extend(files.iter().map(|f| s(f)));
+    let text = expect(0, &args);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), files.len(), "{text}");
+    for (line, file) in lines.iter().zip(&files) {
+        let player = if file.ends_with("scripted.pogo") {
+            "Ada"
+        } else {
+            "-"
+        };
+        assert_eq!(
+            *line,
+            format!("OK  {}  ticks=600 finish=none player={player}", s(file))
+        );
+    }
+}
+
+#[test]
+fn recording_is_reproducible_and_matches_the_sig_line() {
+    let dir = TempDir::new("reproducible");
+    let (a, b) = (dir.path("a.pogo"), dir.path("b.pogo"));
+    let sig = expect(
+        0,
+        &[
+            "simulate",
+            "--level",
+            "course",
+            "--bot",
+            "--players",
+            "2",
+            "--ticks",
+            "700",
+            "--record",
+            s(&a),
+        ],
+    );
+    record(
+        &b,
+        &[
+            "--level",
+            "course",
+            "--bot",
+            "--players",
+            "2",
+            "--ticks",
+            "700",
+            "--render-fps",
+            "59.94",
+        ],
+    );
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+        "same run, same bytes"
+    );
+    let hash = sig.lines().next().unwrap().rsplit("hash=").next().unwrap();
+    let json = expect(0, &["verify", "--json", s(&a)]);
+    let v: Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["final_hash"], hash);
+    assert_eq!(v["players"], 2);
+    assert_eq!(v["finish"], serde_json::json!([null, null]));
+}
+
+#[test]
+fn verify_json_lines_have_the_fields() {
+    let dir = TempDir::new("json");
+    let good = dir.path("good.pogo");
+    record(
+        &good,
+        &["--level", "course", "--bot", "--player-name", "bot"],
+    );
+    let (bad_bytes, _) = retimed(&std::fs::read(&good).unwrap(), 130);
+    let bad = dir.write("bad.pogo", bad_bytes);
+    let missing = dir.path("missing.pogo");
+    let junk = dir.write("junk.pogo", "hello, world");
+    let text = expect(
+        1,
+        &["verify", "--json", s(&good), s(&bad), s(&missing), s(&junk)],
+    );
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let ok = &lines[0];
+    assert_eq!(ok["file"], s(&good));
+    assert_eq!(ok["ok"], true);
+    assert_eq!(ok["level"], "course");
+    assert_eq!(ok["player_name"], "bot");
+    let ticks = ok["ticks"].as_u64().unwrap();
+    let finish = ok["finish"][0]
+        .as_u64()
+        .expect("the bot finishes the course");
+    assert_eq!(finish + 1, ticks, "the run stops when the bot finishes");
+    let hash = ok["final_hash"].as_str().unwrap();
+    assert_eq!(hash.len(), 16);
+    assert!(hash.bytes().all(|b| b.is_ascii_hexdigit()));
+
+    let desync = &lines[1];
+    assert_eq!(desync["file"], s(&bad));
+    assert_eq!(desync["ok"], false);
+    assert_eq!(desync["error"], "desync");
+    assert!(desync["tick"].is_u64());
+    assert_eq!(desync["expected"].as_str().unwrap().len(), 16);
+    assert_eq!(desync["found"].as_str().unwrap().len(), 16);
+    assert!(
+        desync["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("desync at tick")
+    );
+
+    assert_eq!(lines[2]["file"], s(&missing));
+    assert_eq!(lines[2]["error"], "io");
+    assert_eq!(lines[3]["error"], "bad_magic");
+    assert_eq!(lines[3]["ok"], false);
+}
+
+#[test]
+fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
+    let dir = TempDir::new("exit");
+    let a = dir.path("a.pogo");
+    let b = dir.path("b.pogo");
+    record(&a, &["--level", "flat", "--bot", "--ticks", "400"]);
+    record(&b, &["--level", "course", "--bot", "--ticks", "400"]);
+    let (tampered, _) = retimed(&std::fs::read(&b).unwrap(), 100);
+    let t = dir.write("t.pogo", tampered);
+    expect(0, &["verify", s(&a), s(&b)]);
+    expect(0, &["verify", "--jobs", "1", s(&a), s(&b)]);
+    let text = expect(1, &["verify", "--jobs", "3", s(&a), s(&t), s(&b)]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with(&format!("OK  {}  ", s(&a))), "{text}");
+    assert!(
+        lines[1].starts_with(&format!("FAIL {}  desync at tick ", s(&t))),
+        "{text}"
+    );
+    assert!(lines[2].starts_with(&format!("OK  {}  ", s(&b))), "{text}");
+    let out = pogo(["verify", s(&a), s(&t)]);
+    assert!(stderr(&out).contains("1 of 2 replays failed verification"));
+    // Bad arguments: exit 2, nothing verified.
+    for args in [
+        vec!["verify", "--jobs", "0", s(&a)],
+        vec!["verify", "--set", "gravity=-5", s(&a)],
+        vec!["verify", "--set", "nonsense=1", s(&a)],
+        vec!["verify", "--max-ticks", "0", s(&a)],
+        vec!["verify", "--level", "/nonexistent/level.json", s(&a)],
+    ] {
+        let out = pogo(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+    let out = pogo(["verify"]);
+    assert_eq!(out.status.code(), Some(2), "no files: {}", stderr(&out));
+    // A different tuning is a verification failure of each file, not bad arguments.
+    let text = expect(1, &["verify", "--set", "gravity=20", s(&a)]);
+    assert!(text.contains("tuning mismatch"), "{text}");
+    let text = expect(0, &["verify", "--max-ticks", "400", s(&a)]);
+    assert!(text.starts_with("OK"), "{text}");
+    let text = expect(1, &["verify", "--max-ticks", "399", s(&a)]);
+    assert!(
+        text.contains("longer than the limit of 399 ticks"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tuned_run_and_a_level_file_verify_with_the_same_options() {
+    let dir = TempDir::new("options");
+    let level = dir.write(
+        "slab.json",
+        r#"{"name": "slab", "spawn": [0, 0, 0],
+            "solids": [{"min": [-200, -1, -200], "max": [200, 0, 200]}]}"#,
+    );
+    let replay = dir.path("slab.pogo");
+    record(
+        &replay,
+        &[
+            "--level",
+            s(&level),
+            "--ticks",
+            "300",
+            "--set",
+            "gravity=20",
+        ],
+    );
+    let text = expect(1, &["verify", s(&replay), "--set", "gravity=20"]);
+    assert!(text.contains("unknown level \"slab\""), "{text}");
+    let text = expect(1, &["verify", s(&replay), "--level", s(&level)]);
+    assert!(text.contains("tuning mismatch"), "{text}");
+    expect(
+        0,
+        &[
+            "verify",
+            s(&replay),
+            "--level",
+            s(&level),
+            "--set",
+            "gravity=20",
+        ],
+    );
+}
+
+#[test]
+fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
+    let dir = TempDir::new("retimed");
+    let a = dir.path("a.pogo");
+    record(&a, &["--level", "course", "--bot", "--ticks", "900"]);
+    let (bytes, changed_at) = retimed(&std::fs::read(&a).unwrap(), 200);
+    let b = dir.write("b.pogo", bytes);
+    // Hashes are stored every 60 ticks: the first at or after the change catches it.
+    let expected = (changed_at / 60 + 1) * 60 - 1;
+    let text = expect(1, &["verify", s(&b)]);
+    assert!(
+        text.contains(&format!("desync at tick {expected}: ")),
+        "changed at {changed_at}: {text}"
+    );
+    let json = expect(1, &["verify", "--json", s(&b)]);
+    let v: Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(v["tick"], expected);
+
+    let same = expect(0, &["diff", s(&a), s(&a)]);
+    assert_eq!(same, "identical for 900 ticks\n");
+    let out = pogo(["diff", s(&a), s(&b)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rest = text
+        .strip_prefix("first difference after tick ")
+        .unwrap_or_else(|| panic!("{text}"));
+    let tick: u32 = rest.split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        (changed_at..=changed_at + 1).contains(&tick),
+        "changed at {changed_at}: {text}"
+    );
+    let fields = rest
+        .split_once(": P0 ")
+        .unwrap_or_else(|| panic!("{text}"))
+        .1;
+    assert!(
+        ["velocity", "lean", "buttons_held"]
+            .iter()
+            .any(|f| fields.contains(f)),
+        "{text}"
+    );
+    // Unreadable input: exit 2.
+    let junk = dir.write("junk.pogo", "POGOREPL");
+    let out = pogo(["diff", s(&a), s(&junk)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("truncated"), "{}", stderr(&out));
+    // A prefix of a run: identical as far as it goes, but the runs differ in length.
+    let c = dir.path("c.pogo");
+    record(&c, &["--level", "course", "--bot", "--ticks", "600"]);
+    let out = pogo(["diff", s(&a), s(&c)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "identical for 600 ticks, then A goes on for 300 more\n"
+    );
+}
+
+#[test]
+fn a_truncated_recording_is_salvaged_and_then_verifies() {
+    let dir = TempDir::new("salvage");
+    let full = dir.path("full.pogo");
+    record(&full, &["--level", "course", "--bot", "--ticks", "1000"]);
+    let bytes = std::fs::read(&full).unwrap();
+    // Cut 100 bytes before the end: inside the last input chunk (ticks 900…999).
+    let cut = dir.write("cut.pogo", &bytes[..bytes.len() - 100]);
+    let text = expect(1, &["verify", s(&cut)]);
+    assert!(text.contains("truncated at byte"), "{text}");
+    let fixed = dir.path("fixed.pogo");
+    let text = expect(0, &["salvage", s(&cut), s(&fixed)]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("kept 900 ticks (3 input chunks), dropped "),
+        "{text}"
+    );
+    assert!(lines[0].contains(": truncated at byte "), "{text}");
+    assert!(
+        lines[1].starts_with(&format!("wrote {}: ticks=900 ", s(&fixed))),
+        "{text}"
+    );
+    let text = expect(0, &["verify", s(&fixed)]);
+    assert!(text.contains("ticks=900"), "{text}");
+    // A complete replay salvages to itself.
+    let again = dir.path("again.pogo");
+    let text = expect(0, &["salvage", s(&full), s(&again)]);
+    assert!(
+        text.contains("dropped 0 bytes (the input was a complete replay)"),
+        "{text}"
+    );
+    assert!(std::fs::read(&again).unwrap() == bytes);
+    // Nothing to salvage: exit 2, nothing written.
+    let stub = dir.write("stub.pogo", &bytes[..20]);
+    let none = dir.path("none.pogo");
+    let out = pogo(["salvage", s(&stub), s(&none)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("nothing to salvage"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!none.exists());
+}
+
+#[test]
+fn inspect_shows_header_length_outcome_and_size_without_verifying() {
+    let dir = TempDir::new("inspect");
+    let path = dir.path("run.pogo");
+    record(
+        &path,
+        &[
+            "--level",
+            "course",
+            "--bot",
+            "--player-name",
+            "Ada",
+            "--date",
+            "2026-11-29T12:00:00Z",
+        ],
+    );
+    let size = std::fs::metadata(&path).unwrap().len();
+    let text = expect(0, &["inspect", s(&path)]);
+    let field = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+            .unwrap_or_else(|| panic!("no {key}: {text}"))
+            .to_string()
+    };
+    assert_eq!(field("file"), s(&path));
+    assert_eq!(field("format"), "1");
+    assert_eq!(field("rules"), "1");
+    assert_eq!(field("tick rate"), "60 Hz");
+    assert!(field("level").starts_with("course (hash "), "{text}");
+    assert!(field("tuning").starts_with("hash "), "{text}");
+    assert_eq!(field("players"), "1");
+    assert_eq!(field("player name"), "Ada");
+    assert_eq!(field("date"), "2026-11-29T12:00:00Z");
+    let ticks: u64 = field("ticks").parse().unwrap();
+    let chunks: u64 = field("chunks").split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(chunks, ticks.div_ceil(300));
+    let duration = field("duration");
+    assert_eq!(
+        duration,
+        format!("{}.{:03} s", ticks / 60, (ticks % 60 * 1000 + 30) / 60)
+    );
+    assert_eq!(
+        field("finish"),
+        format!("P0 tick {} ({duration})", ticks - 1)
+    );
+    assert_eq!(field("final hash").len(), 16);
+    let per_minute = (size * 3600 + ticks / 2) / ticks;
+    assert_eq!(
+        field("size"),
+        format!("{size} bytes ({per_minute} bytes per minute of play)")
+    );
+    assert!(field("verified").starts_with("no"), "{text}");
+    // Inspect does not re-simulate, but it checks every byte.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[200] ^= 1;
+    let damaged = dir.write("damaged.pogo", bytes);
+    let out = pogo(["inspect", s(&damaged)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("checksum mismatch"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
+    let dir = TempDir::new("race");
+    let ghost = dir.path("ghost.pogo");
+    record(&ghost, &["--level", "course", "--bot"]);
+    let text = expect(0, &["race", s(&ghost), s(&ghost)]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "level: course");
+    assert!(lines[1].starts_with("split "), "{text}");
+    let rows = &lines[2..lines.len() - 1];
+    assert_eq!(rows.len(), 5, "4 checkpoints and the finish: {text}");
+    for row in rows {
+        assert!(row.ends_with("+0.000 s"), "{row}");
+    }
+    assert!(rows[4].starts_with("finish "), "{text}");
+    assert_eq!(lines[lines.len() - 1], "run finishes level with the ghost");
+
+    // A run that stops early reaches fewer splits: `-` where it has none.
+    let short = dir.path("short.pogo");
+    record(&short, &["--level", "course", "--bot", "--ticks", "1500"]);
+    let text = expect(0, &["race", s(&ghost), s(&short)]);
+    let finish = text.lines().find(|l| l.starts_with("finish")).unwrap();
+    assert!(finish.ends_with(" -"), "{text}");
+    assert!(
+        text.ends_with("run does not finish; the ghost does\n"),
+        "{text}"
+    );
+
+    // Different levels: bad input.
+    let flat = dir.path("flat.pogo");
+    record(&flat, &["--level", "flat", "--ticks", "60"]);
+    let out = pogo(["race", s(&ghost), s(&flat)]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A replay that does not verify: a failed check.
+    let (bytes, _) = retimed(&std::fs::read(&ghost).unwrap(), 130);
+    let bad = dir.write("bad.pogo", bytes);
+    let out = pogo(["race", s(&ghost), s(&bad)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("does not verify: desync"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn plot_writes_an_svg_of_the_trajectories() {
+    let dir = TempDir::new("plot");
+    let a = dir.path("a.pogo");
+    let b = dir.path("b.pogo");
+    record(&a, &["--level", "course", "--bot", "--ticks", "900"]);
+    record(
+        &b,
+        &[
+            "--level",
+            "course",
+            "--bot",
+            "--players",
+            "2",
+            "--ticks",
+            "600",
+        ],
+    );
+    let svg = dir.path("out.svg");
+    let text = expect(0, &["plot", s(&a), s(&b), "-o", s(&svg)]);
+    assert!(
+        text.starts_with(&format!("wrote {}: 3 trajectories on course", s(&svg))),
+        "{text}"
+    );
+    let content = std::fs::read_to_string(&svg).unwrap();
+    assert!(content.starts_with("<svg"), "{}", &content[..100]);
+    assert!(content.trim_end().ends_with("</svg>"));
+    assert!(content.contains("<polyline") || content.contains("<path"));
+    assert!(content.contains("<rect"), "the level's boxes");
+    for name in [
+        s(&a).to_string(),
+        format!("{} P1", s(&b)),
+        "checkpoint".into(),
+    ] {
+        assert!(content.contains(&name), "legend has {name}");
+    }
+    // All replays must be of one level.
+    let flat = dir.path("flat.pogo");
+    record(&flat, &["--level", "flat", "--ticks", "60"]);
+    let out = pogo(["plot", s(&a), s(&flat), "-o", s(&dir.path("x.svg"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("one level"), "{}", stderr(&out));
+}
+
+#[test]
+fn record_rejects_oversized_metadata_and_needs_record_for_it() {
+    let dir = TempDir::new("metadata");
+    let path = dir.path("x.pogo");
+    let long = "x".repeat(65);
+    let out = pogo([
+        "simulate",
+        "--level",
+        "flat",
+        "--ticks",
+        "10",
+        "--record",
+        s(&path),
+        "--player-name",
+        &long,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--player-name"), "{}", stderr(&out));
+    let out = pogo(["simulate", "--level", "flat", "--date", "today"]);
+    assert_eq!(out.status.code(), Some(2), "--date without --record");
+}
+
+#[test]
+fn the_samples_verify_and_the_bad_ones_fail() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut samples: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pogo"))
+        .collect();
+    samples.sort();
+    assert!(samples.len() >= 3, "{samples:?}");
+    let mut args = vec!["verify"];
+    args.extend(samples.iter().map(|p| s(p)));
+    let text = expect(0, &args);
+    assert_eq!(text.lines().count(), samples.len());
+    let bad = root.join("samples/bad");
+    let text = expect(
+        1,
+        &[
+            "verify",
+            s(&bad.join("tampered.pogo")),
+            s(&bad.join("truncated.pogo")),
+        ],
+    );
+    assert!(text.contains("desync at tick 179"), "{text}");
+    assert!(text.contains("truncated at byte"), "{text}");
+}
