@@ -11,9 +11,12 @@
 //! verifier re-simulating that run pays per tick — and criterion's "time" is ns per tick, its
 //! "thrpt" ticks per second.
 //!
+//! `scaling/sprawl_boxes/N` times the same run on `sprawl` cut down to N boxes: the cost of a
+//! tick against the level's size, all else equal.
+//!
 //! `cargo bench --bench tick` (all), `cargo bench --bench tick -- course` (one level);
 //! `cargo test --benches` runs each once as a smoke test. Before timing it prints each run's
-//! length and how closely the f64 run follows the fixed-point one.
+//! length and how closely the f64 run follows the fixed-point one. See PERFORMANCE.md.
 
 mod support;
 
@@ -71,16 +74,54 @@ fn ticks(c: &mut Criterion) {
     // Fixed and f64 of one level back to back, so their ratio sees the same machine load.
     for (run, (world, tuning)) in runs.iter().zip(&floats) {
         let mut cursor = Cursor::new(run);
-        group.bench_function(BenchmarkId::new("fixed", run.level), |b| {
+        group.bench_function(BenchmarkId::new("fixed", &run.level), |b| {
             b.iter_custom(|iters| cursor.step_timed(iters))
         });
         let mut cursor = FloatCursor::new(run, world, tuning);
-        group.bench_function(BenchmarkId::new("f64", run.level), |b| {
+        group.bench_function(BenchmarkId::new("f64", &run.level), |b| {
             b.iter_custom(|iters| cursor.step_timed(iters))
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, ticks);
+/// Half-widths (m) of the bands of `sprawl` kept for the scaling benchmark: 4, 20 and 80 of
+/// its 320 pillar rows around the bot's street, and all of them.
+const BANDS: &[i32] = &[15, 95, 395, 1600];
+
+/// The cost of a tick against the number of boxes, all else equal: `sprawl` cut down to a
+/// band of pillar rows around the street the bot runs along (the ground slab, and so the
+/// level's extent and the grid's cells, stay the same). The bot's run is the same in every
+/// band (checked: the same final state hash), so only the level's size differs.
+fn scaling(c: &mut Criterion) {
+    if !support::level_named()("scaling") && std::env::args().skip(1).any(|a| !a.starts_with('-')) {
+        return; // a filter for other benchmarks: skip the set-up
+    }
+    let full = support::record("sprawl", 20_000);
+    let mut group = c.benchmark_group("scaling");
+    group.throughput(Throughput::Elements(1));
+    group.warm_up_time(Duration::from_secs(2));
+    group.measurement_time(Duration::from_secs(5));
+    for &band in BANDS {
+        let mut desc = pogo::replay::builtin_level("sprawl").expect("built-in");
+        let half = pogo::core::Fx::from_int(band);
+        let ground = desc.solids[0];
+        desc.solids
+            .retain(|s| *s == ground || (s.bounds.max.z >= -half && s.bounds.min.z <= half));
+        let boxes = desc.solids.len();
+        let run = support::record_in(
+            format!("sprawl-band-{band}"),
+            support::simulation_of(desc),
+            20_000,
+        );
+        assert_eq!(run.end_hash, full.end_hash, "band {band}: another run");
+        let mut cursor = Cursor::new(&run);
+        group.bench_function(BenchmarkId::new("sprawl_boxes", boxes), |b| {
+            b.iter_custom(|iters| cursor.step_timed(iters))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ticks, scaling);
 criterion_main!(benches);

@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz.sh [SECONDS]          e.g. `scripts/fuzz.sh 600` for the 10-minute runs
 #   FUZZ_CMIN=1 scripts/fuzz.sh 60     ... then minimise each corpus with `cargo fuzz cmin`
+#   FUZZ_TARGETS="tick" scripts/fuzz.sh 600   only the named targets
 #
 # New inputs land in fuzz/corpus/<target>/ (commit them after `FUZZ_CMIN=1`), crashes in
 # fuzz/artifacts/<target>/, full logs in fuzz/artifacts/logs/<target>.log. A crash goes, with
@@ -28,12 +29,31 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 
-targets=$(cargo +nightly fuzz list)
+# FUZZ_TARGETS="a b" runs only those (e.g. to split the targets between two processes).
+targets=${FUZZ_TARGETS:-$(cargo +nightly fuzz list)}
 mkdir -p artifacts/logs
 cargo +nightly fuzz build
 
 # The last value of a `stat::NAME: VALUE` line of libFuzzer's -print_final_stats output.
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
+
+# Per-target libFuzzer options. The replay targets read untrusted files whose memory must stay
+# bounded by the format's limits (256 KiB per chunk) whatever they claim: a resident set over
+# 256 MB or a single allocation over 64 MB is a crash.
+target_options() {
+  case "$1" in
+    replay_decode | replay_roundtrip) echo "-rss_limit_mb=256 -malloc_limit_mb=64" ;;
+    *) echo "-rss_limit_mb=4096" ;;
+  esac
+}
+
+# Per-target AddressSanitizer options. ASan keeps freed memory in a quarantine (256 MB by
+# default) that counts toward the resident set: under a 256 MB limit it has to be smaller.
+target_asan_options() {
+  case "$1" in
+    replay_decode | replay_roundtrip) echo "quarantine_size_mb=16" ;;
+  esac
+}
 
 failed=()
 summary=()
@@ -42,8 +62,14 @@ for target in $targets; do
   log="artifacts/logs/$target.log"
   echo "==> $target: ${seconds}s (log: fuzz/$log)" >&2
   status=0
-  cargo +nightly fuzz run "$target" -- \
-    -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=4096 \
+  asan_options="${ASAN_OPTIONS:-}"
+  extra=$(target_asan_options "$target")
+  if [ -n "$extra" ]; then
+    asan_options="${asan_options:+$asan_options:}$extra"
+  fi
+  # shellcheck disable=SC2046 # the options are words
+  ASAN_OPTIONS="$asan_options" cargo +nightly fuzz run "$target" -- \
+    -max_total_time="$seconds" -print_final_stats=1 -timeout=20 $(target_options "$target") \
     >"$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ]; then
     failed+=("$target")

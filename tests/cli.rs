@@ -1,58 +1,10 @@
 //! Integration tests of the `pogo` binary: exit codes, output contract, error lines.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod support;
 
-/// A scratch directory under the system temp dir, unique per process and test, removed on
-/// drop.
-struct TempDir(PathBuf);
+use std::process::Output;
 
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("pogo-cli-test-{}-{n}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn write(&self, file: &str, contents: &str) -> PathBuf {
-        let path = self.0.join(file);
-        std::fs::write(&path, contents).unwrap();
-        path
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn pogo<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_pogo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
+use support::{TempDirExt, assert_bad_input, assert_hash_format, pogo, stderr, stdout, temp_dir};
 
 /// The 16 hex digits after `hash=`, checking the format.
 fn hash(out: &Output) -> String {
@@ -62,13 +14,7 @@ fn hash(out: &Output) -> String {
         .find(|l| l.starts_with("hash="))
         .unwrap_or_else(|| panic!("no hash line in:\n{text}"));
     let digits = &line["hash=".len()..];
-    assert_eq!(digits.len(), 16, "{line}");
-    assert!(
-        digits
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
-        "{line}"
-    );
+    assert_hash_format(digits, line);
     digits.to_string()
 }
 
@@ -78,20 +24,6 @@ fn steady_line(out: &Output) -> String {
         .find(|l| l.starts_with("steady: "))
         .unwrap_or_else(|| panic!("no steady line in:\n{text}"))
         .to_string()
-}
-
-/// Exit code 2, exactly one line on stderr starting `error: ` and containing every `needle`,
-/// no panic, nothing on stdout.
-fn assert_bad_input(out: &Output, needles: &[&str]) {
-    let err = stderr(out);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{needle:?} not in {err}");
-    }
-    assert!(out.stdout.is_empty(), "stdout: {}", stdout(out));
 }
 
 #[test]
@@ -129,7 +61,7 @@ fn set_override_changes_steady_bounce_and_hash() {
 
 #[test]
 fn layers_apply_in_order_defaults_file_overrides() {
-    let dir = TempDir::new("layers");
+    let dir = temp_dir("layers");
     let file = dir.write("t.json", r#"{"impact_transfer": 0.35, "gravity": 30}"#);
     let from_file = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
     let from_sets = pogo([
@@ -157,7 +89,7 @@ fn layers_apply_in_order_defaults_file_overrides() {
 fn unknown_key_is_bad_input() {
     assert_bad_input(&pogo(["tuning", "--set", "gravty=24"]), &["gravty"]);
 
-    let dir = TempDir::new("unknown");
+    let dir = temp_dir("unknown");
     let file = dir.write("tuning.json", "{\n  \"gravty\": 24\n}\n");
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
     assert_bad_input(
@@ -192,7 +124,7 @@ fn inconsistent_tuning_is_bad_input() {
 
 #[test]
 fn missing_file_is_bad_input() {
-    let dir = TempDir::new("missing");
+    let dir = temp_dir("missing");
     let file = dir.path().join("no-such-tuning.json");
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
     assert_bad_input(&out, &["no-such-tuning.json"]);
@@ -200,7 +132,7 @@ fn missing_file_is_bad_input() {
 
 #[test]
 fn malformed_json_file_is_bad_input() {
-    let dir = TempDir::new("malformed");
+    let dir = temp_dir("malformed");
     let file = dir.write("broken.json", "{\"gravity\": 24,\n}\n");
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), file.as_os_str()]);
     assert_bad_input(&out, &["broken.json", "invalid JSON", "line 2 column 1"]);
@@ -208,7 +140,7 @@ fn malformed_json_file_is_bad_input() {
 
 #[test]
 fn other_bad_files_are_bad_input() {
-    let dir = TempDir::new("other");
+    let dir = temp_dir("other");
     for (name, contents, needle) in [
         (
             "string.json",
@@ -229,12 +161,11 @@ fn other_bad_files_are_bad_input() {
     }
     let big = dir.write(
         "big.json",
-        &" ".repeat(pogo::replay::MAX_TUNING_FILE_BYTES + 1),
+        " ".repeat(pogo::replay::MAX_TUNING_FILE_BYTES + 1),
     );
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), big.as_os_str()]);
     assert_bad_input(&out, &["big.json", "limit"]);
-    let binary = dir.path().join("binary.json");
-    std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+    let binary = dir.write("binary.json", [0xff, 0xfe, 0x00]);
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), binary.as_os_str()]);
     assert_bad_input(&out, &["binary.json", "UTF-8"]);
     let out = pogo([
@@ -256,7 +187,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn json_output_round_trips_to_the_same_hash() {
-    let dir = TempDir::new("json");
+    let dir = temp_dir("json");
     for sets in [
         &[][..],
         &["--set", "impact_transfer=0.1", "--set", "gravity=31.7"],
@@ -299,13 +230,7 @@ fn levels_lists_the_builtin_levels() {
             .iter()
             .find(|l| l.split_whitespace().next() == Some(name))
             .unwrap_or_else(|| panic!("{name} missing:\n{text}"));
-        let hash = level_field(line, "hash");
-        assert_eq!(hash.len(), 16, "{line}");
-        assert!(
-            hash.bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
-            "{line}"
-        );
+        assert_hash_format(level_field(line, "hash"), line);
         for key in ["boxes", "ramps", "platforms", "checkpoints"] {
             level_field(line, key).parse::<usize>().unwrap();
         }

@@ -1,64 +1,12 @@
 //! Integration tests of the replay subcommands: `simulate --record`, `verify`, `inspect`,
 //! `diff`, `race`, `salvage` and `plot`, their output formats and exit codes.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use pogo::replay::{Limits, Replay};
 use serde_json::Value;
-
-/// A scratch directory under the system temp dir, unique per process and test, removed on
-/// drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "pogo-replay-test-{}-{n}-{name}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-
-    fn write(&self, file: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path(file);
-        std::fs::write(&path, contents).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn pogo<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_pogo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
+use support::{TempDirExt, assert_one_error_line, pogo, retimed, stderr, stdout, temp_dir};
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -75,12 +23,11 @@ fn expect(code: i32, args: &[&str]) -> String {
         stderr(&out)
     );
     let err = stderr(&out);
-    assert!(!err.contains("panicked"), "{err}");
     if code == 0 {
+        assert!(!err.contains("panicked"), "{err}");
         assert!(err.is_empty(), "stderr: {err}");
     } else {
-        assert_eq!(err.lines().count(), 1, "one line on stderr: {err}");
-        assert!(err.starts_with("error: "), "{err}");
+        assert_one_error_line(&err);
     }
     stdout(&out)
 }
@@ -91,36 +38,6 @@ fn record(path: &Path, args: &[&str]) {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--record", s(path)]);
     expect(0, &all);
-}
-
-/// `bytes` (a replay) with player 0's first input change after tick `after` held one tick
-/// longer; returns the new bytes and the tick the change moved from.
-fn retimed(bytes: &[u8], after: u32) -> (Vec<u8>, u32) {
-    let mut replay = Replay::decode(bytes, Limits::default()).unwrap();
-    let chunk = replay
-        .chunks
-        .iter_mut()
-        .find(|c| c.first_tick + c.ticks > after + 2)
-        .unwrap();
-    let runs = &mut chunk.runs[0];
-    let mut start = chunk.first_tick;
-    let index = runs
-        .iter()
-        .position(|r| {
-            start += r.length;
-            start > after
-        })
-        .unwrap();
-    assert!(
-        index + 1 < runs.len(),
-        "an input change follows tick {after}"
-    );
-    runs[index].length += 1;
-    runs[index + 1].length -= 1;
-    if runs[index + 1].length == 0 {
-        runs.remove(index + 1);
-    }
-    (replay.encode(), start)
 }
 
 const SCRIPT: &str = "\
@@ -135,15 +52,15 @@ const SCRIPT: &str = "\
 
 #[test]
 fn bot_and_scripted_recordings_verify_on_every_builtin_level() {
-    let dir = TempDir::new("round-trip");
+    let dir = temp_dir("round-trip");
     let mut files = Vec::new();
     for level in ["flat", "course", "sprawl"] {
-        let path = dir.path(&format!("{level}.pogo"));
+        let path = dir.path().join(format!("{level}.pogo"));
         record(&path, &["--level", level, "--bot", "--ticks", "600"]);
         files.push(path);
     }
     let script = dir.write("script.txt", SCRIPT);
-    let scripted = dir.path("scripted.pogo");
+    let scripted = dir.path().join("scripted.pogo");
     record(
         &scripted,
         &[
@@ -180,8 +97,8 @@ fn bot_and_scripted_recordings_verify_on_every_builtin_level() {
 
 #[test]
 fn recording_is_reproducible_and_matches_the_sig_line() {
-    let dir = TempDir::new("reproducible");
-    let (a, b) = (dir.path("a.pogo"), dir.path("b.pogo"));
+    let dir = temp_dir("reproducible");
+    let (a, b) = (dir.path().join("a.pogo"), dir.path().join("b.pogo"));
     let sig = expect(
         0,
         &[
@@ -225,15 +142,15 @@ fn recording_is_reproducible_and_matches_the_sig_line() {
 
 #[test]
 fn verify_json_lines_have_the_fields() {
-    let dir = TempDir::new("json");
-    let good = dir.path("good.pogo");
+    let dir = temp_dir("json");
+    let good = dir.path().join("good.pogo");
     record(
         &good,
         &["--level", "course", "--bot", "--player-name", "bot"],
     );
     let (bad_bytes, _) = retimed(&std::fs::read(&good).unwrap(), 130);
     let bad = dir.write("bad.pogo", bad_bytes);
-    let missing = dir.path("missing.pogo");
+    let missing = dir.path().join("missing.pogo");
     let junk = dir.write("junk.pogo", "hello, world");
     let text = expect(
         1,
@@ -280,9 +197,9 @@ fn verify_json_lines_have_the_fields() {
 
 #[test]
 fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
-    let dir = TempDir::new("exit");
-    let a = dir.path("a.pogo");
-    let b = dir.path("b.pogo");
+    let dir = temp_dir("exit");
+    let a = dir.path().join("a.pogo");
+    let b = dir.path().join("b.pogo");
     record(&a, &["--level", "flat", "--bot", "--ticks", "400"]);
     record(&b, &["--level", "course", "--bot", "--ticks", "400"]);
     let (tampered, _) = retimed(&std::fs::read(&b).unwrap(), 100);
@@ -329,13 +246,13 @@ fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
 
 #[test]
 fn a_tuned_run_and_a_level_file_verify_with_the_same_options() {
-    let dir = TempDir::new("options");
+    let dir = temp_dir("options");
     let level = dir.write(
         "slab.json",
         r#"{"name": "slab", "spawn": [0, 0, 0],
             "solids": [{"min": [-200, -1, -200], "max": [200, 0, 200]}]}"#,
     );
-    let replay = dir.path("slab.pogo");
+    let replay = dir.path().join("slab.pogo");
     record(
         &replay,
         &[
@@ -366,8 +283,8 @@ fn a_tuned_run_and_a_level_file_verify_with_the_same_options() {
 
 #[test]
 fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
-    let dir = TempDir::new("retimed");
-    let a = dir.path("a.pogo");
+    let dir = temp_dir("retimed");
+    let a = dir.path().join("a.pogo");
     record(&a, &["--level", "course", "--bot", "--ticks", "900"]);
     let (bytes, changed_at) = retimed(&std::fs::read(&a).unwrap(), 200);
     let b = dir.write("b.pogo", bytes);
@@ -411,7 +328,7 @@ fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("truncated"), "{}", stderr(&out));
     // A prefix of a run: identical as far as it goes, but the runs differ in length.
-    let c = dir.path("c.pogo");
+    let c = dir.path().join("c.pogo");
     record(&c, &["--level", "course", "--bot", "--ticks", "600"]);
     let out = pogo(["diff", s(&a), s(&c)]);
     assert_eq!(out.status.code(), Some(1));
@@ -423,15 +340,15 @@ fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
 
 #[test]
 fn a_truncated_recording_is_salvaged_and_then_verifies() {
-    let dir = TempDir::new("salvage");
-    let full = dir.path("full.pogo");
+    let dir = temp_dir("salvage");
+    let full = dir.path().join("full.pogo");
     record(&full, &["--level", "course", "--bot", "--ticks", "1000"]);
     let bytes = std::fs::read(&full).unwrap();
     // Cut 100 bytes before the end: inside the last input chunk (ticks 900…999).
     let cut = dir.write("cut.pogo", &bytes[..bytes.len() - 100]);
     let text = expect(1, &["verify", s(&cut)]);
     assert!(text.contains("truncated at byte"), "{text}");
-    let fixed = dir.path("fixed.pogo");
+    let fixed = dir.path().join("fixed.pogo");
     let text = expect(0, &["salvage", s(&cut), s(&fixed)]);
     let lines: Vec<&str> = text.lines().collect();
     assert!(
@@ -446,7 +363,7 @@ fn a_truncated_recording_is_salvaged_and_then_verifies() {
     let text = expect(0, &["verify", s(&fixed)]);
     assert!(text.contains("ticks=900"), "{text}");
     // A complete replay salvages to itself.
-    let again = dir.path("again.pogo");
+    let again = dir.path().join("again.pogo");
     let text = expect(0, &["salvage", s(&full), s(&again)]);
     assert!(
         text.contains("dropped 0 bytes (the input was a complete replay)"),
@@ -455,7 +372,7 @@ fn a_truncated_recording_is_salvaged_and_then_verifies() {
     assert!(std::fs::read(&again).unwrap() == bytes);
     // Nothing to salvage: exit 2, nothing written.
     let stub = dir.write("stub.pogo", &bytes[..20]);
-    let none = dir.path("none.pogo");
+    let none = dir.path().join("none.pogo");
     let out = pogo(["salvage", s(&stub), s(&none)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -468,8 +385,8 @@ fn a_truncated_recording_is_salvaged_and_then_verifies() {
 
 #[test]
 fn inspect_shows_header_length_outcome_and_size_without_verifying() {
-    let dir = TempDir::new("inspect");
-    let path = dir.path("run.pogo");
+    let dir = temp_dir("inspect");
+    let path = dir.path().join("run.pogo");
     record(
         &path,
         &[
@@ -534,8 +451,8 @@ fn inspect_shows_header_length_outcome_and_size_without_verifying() {
 
 #[test]
 fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
-    let dir = TempDir::new("race");
-    let ghost = dir.path("ghost.pogo");
+    let dir = temp_dir("race");
+    let ghost = dir.path().join("ghost.pogo");
     record(&ghost, &["--level", "course", "--bot"]);
     let text = expect(0, &["race", s(&ghost), s(&ghost)]);
     let lines: Vec<&str> = text.lines().collect();
@@ -550,7 +467,7 @@ fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
     assert_eq!(lines[lines.len() - 1], "run finishes level with the ghost");
 
     // A run that stops early reaches fewer splits: `-` where it has none.
-    let short = dir.path("short.pogo");
+    let short = dir.path().join("short.pogo");
     record(&short, &["--level", "course", "--bot", "--ticks", "1500"]);
     let text = expect(0, &["race", s(&ghost), s(&short)]);
     let finish = text.lines().find(|l| l.starts_with("finish")).unwrap();
@@ -561,7 +478,7 @@ fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
     );
 
     // Different levels: bad input.
-    let flat = dir.path("flat.pogo");
+    let flat = dir.path().join("flat.pogo");
     record(&flat, &["--level", "flat", "--ticks", "60"]);
     let out = pogo(["race", s(&ghost), s(&flat)]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -579,9 +496,9 @@ fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
 
 #[test]
 fn plot_writes_an_svg_of_the_trajectories() {
-    let dir = TempDir::new("plot");
-    let a = dir.path("a.pogo");
-    let b = dir.path("b.pogo");
+    let dir = temp_dir("plot");
+    let a = dir.path().join("a.pogo");
+    let b = dir.path().join("b.pogo");
     record(&a, &["--level", "course", "--bot", "--ticks", "900"]);
     record(
         &b,
@@ -595,7 +512,7 @@ fn plot_writes_an_svg_of_the_trajectories() {
             "600",
         ],
     );
-    let svg = dir.path("out.svg");
+    let svg = dir.path().join("out.svg");
     let text = expect(0, &["plot", s(&a), s(&b), "-o", s(&svg)]);
     assert!(
         text.starts_with(&format!("wrote {}: 3 trajectories on course", s(&svg))),
@@ -614,17 +531,17 @@ fn plot_writes_an_svg_of_the_trajectories() {
         assert!(content.contains(&name), "legend has {name}");
     }
     // All replays must be of one level.
-    let flat = dir.path("flat.pogo");
+    let flat = dir.path().join("flat.pogo");
     record(&flat, &["--level", "flat", "--ticks", "60"]);
-    let out = pogo(["plot", s(&a), s(&flat), "-o", s(&dir.path("x.svg"))]);
+    let out = pogo(["plot", s(&a), s(&flat), "-o", s(&dir.path().join("x.svg"))]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("one level"), "{}", stderr(&out));
 }
 
 #[test]
 fn record_rejects_oversized_metadata_and_needs_record_for_it() {
-    let dir = TempDir::new("metadata");
-    let path = dir.path("x.pogo");
+    let dir = temp_dir("metadata");
+    let path = dir.path().join("x.pogo");
     let long = "x".repeat(65);
     let out = pogo([
         "simulate",

@@ -1,61 +1,11 @@
 //! Integration tests of `pogo simulate`: the SIG line, render-rate independence, the bot, the
 //! trace CSV, several players and the error contract.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod support;
 
-/// A scratch directory under the system temp dir, unique per process and test, removed on
-/// drop.
-struct TempDir(PathBuf);
+use std::path::Path;
 
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "pogo-simulate-test-{}-{n}-{name}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn write(&self, file: &str, contents: &str) -> PathBuf {
-        let path = self.0.join(file);
-        std::fs::write(&path, contents).unwrap();
-        path
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn pogo<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_pogo"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
+use support::{TempDirExt, assert_hash_format, pogo, stderr, stdout, temp_dir};
 
 /// Runs `pogo simulate ARGS…`, expecting success; returns stdout.
 fn simulate(args: &[&str]) -> String {
@@ -96,12 +46,7 @@ fn parse_sig(line: &str) -> Sig {
     assert!(whole.parse::<i64>().is_ok(), "{line:?}");
     assert_eq!(decimals.len(), 4, "apex with 4 decimals: {line:?}");
     let hash = value(5, "hash");
-    assert_eq!(hash.len(), 16, "{line:?}");
-    assert!(
-        hash.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
-        "{line:?}"
-    );
+    assert_hash_format(&hash, &format!("{line:?}"));
     let finish = value(4, "finish");
     Sig {
         ticks: value(1, "ticks").parse().unwrap(),
@@ -119,19 +64,11 @@ fn single_sig(text: &str) -> Sig {
     parse_sig(lines[0])
 }
 
-/// Exit code 2, exactly one line on stderr starting `error: ` and containing every `needle`,
-/// no panic, nothing on stdout.
+/// `pogo simulate ARGS…` is bad input: see [`support::assert_bad_input`].
+#[track_caller]
 fn assert_bad_input(args: &[&str], needles: &[&str]) {
     let out = pogo(std::iter::once("simulate").chain(args.iter().copied()));
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.lines().count(), 1, "not one line: {err}");
-    assert!(err.starts_with("error: "), "{err}");
-    for needle in needles {
-        assert!(err.contains(needle), "{needle:?} not in {err}");
-    }
-    assert!(out.stdout.is_empty(), "stdout: {}", stdout(&out));
+    support::assert_bad_input(&out, needles);
 }
 
 /// A one-player script mixing tick numbers and seconds, steering and buttons.
@@ -176,7 +113,7 @@ fn render_rate_does_not_change_a_neutral_run() {
 
 #[test]
 fn render_rate_does_not_change_a_scripted_run_or_its_trace() {
-    let dir = TempDir::new("render");
+    let dir = temp_dir("render");
     let script = dir.write("inputs.txt", SCRIPT);
     let script = script.to_str().unwrap();
     let run = |clock: &[&str], trace: &Path| {
@@ -185,17 +122,17 @@ fn render_rate_does_not_change_a_scripted_run_or_its_trace() {
         args.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
         (simulate(&args), std::fs::read(trace).unwrap())
     };
-    let (expected, expected_trace) = run(&[], &dir.path("default.csv"));
+    let (expected, expected_trace) = run(&[], &dir.path().join("default.csv"));
     // The script changes the run: not the neutral one.
     let neutral = simulate(&["--level", "course", "--ticks", "400"]);
     assert_ne!(single_sig(&expected).hash, single_sig(&neutral).hash);
     for (i, clock) in RENDER_CLOCKS.iter().enumerate() {
-        let (sig, trace) = run(clock, &dir.path(&format!("{i}.csv")));
+        let (sig, trace) = run(clock, &dir.path().join(format!("{i}.csv")));
         assert_eq!(sig, expected, "{clock:?}");
         assert!(trace == expected_trace, "trace differs with {clock:?}");
     }
     // A rate so low that one frame runs hundreds of ticks and many events wait at once.
-    let (sig, trace) = run(&["--render-fps", "0.25"], &dir.path("slow.csv"));
+    let (sig, trace) = run(&["--render-fps", "0.25"], &dir.path().join("slow.csv"));
     assert_eq!(sig, expected);
     assert!(trace == expected_trace, "trace differs at 0.25 fps");
 }
@@ -217,8 +154,8 @@ fn bot_finishes_the_course_at_every_render_rate() {
 
 #[test]
 fn trace_has_specs_header_and_one_row_per_tick() {
-    let dir = TempDir::new("trace");
-    let trace = dir.path("trace.csv");
+    let dir = temp_dir("trace");
+    let trace = dir.path().join("trace.csv");
     let sig = single_sig(&simulate(&[
         "--level",
         "flat",
@@ -253,12 +190,12 @@ fn trace_has_specs_header_and_one_row_per_tick() {
 
 #[test]
 fn two_players_print_one_line_each_with_the_same_hash() {
-    let dir = TempDir::new("players");
+    let dir = temp_dir("players");
     let script = dir.write(
         "two.txt",
         "0 0 0\n30 127 0\nplayer 1\n0.25s 50 50\n100 0 0 dive\n",
     );
-    let trace = dir.path("two.csv");
+    let trace = dir.path().join("two.csv");
     let text = simulate(&[
         "--level",
         "flat",
@@ -304,7 +241,7 @@ fn two_players_print_one_line_each_with_the_same_hash() {
 
 #[test]
 fn a_level_file_runs_like_a_builtin_level() {
-    let dir = TempDir::new("level");
+    let dir = temp_dir("level");
     let level = dir.write(
         "slab.json",
         r#"{"name": "slab", "spawn": [0, 0, 0],
@@ -322,9 +259,9 @@ fn a_level_file_runs_like_a_builtin_level() {
 
 #[test]
 fn bad_input_is_one_error_line_and_exit_2() {
-    let dir = TempDir::new("errors");
+    let dir = temp_dir("errors");
     assert_bad_input(&["--level", "nowhere"], &["nowhere", "flat", "course"]);
-    let missing = dir.path("missing.txt");
+    let missing = dir.path().join("missing.txt");
     let missing = missing.to_str().unwrap();
     assert_bad_input(&["--level", "flat", "--inputs", missing], &[missing]);
     let bad = dir.write("bad.txt", "0 0 0\n# fine\n30 200 0\n");
@@ -371,7 +308,7 @@ fn bad_input_is_one_error_line_and_exit_2() {
     );
     let level = level.to_str().unwrap();
     assert_bad_input(&["--level", level], &[level, "solids[0].min", "line 2"]);
-    let trace = dir.path("no/such/dir/trace.csv");
+    let trace = dir.path().join("no/such/dir/trace.csv");
     assert_bad_input(
         &["--level", "flat", "--trace", trace.to_str().unwrap()],
         &["trace"],

@@ -11,8 +11,10 @@
 //! reproducible, and rewrites `samples/` from them), then update the pinned values below by
 //! hand from the failure messages, and say why in the commit message.
 
+mod support;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use pogo::core::bot::Bot;
@@ -23,6 +25,7 @@ use pogo::replay::{
     Header, Limits, Recorder, Replay, ReplayError, Verifier, VerifyError, builtin_level,
     parse_input_script, salvage,
 };
+use support::{pogo, retimed, temp_dir};
 
 /// Where a golden run's input comes from.
 enum Source {
@@ -236,17 +239,16 @@ fn golden_replays_verify_to_their_pinned_outcome_and_re_encode_byte_for_byte() {
 
 #[test]
 fn the_cli_records_the_golden_bytes() {
-    let dir = std::env::temp_dir().join(format!("pogo-golden-replays-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("golden-replays");
     for g in GOLDEN {
         let expected = golden_bytes(g);
-        let out_path = dir.join(g.file);
-        let out = Command::new(env!("CARGO_BIN_EXE_pogo"))
-            .args(cli_args(g))
-            .arg("--record")
-            .arg(&out_path)
-            .output()
-            .unwrap();
+        let out_path = dir.path().join(g.file);
+        let args = cli_args(g);
+        let out = pogo(
+            args.iter()
+                .map(OsStr::new)
+                .chain([OsStr::new("--record"), out_path.as_os_str()]),
+        );
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -269,7 +271,6 @@ fn the_cli_records_the_golden_bytes() {
             g.file
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `samples/`: the golden replays, a short bot run on `sprawl`, and under `bad/` a tampered
@@ -293,31 +294,12 @@ fn sample_files() -> Vec<(String, Vec<u8>)> {
     };
     files.push((sprawl.file.to_string(), record(&sprawl)));
     let course = files[0].1.clone();
-    files.push(("bad/tampered.pogo".to_string(), tampered(&course)));
+    // The first input change after tick 130 held one tick longer.
+    files.push(("bad/tampered.pogo".to_string(), retimed(&course, 130).0));
     // Cut 7 bytes into the fifth input chunk: four whole chunks (1200 ticks) survive.
     let cut = chunk_ends(&course)[4] + 7;
     files.push(("bad/truncated.pogo".to_string(), course[..cut].to_vec()));
     files
-}
-
-/// `bytes` with the first input change after tick 130 held one tick longer.
-fn tampered(bytes: &[u8]) -> Vec<u8> {
-    let mut replay = Replay::decode(bytes, Limits::default()).unwrap();
-    let runs = &mut replay.chunks[0].runs[0];
-    let mut start = 0;
-    let index = runs
-        .iter()
-        .position(|r| {
-            start += r.length;
-            start > 130
-        })
-        .unwrap();
-    runs[index].length += 1;
-    runs[index + 1].length -= 1;
-    if runs[index + 1].length == 0 {
-        runs.remove(index + 1);
-    }
-    replay.encode()
 }
 
 /// The byte offset where each chunk (header, inputs…, trailer) ends.

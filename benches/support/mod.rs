@@ -14,7 +14,7 @@ pub mod float;
 use std::sync::Arc;
 
 use pogo::core::bot::Bot;
-use pogo::core::world::World;
+use pogo::core::world::{World, WorldDesc};
 use pogo::core::{Input, Simulation, Snapshot, Tuning};
 use pogo::replay::builtin_level;
 
@@ -25,7 +25,7 @@ pub const LEVELS: &[(&str, u32)] = &[("flat", 3600), ("course", 20_000), ("spraw
 /// A bot run, recorded: the simulation (at tick 0), the inputs of every tick until the finish
 /// (inclusive) or the tick limit, and what the run did.
 pub struct Recorded {
-    pub level: &'static str,
+    pub level: String,
     pub sim: Simulation,
     pub start: Snapshot,
     pub inputs: Vec<Input>,
@@ -37,15 +37,25 @@ pub struct Recorded {
 
 /// A fresh single-player simulation of a built-in level with the default tuning.
 pub fn simulation(level: &str) -> Simulation {
-    let tuning = Tuning::default();
     let desc = builtin_level(level).unwrap_or_else(|| panic!("no built-in level {level}"));
-    let world = World::new(desc, &tuning).expect("built-in levels are valid");
+    simulation_of(desc)
+}
+
+/// A fresh single-player simulation of `desc` with the default tuning.
+pub fn simulation_of(desc: WorldDesc) -> Simulation {
+    let tuning = Tuning::default();
+    let world = World::new(desc, &tuning).expect("a valid level");
     Simulation::new(Arc::new(world), tuning, 1).expect("one player")
 }
 
-/// Records the bot on `level` for at most `max_ticks` ticks (stopping after the finish).
-pub fn record(level: &'static str, max_ticks: u32) -> Recorded {
-    let mut sim = simulation(level);
+/// Records the bot on the built-in `level` for at most `max_ticks` ticks (stopping after the
+/// finish).
+pub fn record(level: &str, max_ticks: u32) -> Recorded {
+    record_in(level.to_string(), simulation(level), max_ticks)
+}
+
+/// Records the bot in `sim` (at tick 0), as [`record`].
+pub fn record_in(level: String, mut sim: Simulation, max_ticks: u32) -> Recorded {
     let start = sim.snapshot();
     let mut bot = Bot::new();
     let mut inputs = Vec::new();
@@ -82,14 +92,19 @@ pub fn record(level: &'static str, max_ticks: u32) -> Recorded {
 /// are recorded (and so benchmarked), which keeps set-up out of a profile of one level;
 /// otherwise all of them.
 pub fn record_selected() -> Vec<Recorded> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let named = |level: &str| args.iter().any(|a| a.contains(level));
+    let named = level_named();
     let any_named = LEVELS.iter().any(|&(level, _)| named(level));
     LEVELS
         .iter()
         .filter(|&&(level, _)| !any_named || named(level))
         .map(|&(level, max)| record(level, max))
         .collect()
+}
+
+/// Whether a command-line argument (a benchmark filter) mentions `name`.
+pub fn level_named() -> impl Fn(&str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    move |name: &str| args.iter().any(|a| a.contains(name))
 }
 
 /// Replays a recorded run tick by tick without end: after the last recorded tick the state is

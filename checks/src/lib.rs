@@ -20,12 +20,19 @@
 //! | `contact_evaluator` | [`contact_evaluator`] | `contact::classify`, `launch::compute`, `contact::ricochet` on any bits |
 //! | `contact_geometry` | [`contact_geometry`] | `sweep::{sweep_box, sweep_plane, depenetrate_*}`: a capsule against one box or ramp |
 //! | `tick` | [`tick`] | `Simulation` on a small world and input stream, with snapshot / restore |
+//! | `replay_decode` | [`replay_decode`] | raw bytes into `Replay::decode`, `ReplayReader`, the `Verifier` and `salvage` |
+//! | `replay_roundtrip` | [`replay_roundtrip`] | an arbitrary valid replay through the `Recorder`, decoded back, and cut |
+//!
+//! `replay_decode` takes libFuzzer's bytes as they are (a replay *is* bytes): its `check`
+//! takes `&[u8]`, and its corpus files are replay files.
 
 use arbitrary::{Arbitrary, Unstructured};
 
 pub mod contact_evaluator;
 pub mod contact_geometry;
 mod num;
+pub mod replay_decode;
+pub mod replay_roundtrip;
 pub mod tick;
 mod tuning;
 
@@ -64,6 +71,14 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "tick",
         run: |bytes| decode(bytes).map(|input| tick::check(&input)),
+    },
+    Target {
+        name: "replay_decode",
+        run: |bytes| Some(replay_decode::check(bytes)),
+    },
+    Target {
+        name: "replay_roundtrip",
+        run: |bytes| decode(bytes).map(|input| replay_roundtrip::check(&input)),
     },
 ];
 

@@ -10,7 +10,7 @@ pub enum Scalar {
     Bits(i64),
     /// `n · 2⁻¹⁶`: within ±32768 on a grid fine enough for every rule threshold.
     Small(i32),
-    /// One of [`EDGES`], chosen modulo their count.
+    /// One of `EDGES`, chosen modulo their count.
     Edge(u8),
 }
 

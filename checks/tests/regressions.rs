@@ -72,3 +72,65 @@ fn killed_while_landing_kept_compression() {
 fn cone_clamp_of_opposite_direction() {
     replay("contact_evaluator", "cone_clamp_of_opposite_direction");
 }
+
+fn regression_bytes(target: &str, name: &str) -> Vec<u8> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions")
+        .join(target)
+        .join(name);
+    std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+/// `ReplayReader` probes for bytes after the trailer with a single `read`, and reported an
+/// `Interrupted` error from it as `ReplayError::Io` — where every other read goes through
+/// `read_exact`, which retries it, as `Read`'s contract asks. A valid replay read from a pipe
+/// or socket that a signal interrupted at that moment failed to verify. Found by the
+/// streaming oracle (a reader that hands out a few bytes at a time and is interrupted every
+/// third call) on the first seed. Fixed in `replay/src/reader.rs`: the probe retries
+/// `Interrupted`.
+#[test]
+fn trailer_probe_interrupted() {
+    replay("replay_decode", "trailer_probe_interrupted");
+}
+
+/// `salvage` counted the preamble and header as dropped when no whole input chunk followed
+/// them: `dropped_bytes` was the whole input although the salvaged replay keeps the header
+/// (here 72 bytes of header, 72 "dropped"). Fixed in `replay/src/salvage.rs`: the kept bytes
+/// start at the end of the header.
+#[test]
+fn salvage_of_a_bare_header() {
+    replay("replay_decode", "salvage_of_a_bare_header");
+    let bytes = regression_bytes("replay_decode", "salvage_of_a_bare_header");
+    let v = pogo_checks::replay_decode::verifier();
+    let salvaged = pogo_replay::salvage(&bytes, v).unwrap();
+    assert!(salvaged.replay.chunks.is_empty());
+    assert_eq!(salvaged.dropped_bytes, 0);
+}
+
+/// FORMAT.md: "every input chunk but the last holds exactly `chunk_ticks`", but the reader
+/// only checked `ticks ≤ chunk_ticks`, so it accepted a short chunk followed by more input —
+/// here a 600-tick recording whose header's `chunk_ticks` was changed from 300 to 302 (the
+/// check re-frames the bytes, so the checksums match): two chunks of 300, the first short.
+/// Such files decode and verify, and the same inputs then have many encodings. Fixed in
+/// `replay/src/format.rs` (`InputChunk::check`): an input chunk must start at a multiple of
+/// `chunk_ticks`, i.e. where a full chunk ended.
+#[test]
+fn short_input_chunk_before_another() {
+    replay("replay_decode", "short_input_chunk_before_another");
+    let bytes = regression_bytes("replay_decode", "short_input_chunk_before_another");
+    let fixed = pogo_checks::replay_decode::reframe(&bytes).unwrap();
+    let mut reader =
+        pogo_replay::ReplayReader::open(&fixed[..], pogo_replay::Limits::default()).unwrap();
+    assert_eq!(reader.header().chunk_ticks, 302);
+    assert!(matches!(
+        reader.next_chunk(),
+        Ok(Some(pogo_replay::Chunk::Inputs(c))) if c.ticks == 300
+    ));
+    assert!(matches!(
+        reader.next_chunk(),
+        Err(pogo_replay::ReplayError::Malformed {
+            what: "input chunk after one shorter than chunk_ticks",
+            ..
+        })
+    ));
+}

@@ -1,19 +1,25 @@
 //! # pogo-core
 //!
-//! The deterministic simulation core of a self-bouncing pogo stick: fixed-point math, tuning,
-//! launch and contact rules. Same tuning + same inputs ⇒ the same bits, on every machine and in
-//! every build profile.
+//! The deterministic simulation core of a self-bouncing pogo stick. Same level, same tuning,
+//! same per-tick inputs ⇒ the same state, bit for bit, on every machine, in every build profile
+//! and at every render frame rate.
 //!
 //! ## How it works
 //!
-//! 1. A [`Tuning`] is built once from a [`TuningSpec`] (defaults, a tuning file, `--set`
-//!    overrides, or [`design`]ed from jump goals): seconds become ticks, degrees become cosine
-//!    thresholds.
-//! 2. Every quantity is an [`Fx`] (32.32 fixed point whose operators saturate, never wrap or
-//!    panic) or a [`Vec3`] of them; time is counted in [`Ticks`].
-//! 3. The rules are pure functions: [`contact::classify`] decides what a contact is,
-//!    [`launch::compute`] turns a landing into a launch velocity, [`motion::integrate`] moves a
-//!    body one tick with the exact constant-acceleration update.
+//! 1. Build a [`Tuning`] from a [`TuningSpec`] (defaults, a tuning file, `--set` overrides, or
+//!    [`design`]ed from jump goals) and a [`world::World`] from a level description: seconds
+//!    become ticks and degrees cosine thresholds once, the broad phase is built once.
+//! 2. Step a [`Simulation`] with one [`Input`] per player per tick — or let a
+//!    [`driver::Driver`] turn render frames and timestamped input events into ticks. Every
+//!    quantity is an [`Fx`] (32.32 fixed point whose operators saturate, never wrap or panic)
+//!    or a [`Vec3`] of them; time is counted in [`Ticks`].
+//! 3. Read the [`SimState`] to render it (the [`Events::TELEPORT`] flag says when not to
+//!    interpolate), hash it ([`SimState::state_hash`], documented byte layout), snapshot and
+//!    restore it for rollback ([`SyncTest`] checks that).
+//!
+//! The rules themselves are pure functions, usable on their own: [`contact::classify`] decides
+//! what a touch is, [`launch::compute`] turns a landing into a launch, [`motion::integrate`]
+//! moves a body one tick with the exact constant-acceleration update.
 //!
 //! ```
 //! use pogo_core::{launch, Fx, Tuning, Vec3};

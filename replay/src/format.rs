@@ -334,6 +334,11 @@ impl InputChunk {
         if self.first_tick != expected_first {
             return bad("input chunk does not start where the previous one ended");
         }
+        // Every chunk but the last holds exactly `chunk_ticks`: one may only start where a
+        // full chunk ended (otherwise the same inputs would have several encodings).
+        if expected_first % header.chunk_ticks.max(1) != 0 {
+            return bad("input chunk after one shorter than chunk_ticks");
+        }
         if self.ticks == 0 || self.ticks > header.chunk_ticks {
             return bad("input chunk tick count outside 1…chunk_ticks");
         }

@@ -152,7 +152,15 @@ impl<R: Read> ReplayReader<R> {
                     });
                 }
                 let mut probe = [0u8; 1];
-                match self.input.read(&mut probe) {
+                // `Interrupted` is retried, as `read_exact` does for every other read: it is
+                // not the end of the data (a signal during a read from a pipe or socket).
+                let probed = loop {
+                    match self.input.read(&mut probe) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        other => break other,
+                    }
+                };
+                match probed {
                     Ok(0) => {}
                     Ok(_) => {
                         return Err(ReplayError::TrailingBytes {

@@ -53,7 +53,8 @@ pub fn salvage(bytes: &[u8], verifier: &Verifier) -> Result<Salvaged, SalvageErr
         .check_header(&header)
         .map_err(SalvageError::Mismatch)?;
     let mut chunks: Vec<InputChunk> = Vec::new();
-    let mut kept_bytes = 0u64;
+    // The preamble and the header are kept even when no input chunk follows.
+    let mut kept_bytes = reader.offset();
     let stopped = loop {
         match reader.next_chunk() {
             Ok(Some(Chunk::Inputs(chunk))) => {
