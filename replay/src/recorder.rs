@@ -127,7 +127,18 @@ impl<W: Write> Recorder<W> {
 
     /// Writes the last (partial) chunk and the trailer with the claimed outcome; returns the
     /// writer.
+    ///
+    /// Refuses (`InvalidInput`, nothing written) an outcome no reader would accept: not one
+    /// entry per player, or a finish tick at or past the ticks recorded.
     pub fn finish(mut self, finish: Vec<Option<u32>>, final_hash: u64) -> io::Result<W> {
+        let players = usize::from(self.header.players);
+        if finish.len() != players || finish.iter().flatten().any(|&t| t >= self.ticks) {
+            let message = format!(
+                "outcome {finish:?} does not fit {players} players and {} ticks",
+                self.ticks
+            );
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+        }
         self.flush_chunk()?;
         let trailer = Trailer {
             ticks: self.ticks,

@@ -392,3 +392,22 @@ fn diff_names_the_first_differing_tick_and_fields() {
         "{difference:?}"
     );
 }
+
+#[test]
+fn recorder_refuses_an_outcome_no_reader_would_accept() {
+    let sim = simulation("flat", 2);
+    let header = Header::for_simulation(&sim, None, None);
+    let record = |finish: Vec<Option<u32>>| {
+        let mut recorder = Recorder::new(Vec::new(), header.clone()).unwrap();
+        for _ in 0..10 {
+            recorder.record(&[Input::default(); 2], || 0).unwrap();
+        }
+        recorder.finish(finish, 0)
+    };
+    assert!(record(vec![None]).is_err(), "one outcome for two players");
+    assert!(
+        record(vec![Some(10), None]).is_err(),
+        "finish at the tick count"
+    );
+    assert!(record(vec![Some(9), None]).is_ok());
+}
