@@ -18,6 +18,8 @@
 //! Nothing here can fail or panic: every input is a legal input (a missing player's input is
 //! neutral), every arithmetic operation saturates, every loop is bounded.
 
+use alloc::vec::Vec;
+
 use crate::air;
 use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::fx::Fx;
@@ -28,7 +30,7 @@ use crate::sweep::{self, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::Vec3;
-use crate::world::{COORDINATE_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
@@ -42,6 +44,16 @@ struct Ctx<'a> {
     tuning: &'a Tuning,
     capsule: Capsule,
     tick: Ticks,
+    /// Every platform this tick, worked out once for all pogos and sweeps.
+    platforms: Vec<PlatformNow>,
+}
+
+/// A platform during this tick.
+struct PlatformNow {
+    /// Its box at the start of the tick.
+    bounds: Aabb,
+    /// How far it moves during the tick (m), exactly.
+    moved: Vec3,
 }
 
 /// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
@@ -52,11 +64,18 @@ pub(crate) fn step(
     pogos: &mut [Pogo],
     inputs: &[Input],
 ) {
+    let platforms = (0..world.platform_count())
+        .map(|i| PlatformNow {
+            bounds: world.platform_bounds(i, tick),
+            moved: world.platform_displacement(i, tick),
+        })
+        .collect();
     let ctx = Ctx {
         world,
         tuning,
         capsule: capsule(tuning),
         tick,
+        platforms,
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
@@ -281,16 +300,22 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
                 &ctx.world.solid(i).bounds,
             ));
         });
-        for i in 0..ctx.world.platform_count() {
-            let bounds = ctx.world.platform_bounds(i, ctx.tick);
-            deepest(sweep::depenetrate_box(&ctx.capsule, pogo.position, &bounds));
-        }
-        for i in 0..ctx.world.ramp_count() {
-            deepest(sweep::depenetrate_plane(
+        for platform in &ctx.platforms {
+            deepest(sweep::depenetrate_box(
                 &ctx.capsule,
                 pogo.position,
-                &plane(ctx.world, i),
+                &platform.bounds,
             ));
+        }
+        for i in 0..ctx.world.ramp_count() {
+            let plane = plane(ctx.world, i);
+            if plane.may_touch(&region) {
+                deepest(sweep::depenetrate_plane(
+                    &ctx.capsule,
+                    pogo.position,
+                    &plane,
+                ));
+            }
         }
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
@@ -324,27 +349,26 @@ fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(
             );
         }
     });
-    for i in 0..ctx.world.platform_count() {
+    for (i, platform) in ctx.platforms.iter().enumerate() {
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
         // the pogo moves by its own displacement minus the platform's over the span.
-        let moved = ctx.world.platform_displacement(i, ctx.tick);
-        let bounds = ctx
-            .world
-            .platform_bounds(i, ctx.tick)
-            .translated(moved * elapsed);
-        let relative = d - moved * span;
+        let bounds = platform.bounds.translated(platform.moved * elapsed);
+        let relative = d - platform.moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep::sweep_box(&ctx.capsule, tip, relative, &bounds),
-                SurfaceId::Platform(i),
+                SurfaceId::Platform(i as u32),
             );
         }
     }
     for i in 0..ctx.world.ramp_count() {
-        consider(
-            sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
-            SurfaceId::Ramp(i),
-        );
+        let plane = plane(ctx.world, i);
+        if plane.may_touch(&swept) {
+            consider(
+                sweep::sweep_plane(&ctx.capsule, tip, d, &plane),
+                SurfaceId::Ramp(i),
+            );
+        }
     }
     best
 }
@@ -560,7 +584,10 @@ fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
 /// How far a surface moves during this tick (m); zero for static geometry.
 fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
     match surface {
-        SurfaceId::Platform(i) => ctx.world.platform_displacement(i, ctx.tick),
+        SurfaceId::Platform(i) => ctx
+            .platforms
+            .get(i as usize)
+            .map_or(Vec3::ZERO, |p| p.moved),
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => Vec3::ZERO,
     }
 }

@@ -260,6 +260,16 @@ impl Plane {
         a + Vec3::new(Fx::ZERO, lift, Fx::ZERO) - self.normal * capsule.radius
     }
 
+    /// Whether the plane can touch a capsule within `region` at all: false only when it has
+    /// bounds and they (grown by `CONTACT_SLOP`, as every in-bounds test grows them) miss the
+    /// region. Every point a sweep or depenetration accepts lies on the capsule, inside the
+    /// region it occupies, so skipping the plane then changes nothing.
+    pub fn may_touch(&self, region: &Aabb) -> bool {
+        let slop = Vec3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
+        self.bounds
+            .is_none_or(|b| Aabb::new(b.min - slop, b.max + slop).overlaps(region))
+    }
+
     fn in_bounds(&self, p: Vec3) -> bool {
         let slop = Vec3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
         self.bounds
