@@ -65,9 +65,9 @@ pub(crate) fn step(
     inputs: &[Input],
 ) {
     let platforms = (0..world.platform_count())
-        .map(|i| PlatformNow {
-            bounds: world.platform_bounds(i, tick),
-            moved: world.platform_displacement(i, tick),
+        .map(|i| {
+            let (bounds, moved) = world.platform_during(i, tick);
+            PlatformNow { bounds, moved }
         })
         .collect();
     let ctx = Ctx {

@@ -690,7 +690,17 @@ impl World {
 
     /// How far platform `i` moves during `tick` (m): exact, so a riding pogo stays on it.
     pub fn platform_displacement(&self, i: u32, tick: Ticks) -> Vec3 {
-        self.platform_position(i, tick.next()) - self.platform_position(i, tick)
+        self.platform_during(i, tick).1
+    }
+
+    /// Platform `i` during `tick`: its box at the start of the tick and how far it moves
+    /// (exactly [`platform_bounds`](World::platform_bounds) and
+    /// [`platform_displacement`](World::platform_displacement), with two path evaluations).
+    pub fn platform_during(&self, i: u32, tick: Ticks) -> (Aabb, Vec3) {
+        let size = self.desc.platforms[i as usize].size;
+        let start = self.platform_position(i, tick);
+        let moved = self.platform_position(i, tick.next()) - start;
+        (Aabb::new(start, start + size), moved)
     }
 
     /// Calls `f` with every trigger volume containing `point`, in a fixed order (the grid's:
