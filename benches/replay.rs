@@ -35,10 +35,7 @@ fn record_bot(level: &str, ticks: u32) -> Vec<u8> {
             break;
         }
     }
-    let finish = vec![sim.state().pogos[0].finish_tick.map(|t| t.0)];
-    recorder
-        .finish(finish, sim.state_hash())
-        .expect("in memory")
+    recorder.finish_simulation(&sim).expect("in memory")
 }
 
 fn verifier() -> Verifier {

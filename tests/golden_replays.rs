@@ -160,13 +160,7 @@ fn record(g: &Golden) -> Vec<u8> {
         sim.step(&inputs);
         recorder.record(&inputs, || sim.state_hash()).unwrap();
     }
-    let finish = sim
-        .state()
-        .pogos
-        .iter()
-        .map(|p| p.finish_tick.map(|t| t.0))
-        .collect();
-    recorder.finish(finish, sim.state_hash()).unwrap()
+    recorder.finish_simulation(&sim).unwrap()
 }
 
 /// The `pogo simulate` arguments that record `g` (without `--record`).

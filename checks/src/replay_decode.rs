@@ -526,15 +526,7 @@ pub fn record_bot(
             break;
         }
     }
-    let finish = sim
-        .state()
-        .pogos
-        .iter()
-        .map(|p| p.finish_tick.map(|t| t.0))
-        .collect();
-    recorder
-        .finish(finish, sim.state_hash())
-        .expect("writing to a Vec")
+    recorder.finish_simulation(&sim).expect("writing to a Vec")
 }
 
 /// The seed corpus of `fuzz/corpus/replay_decode/`, by name: short bot recordings (flat and

@@ -37,6 +37,14 @@ impl SimState {
         }
     }
 
+    /// Per player, the tick it finished on, if it has: the outcome a replay claims.
+    pub fn finish_ticks(&self) -> Vec<Option<u32>> {
+        self.pogos
+            .iter()
+            .map(|p| p.finish_tick.map(|t| t.0))
+            .collect()
+    }
+
     /// A stable 64-bit hash of the whole state: xxh3-64 (seed 0) over the bytes
     ///
     /// ```text

@@ -152,6 +152,12 @@ impl<W: Write> Recorder<W> {
         Ok(self.out)
     }
 
+    /// [`finish`](Recorder::finish) with the outcome `sim` reached: every player's finish tick
+    /// and the state hash after the last tick.
+    pub fn finish_simulation(self, sim: &Simulation) -> io::Result<W> {
+        self.finish(sim.state().finish_ticks(), sim.state_hash())
+    }
+
     fn flush_chunk(&mut self) -> io::Result<()> {
         if self.chunk.ticks == 0 {
             return Ok(());

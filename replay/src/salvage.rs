@@ -100,12 +100,7 @@ pub fn salvage(bytes: &[u8], verifier: &Verifier) -> Result<Salvaged, SalvageErr
     }
     let trailer = Trailer {
         ticks: sim.state().tick.0,
-        finish: sim
-            .state()
-            .pogos
-            .iter()
-            .map(|p| p.finish_tick.map(|t| t.0))
-            .collect(),
+        finish: sim.state().finish_ticks(),
         final_hash: sim.state_hash(),
         file_check: 0, // recomputed by `Replay::encode`
     };

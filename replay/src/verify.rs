@@ -190,12 +190,7 @@ impl Verifier {
                             found,
                         });
                     }
-                    let actual: Vec<Option<u32>> = sim
-                        .state()
-                        .pogos
-                        .iter()
-                        .map(|p| p.finish_tick.map(|t| t.0))
-                        .collect();
+                    let actual = sim.state().finish_ticks();
                     for (player, (&claimed, &actual)) in
                         trailer.finish.iter().zip(&actual).enumerate()
                     {

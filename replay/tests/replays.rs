@@ -32,13 +32,7 @@ fn record_bot(level: &str, players: usize, ticks: u32) -> Vec<u8> {
             break;
         }
     }
-    let finish = sim
-        .state()
-        .pogos
-        .iter()
-        .map(|p| p.finish_tick.map(|t| t.0))
-        .collect();
-    recorder.finish(finish, sim.state_hash()).unwrap()
+    recorder.finish_simulation(&sim).unwrap()
 }
 
 fn verifier() -> Verifier {

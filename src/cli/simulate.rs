@@ -564,19 +564,10 @@ impl Recording {
 
     /// Writes the last chunk and the trailer: every pogo's finish tick, the final hash.
     fn finish(self, sim: &Simulation) -> Result<(), CliError> {
-        let finish = sim
-            .state()
-            .pogos
-            .iter()
-            .map(|p| p.finish_tick.map(|t| t.0))
-            .collect();
         let path = self.path;
-        self.recorder
-            .finish(finish, sim.state_hash())
-            .map(drop)
-            .map_err(|e| {
-                CliError::bad_input(format!("{}: cannot write recording: {e}", path.display()))
-            })
+        self.recorder.finish_simulation(sim).map(drop).map_err(|e| {
+            CliError::bad_input(format!("{}: cannot write recording: {e}", path.display()))
+        })
     }
 
     fn error(&self, e: io::Error) -> CliError {
