@@ -68,38 +68,44 @@ impl Grid {
             dims,
             ..Grid::default()
         };
-        let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
-
-        // Count, prefix-sum, fill: two passes over the boxes, no per-cell allocation.
-        let mut counts = alloc::vec![0u32; cell_count + 1];
-        for b in boxes.clone() {
-            let (lo, hi) = grid.cell_range(&b);
-            if grid.is_large(lo, hi) {
-                continue;
-            }
-            grid.for_cells(lo, hi, |c| counts[c] += 1);
-        }
-        let mut start = 0u32;
-        for c in counts.iter_mut() {
-            let n = *c;
-            *c = start;
-            start += n;
-        }
-        let mut fill = counts.clone();
-        grid.items = alloc::vec![0; start as usize];
+        // Boxes too big for the cells make the large list. A grid whose boxes are all large
+        // (a level's few big trigger volumes, say) needs no cells at all: its queries give
+        // the same boxes in the same order from the large list alone.
+        let mut small = Vec::new();
         for (i, b) in boxes.enumerate() {
             let (lo, hi) = grid.cell_range(&b);
             if grid.is_large(lo, hi) {
                 grid.large.push((i as u32, b));
-                continue;
+            } else {
+                small.push((i as u32, lo, hi));
             }
-            let items = &mut grid.items;
+        }
+        if small.is_empty() {
+            return grid;
+        }
+
+        // Count, prefix-sum, fill, no per-cell allocation: after the sums `cell_start[c]` is
+        // where cell c's list ends; filling in reverse index order moves it back to where the
+        // list starts, and leaves every list in index order.
+        let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
+        let mut cell_start = alloc::vec![0u32; cell_count + 1];
+        for &(_, lo, hi) in &small {
+            grid_for_cells(dims, lo, hi, |c| cell_start[c] += 1);
+        }
+        let mut total = 0u32;
+        for c in cell_start.iter_mut() {
+            total += *c;
+            *c = total;
+        }
+        let mut items = alloc::vec![0; total as usize];
+        for &(i, lo, hi) in small.iter().rev() {
             grid_for_cells(dims, lo, hi, |c| {
-                items[fill[c] as usize] = i as u32;
-                fill[c] += 1;
+                cell_start[c] -= 1;
+                items[cell_start[c] as usize] = i;
             });
         }
-        grid.cell_start = counts;
+        grid.cell_start = cell_start;
+        grid.items = items;
         grid
     }
 
@@ -172,10 +178,6 @@ impl Grid {
             .map(|a| u64::from(hi[a] - lo[a] + 1))
             .product::<u64>();
         span > LARGE_BOX_CELLS
-    }
-
-    fn for_cells(&self, lo: [u32; 3], hi: [u32; 3], f: impl FnMut(usize)) {
-        grid_for_cells(self.dims, lo, hi, f);
     }
 }
 
@@ -268,6 +270,85 @@ mod tests {
         let cells: u64 = grid.dims.iter().map(|&d| u64::from(d)).product();
         assert!(cells <= CELLS_MAX, "{cells}");
         assert_eq!(found(&grid, &boxes[1]), [1]);
+    }
+
+    /// The order a query reports boxes in decides ties in the tick (and which of two
+    /// overlapping checkpoints counts), so it is part of the rules: it must be, for every
+    /// region, each touched cell's boxes in index order (cells x fastest, then z, then y), then
+    /// the overlapping large boxes in index order — whatever the grid stores.
+    #[test]
+    fn query_order_is_cell_by_cell_in_index_order_then_large() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: i64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as i64
+        };
+        for case in 0..50 {
+            let boxes: Vec<Aabb> = (0..1 + next(40))
+                .map(|_| {
+                    let min = Vec3::new(
+                        Fx::from_ratio(next(4000) - 2000, 100),
+                        Fx::from_ratio(next(400) - 200, 100),
+                        Fx::from_ratio(next(4000) - 2000, 100),
+                    );
+                    let size = Vec3::new(
+                        Fx::from_ratio(next(1500), 100),
+                        Fx::from_ratio(next(300), 100),
+                        Fx::from_ratio(next(1500), 100),
+                    );
+                    Aabb::new(min, min + size)
+                })
+                .collect();
+            let grid = Grid::build(boxes.iter().copied());
+            for _ in 0..40 {
+                let min = Vec3::new(
+                    Fx::from_ratio(next(5000) - 2500, 100),
+                    Fx::from_ratio(next(600) - 300, 100),
+                    Fx::from_ratio(next(5000) - 2500, 100),
+                );
+                let size = Vec3::new(
+                    Fx::from_ratio(next(600), 100),
+                    Fx::from_ratio(next(600), 100),
+                    Fx::from_ratio(next(600), 100),
+                );
+                let region = Aabb::new(min, min + size);
+                let mut expected = Vec::new();
+                if let Some((lo, hi)) = grid.clamped_range(&region) {
+                    grid_for_cells(grid.dims, lo, hi, |cell| {
+                        for (i, b) in boxes.iter().enumerate() {
+                            let (blo, bhi) = grid.cell_range(b);
+                            if !grid.is_large(blo, bhi) {
+                                grid_for_cells(grid.dims, blo, bhi, |c| {
+                                    if c == cell {
+                                        expected.push(i as u32);
+                                    }
+                                });
+                            }
+                        }
+                    });
+                }
+                for (i, b) in boxes.iter().enumerate() {
+                    let (blo, bhi) = grid.cell_range(b);
+                    if grid.is_large(blo, bhi) && b.overlaps(&region) {
+                        expected.push(i as u32);
+                    }
+                }
+                let mut got = Vec::new();
+                grid.query(&region, |i| got.push(i));
+                assert_eq!(got, expected, "case {case}, region {region:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_grid_of_only_large_boxes_has_no_cells() {
+        let boxes = [cube(-500, -10, -500, 1000), cube(0, 0, 0, 300)];
+        let grid = Grid::build(boxes.iter().copied());
+        assert!(grid.cell_start.is_empty() && grid.items.is_empty());
+        assert_eq!(found(&grid, &cube(10, 10, 10, 1)), [0, 1]);
+        assert_eq!(found(&grid, &cube(700, 700, 700, 1)), [] as [u32; 0]);
     }
 
     #[test]

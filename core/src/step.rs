@@ -18,8 +18,6 @@
 //! Nothing here can fail or panic: every input is a legal input (a missing player's input is
 //! neutral), every arithmetic operation saturates, every loop is bounded.
 
-use alloc::vec::Vec;
-
 use crate::air;
 use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::fx::Fx;
@@ -30,7 +28,7 @@ use crate::sweep::{self, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::Vec3;
-use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{COORDINATE_MAX, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
@@ -44,16 +42,6 @@ struct Ctx<'a> {
     tuning: &'a Tuning,
     capsule: Capsule,
     tick: Ticks,
-    /// Every platform this tick, worked out once for all pogos and sweeps.
-    platforms: Vec<PlatformNow>,
-}
-
-/// A platform during this tick.
-struct PlatformNow {
-    /// Its box at the start of the tick.
-    bounds: Aabb,
-    /// How far it moves during the tick (m), exactly.
-    moved: Vec3,
 }
 
 /// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
@@ -64,18 +52,11 @@ pub(crate) fn step(
     pogos: &mut [Pogo],
     inputs: &[Input],
 ) {
-    let platforms = (0..world.platform_count())
-        .map(|i| {
-            let (bounds, moved) = world.platform_during(i, tick);
-            PlatformNow { bounds, moved }
-        })
-        .collect();
     let ctx = Ctx {
         world,
         tuning,
         capsule: capsule(tuning),
         tick,
-        platforms,
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
@@ -101,11 +82,12 @@ fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
         State::Respawn => respawn(ctx, pogo),
         State::Airborne | State::Compression | State::Stunned => {}
     }
-    controls(ctx, pogo, input);
+    let stick = input.stick();
+    controls(ctx, pogo, input, stick);
     if pogo.state == State::Compression {
         ride(ctx, pogo);
     } else {
-        fly(ctx, pogo, input);
+        fly(ctx, pogo, input, stick);
     }
     volumes(ctx, pogo);
     pogo.buttons_held = input.buttons;
@@ -134,7 +116,7 @@ fn respawn(ctx: &Ctx, pogo: &mut Pogo) {
 // ---------------------------------------------------------------------------------------------
 // 2. Controls
 
-fn controls(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
+fn controls(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
     if pogo.stun_ticks_left > 0 {
         pogo.stun_ticks_left -= 1;
         if pogo.stun_ticks_left == 0 && pogo.state == State::Stunned {
@@ -144,7 +126,7 @@ fn controls(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
     let stick = if pogo.stun_ticks_left > 0 {
         Vec3::ZERO
     } else {
-        input.stick()
+        stick
     };
     pogo.lean = pogo.lean.follow(stick, ctx.tuning);
 
@@ -172,7 +154,7 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
     };
     let displacement = surface_displacement(ctx, c.surface);
     pogo.position += displacement;
-    pogo.velocity = surface_velocity(ctx, c.surface);
+    pogo.velocity = displacement * tick_rate(ctx);
     c.ticks_left = c.ticks_left.saturating_sub(1);
     if c.ticks_left > 0 {
         pogo.compression = Some(c);
@@ -199,8 +181,8 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
 // ---------------------------------------------------------------------------------------------
 // 3b. Motion in the air
 
-fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
-    let acceleration = forces(ctx, pogo, input);
+fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
+    let acceleration = forces(ctx, pogo, input, stick);
     age_tip_memory(ctx, pogo);
     let landed = move_and_collide(ctx, pogo, acceleration);
     if !landed {
@@ -211,7 +193,7 @@ fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
 
 /// Acceleration (m/s²) this tick: gravity (scaled for falling, diving and zones), zone winds,
 /// and steering when not stunned.
-fn forces(ctx: &Ctx, pogo: &Pogo, input: Input) -> Vec3 {
+fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
     let mut gravity_scale = Fx::ONE;
     let mut wind = Vec3::ZERO;
     ctx.world
@@ -225,7 +207,7 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input) -> Vec3 {
     let diving = input.buttons.contains(Buttons::DIVE);
     let gravity = air::gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
     let steering = if pogo.state == State::Airborne {
-        air::steering(input.stick(), pogo.velocity, ctx.tuning)
+        air::steering(stick, pogo.velocity, ctx.tuning)
     } else {
         Vec3::ZERO
     };
@@ -300,12 +282,11 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
                 &ctx.world.solid(i).bounds,
             ));
         });
-        for platform in &ctx.platforms {
-            deepest(sweep::depenetrate_box(
-                &ctx.capsule,
-                pogo.position,
-                &platform.bounds,
-            ));
+        for i in 0..ctx.world.platform_count() {
+            if ctx.world.platform_reach(i).overlaps(&region) {
+                let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
+                deepest(sweep::depenetrate_box(&ctx.capsule, pogo.position, &bounds));
+            }
         }
         for i in 0..ctx.world.ramp_count() {
             let plane = plane(ctx.world, i);
@@ -349,15 +330,21 @@ fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(
             );
         }
     });
-    for (i, platform) in ctx.platforms.iter().enumerate() {
+    for i in 0..ctx.world.platform_count() {
+        // A platform whose reach the capsule's path misses cannot be touched (the relative
+        // sweep below happens inside the reach: see `World::platform_reach`).
+        if !ctx.world.platform_reach(i).overlaps(&swept) {
+            continue;
+        }
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
         // the pogo moves by its own displacement minus the platform's over the span.
-        let bounds = platform.bounds.translated(platform.moved * elapsed);
-        let relative = d - platform.moved * span;
+        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
+        let bounds = start.translated(moved * elapsed);
+        let relative = d - moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep::sweep_box(&ctx.capsule, tip, relative, &bounds),
-                SurfaceId::Platform(i as u32),
+                SurfaceId::Platform(i),
             );
         }
     }
@@ -584,18 +571,21 @@ fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
 /// How far a surface moves during this tick (m); zero for static geometry.
 fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
     match surface {
-        SurfaceId::Platform(i) => ctx
-            .platforms
-            .get(i as usize)
-            .map_or(Vec3::ZERO, |p| p.moved),
+        SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
+            ctx.world.platform_during(i, ctx.tick).1
+        }
+        SurfaceId::Platform(_) => Vec3::ZERO,
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => Vec3::ZERO,
     }
 }
 
 /// A surface's velocity during this tick (m/s): its displacement times the tick rate.
 fn surface_velocity(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
-    let rate = Fx::from_int(ctx.tuning.spec().tick_rate as i32);
-    surface_displacement(ctx, surface) * rate
+    surface_displacement(ctx, surface) * tick_rate(ctx)
+}
+
+fn tick_rate(ctx: &Ctx) -> Fx {
+    Fx::from_int(ctx.tuning.spec().tick_rate as i32)
 }
 
 fn no_bounce(world: &World, surface: SurfaceId) -> bool {

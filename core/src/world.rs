@@ -500,7 +500,13 @@ struct PlatformPath {
     out: (Vec3, Vec3),
     back: (Vec3, Vec3),
     period: Period,
+    /// Every box the platform ever occupies lies inside this one (see `World::platform_reach`).
+    reach: Aabb,
 }
+
+/// How far a platform's [reach](World::platform_reach) extends beyond its path (m): 2⁻¹⁰, about
+/// a millimetre, some 10⁶ times the rounding of any position computed along the path.
+const REACH_MARGIN: Fx = Fx::from_bits(1 << (Fx::FRAC_BITS - 10));
 
 #[derive(Clone, Copy, Debug)]
 struct Period {
@@ -584,10 +590,13 @@ impl World {
                 let Path::PingPong { from, to, period } = p.path;
                 // An even number of ticks, so the turnaround falls on a tick.
                 let ticks = seconds_to_ticks(period, rate).0.max(2);
+                let margin = Vec3::new(REACH_MARGIN, REACH_MARGIN, REACH_MARGIN);
+                let ends = Aabb::new(from, from + p.size).union(&Aabb::new(to, to + p.size));
                 PlatformPath {
                     out: (from, to - from),
                     back: (to, from - to),
                     period: Period::new(ticks + ticks % 2),
+                    reach: Aabb::new(ends.min - margin, ends.max + margin),
                 }
             })
             .collect();
@@ -665,6 +674,18 @@ impl World {
 
     pub fn platform(&self, i: u32) -> &Platform {
         &self.desc.platforms[i as usize]
+    }
+
+    /// A box holding every box platform `i` occupies at any moment, grown by about a
+    /// millimetre: whatever does not overlap it cannot touch the platform at any tick.
+    ///
+    /// Its position is `from + (to − from)·f` (or back) with 0 ≤ f < 1; the product, rounded
+    /// toward −∞ to whole raw units, stays between 0 and the leg, so every position lies
+    /// between `from` and `to` on each axis and the union of the boxes at the two ends holds
+    /// them all. The margin covers the
+    /// rounding of positions interpolated within a tick (a few 2⁻³² m).
+    pub fn platform_reach(&self, i: u32) -> &Aabb {
+        &self.platform_paths[i as usize].reach
     }
 
     /// Platform `i`'s box at the start of `tick`.
@@ -873,5 +894,65 @@ mod tests {
             -Fx::from_ratio(1, 20)
         );
         assert_eq!(world.platform_bounds(0, Ticks(120)).max, v("8", "1", "2"));
+    }
+
+    /// `platform_reach` is what lets the tick skip a platform without computing where it is:
+    /// every box a platform occupies, at a tick or between two, must lie inside it.
+    #[test]
+    fn a_platform_never_leaves_its_reach() {
+        let tuning = Tuning::default();
+        let paths = [
+            (v("0", "0", "0"), v("6", "0", "0"), "4"),
+            (v("5", "2", "-3"), v("-7.3", "-1.1", "9.7"), "2.7"),
+            (v("0.1", "0.1", "0.1"), v("0.1", "0.1", "0.1"), "1"),
+            (
+                v("-1000", "3", "0"),
+                v("999.9999", "-3", "0.0000001"),
+                "97.3",
+            ),
+            (v("1", "1", "1"), v("1", "1", "1.0000000005"), "0.01"),
+        ];
+        let world = World::new(
+            WorldDesc {
+                platforms: paths.iter().map(|&(a, b, p)| platform(a, b, p)).collect(),
+                ..desc()
+            },
+            &tuning,
+        )
+        .unwrap();
+        let within = |b: &Aabb, reach: &Aabb| {
+            reach.min.x <= b.min.x
+                && reach.min.y <= b.min.y
+                && reach.min.z <= b.min.z
+                && b.max.x <= reach.max.x
+                && b.max.y <= reach.max.y
+                && b.max.z <= reach.max.z
+        };
+        let fractions = [
+            Fx::ZERO,
+            Fx::from_ratio(1, 3),
+            Fx::from_ratio(999, 1000),
+            Fx::ONE,
+        ];
+        for i in 0..world.platform_count() {
+            let reach = *world.platform_reach(i);
+            for tick in 0..4000 {
+                let (start, moved) = world.platform_during(i, Ticks(tick));
+                for &f in &fractions {
+                    let b = start.translated(moved * f);
+                    assert!(
+                        within(&b, &reach),
+                        "platform {i} tick {tick}: {b:?} vs {reach:?}"
+                    );
+                }
+            }
+            // Tight: a millimetre of margin, no more.
+            let (a, b, _) = paths[i as usize];
+            let ends =
+                Aabb::new(a, a + v("2", "1", "2")).union(&Aabb::new(b, b + v("2", "1", "2")));
+            assert!(
+                reach.min.x >= ends.min.x - fx("0.001") && reach.max.y <= ends.max.y + fx("0.001")
+            );
+        }
     }
 }

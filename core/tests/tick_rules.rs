@@ -625,3 +625,55 @@ fn riding_a_platform_into_a_wall_is_pushed_back_out() {
         p.position
     );
 }
+
+#[test]
+fn a_platform_moving_into_the_pogo_pushes_it_out() {
+    use pogo_core::capsule;
+    use pogo_core::sweep::depenetrate_box;
+    // A 1 m thick, 4 m tall block sliding east at 3 m/s over the ground, toward a pogo that
+    // hops in place just east of it: every tick the block moves 5 cm into where the pogo was.
+    // While compressing the pogo rides the ground and the block runs into it; the first
+    // airborne tick pushes it out, and from then on the sweep keeps it out.
+    let block = Platform {
+        size: v("1", "4", "4"),
+        path: Path::PingPong {
+            from: v("-2", "0", "-2"),
+            to: v("22", "0", "-2"),
+            period: fx("16"),
+        },
+        no_bounce: false,
+    };
+    let desc = WorldDesc {
+        platforms: vec![block],
+        ..level(vec![ground()])
+    };
+    let mut s = sim(desc, &[]);
+    place(&mut s, v("0.5", "0.5", "0"), Vec3::ZERO);
+    let body = capsule(s.tuning());
+    let start_x = pogo(&s).position.x;
+    let mut airborne_ticks = 0;
+    for _ in 0..120 {
+        let was_compressing = pogo(&s).state == State::Compression;
+        s.step(&[NEUTRAL]);
+        let p = pogo(&s);
+        if was_compressing || p.state == State::Compression {
+            continue;
+        }
+        airborne_ticks += 1;
+        // Where the block is when the tick ends (the next tick's start).
+        let block_box = s.world().platform_bounds(0, s.state().tick);
+        let inside = depenetrate_box(&body, p.position, &block_box);
+        assert!(
+            inside.is_none(),
+            "tick {}: {:?} inside the block {block_box:?} by {inside:?}",
+            s.state().tick.0,
+            p.position,
+        );
+    }
+    assert!(airborne_ticks > 60, "{airborne_ticks}");
+    let carried = pogo(&s).position.x - start_x;
+    assert!(
+        carried > fx("4"),
+        "carried only {carried:?} m in 2 s at 3 m/s"
+    );
+}
