@@ -20,7 +20,7 @@ set -euo pipefail
 
 # (package:test target) pairs to run on every architecture, separated by spaces. A listed
 # target that does not exist is an error, not a skip: add new golden tests here when they land.
-GOLDEN_TESTS="pogo-core:golden_bits pogo:golden_hashes pogo:golden_replays"
+GOLDEN_TESTS="pogo-core:golden_bits pogo:golden_hashes pogo:golden_replays pogo:golden_chains"
 
 # Foreign targets: triple, Debian architecture, cross gcc, runner ("-" = runs natively: the
 # x86_64 kernel executes i686 binaries itself). All are linked statically, so qemu needs no
