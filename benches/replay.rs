@@ -2,8 +2,9 @@
 //! replays with 1 and 2 jobs (the leaderboard server's batch).
 //!
 //! The 10-minute replay is the demo bot on `flat` (course is finished in under a minute);
-//! the batch is 200 ten-second bot runs on `course`, written to a temporary directory and
-//! verified by the real `pogo` binary, so process start-up and file reading are included.
+//! the batch is 200 finished runs of `course` (the demo bot from the start to the finish,
+//! 3 410 ticks, what a leaderboard receives), written to a temporary directory and verified by
+//! the real `pogo` binary, so process start-up and file reading are included.
 //! `cargo bench --bench replay`; `cargo test --benches` runs each once.
 
 mod support;
@@ -67,7 +68,11 @@ fn ten_minutes(c: &mut Criterion) {
 /// 200 replays in a fresh temporary directory, kept for the whole benchmark.
 fn batch() -> (tempfile::TempDir, Vec<PathBuf>) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let bytes = record_bot("course", 600);
+    let bytes = record_bot("course", u32::MAX);
+    let run = verifier()
+        .verify(&bytes[..])
+        .expect("the recording verifies");
+    assert!(run.finish.iter().all(Option::is_some), "a finished run");
     let files = (0..200)
         .map(|i| {
             let path = dir.path().join(format!("run-{i:03}.pogo"));

@@ -1,5 +1,6 @@
 //! The pieces of a tick and of rollback, one at a time: the launch function, contact
-//! classification, the state hash, snapshot and restore.
+//! classification, the state hash, snapshot and restore; and preparing a level
+//! (`World::new`, once per level per process: validation, the grids, the platform paths).
 //!
 //! Inputs are fixed, varied sets (64 landings, 64 contacts covering every verdict; states from
 //! a bot run on `course`), cycled through so that branch prediction sees a realistic mix rather
@@ -10,12 +11,14 @@ mod support;
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use pogo::core::bot::Bot;
 use pogo::core::contact::{self, Contact};
 use pogo::core::launch::{self, Landing};
+use pogo::core::world::World;
 use pogo::core::{Fx, Lean, Simulation, Ticks, Tuning, Vec3};
+use pogo::replay::builtin_level;
 use support::float::{self, FTuning, V3};
 
 /// SplitMix64: a deterministic stream for the input sets.
@@ -171,5 +174,26 @@ fn state(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, launch_and_contacts, state);
+/// `World::new` on each built-in level (the level description is cloned outside the timing).
+fn world(c: &mut Criterion) {
+    let mut group = c.benchmark_group("world_new");
+    group.measurement_time(Duration::from_secs(3));
+    let tuning = Tuning::default();
+    for level in ["flat", "course", "sprawl"] {
+        let desc = builtin_level(level).expect("a built-in level");
+        if level == "sprawl" {
+            group.sample_size(10);
+        }
+        group.bench_function(level, |b| {
+            b.iter_batched(
+                || desc.clone(),
+                |desc| World::new(desc, &tuning).expect("valid"),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, launch_and_contacts, state, world);
 criterion_main!(benches);

@@ -301,6 +301,19 @@ impl Grid {
             dims,
             ..Grid::default()
         };
+        // As core: a grid whose boxes are all large has no cells.
+        let all_large = boxes.iter().all(|b| {
+            let (lo, hi) = grid.cell_range(b);
+            grid.is_large(lo, hi)
+        });
+        if all_large {
+            grid.large = boxes
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i as u32, *b))
+                .collect();
+            return grid;
+        }
         let cell_count = dims.iter().map(|&d| d as usize).product::<usize>();
         let mut counts = vec![0u32; cell_count + 1];
         for b in boxes {
@@ -419,6 +432,8 @@ struct Platform {
     period_reciprocal: u128,
     /// 1 / (period_ticks / 2).
     inv_half: f64,
+    /// Every box the platform occupies, grown by 2⁻¹⁰ m (core: `World::platform_reach`).
+    reach: Bx,
     no_bounce: bool,
 }
 
@@ -471,10 +486,12 @@ impl FWorld {
         let platforms = desc
             .platforms
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let Path::PingPong { from, to, period } = p.path;
                 let ticks = seconds_to_ticks(period, rate).0.max(2);
                 let period_ticks = ticks + ticks % 2;
+                let reach = Bx::from_fixed(world.platform_reach(i as u32));
                 Platform {
                     size: V3::from_fixed(p.size),
                     from: V3::from_fixed(from),
@@ -482,6 +499,7 @@ impl FWorld {
                     period_ticks,
                     period_reciprocal: (1u128 << 64) / u128::from(period_ticks),
                     inv_half: 1.0 / f64::from(period_ticks / 2),
+                    reach,
                     no_bounce: p.no_bounce,
                 }
             })
@@ -531,11 +549,6 @@ impl FWorld {
         }
     }
 
-    fn platform_bounds(&self, i: u32, tick: u32) -> Bx {
-        let min = self.platform_position(i, tick);
-        Bx::new(min, min + self.platforms[i as usize].size)
-    }
-
     fn platform_position(&self, i: u32, tick: u32) -> V3 {
         let p = &self.platforms[i as usize];
         let half = p.period_ticks / 2;
@@ -554,7 +567,18 @@ impl FWorld {
     }
 
     fn platform_displacement(&self, i: u32, tick: u32) -> V3 {
-        self.platform_position(i, tick.saturating_add(1)) - self.platform_position(i, tick)
+        self.platform_during(i, tick).1
+    }
+
+    /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
+    /// `World::platform_during`, two path evaluations).
+    fn platform_during(&self, i: u32, tick: u32) -> (Bx, V3) {
+        let start = self.platform_position(i, tick);
+        let moved = self.platform_position(i, tick.saturating_add(1)) - start;
+        (
+            Bx::new(start, start + self.platforms[i as usize].size),
+            moved,
+        )
     }
 
     fn for_each_volume_at(&self, point: V3, mut f: impl FnMut(Kind)) {
@@ -837,6 +861,13 @@ impl Plane {
             0.0
         };
         a + V3::new(0.0, lift, 0.0) - self.normal * capsule.radius
+    }
+
+    /// Whether the capsule within `region` can touch the ramp at all (core: `Plane::may_touch`).
+    fn may_touch(&self, region: &Bx) -> bool {
+        let slop = V3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
+        self.bounds
+            .is_none_or(|b| Bx::new(b.min - slop, b.max + slop).overlaps(region))
     }
 
     fn in_bounds(&self, p: V3) -> bool {
@@ -1172,11 +1203,12 @@ fn step_pogo(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
         State::Respawn => respawn(ctx, pogo),
         State::Airborne | State::Compression | State::Stunned => {}
     }
-    controls(ctx, pogo, input);
+    let stick = stick(input);
+    controls(ctx, pogo, input, stick);
     if pogo.state == State::Compression {
         ride(ctx, pogo);
     } else {
-        fly(ctx, pogo, input);
+        fly(ctx, pogo, input, stick);
     }
     volumes(ctx, pogo);
     pogo.buttons_held = input.buttons;
@@ -1199,7 +1231,7 @@ fn respawn(ctx: &Ctx, pogo: &mut FPogo) {
     pogo.events.insert(Events::TELEPORT);
 }
 
-fn controls(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
+fn controls(ctx: &Ctx, pogo: &mut FPogo, input: Input, stick: V3) {
     if pogo.stun_ticks_left > 0 {
         pogo.stun_ticks_left -= 1;
         if pogo.stun_ticks_left == 0 && pogo.state == State::Stunned {
@@ -1209,7 +1241,7 @@ fn controls(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
     let stick = if pogo.stun_ticks_left > 0 {
         V3::ZERO
     } else {
-        stick(input)
+        stick
     };
     pogo.lean = pogo.lean.follow(stick, ctx.tuning);
     match pogo.trick_ticks_left {
@@ -1230,8 +1262,9 @@ fn ride(ctx: &Ctx, pogo: &mut FPogo) {
         pogo.state = State::Airborne;
         return;
     };
-    pogo.position += surface_displacement(ctx, c.surface);
-    pogo.velocity = surface_velocity(ctx, c.surface);
+    let displacement = surface_displacement(ctx, c.surface);
+    pogo.position += displacement;
+    pogo.velocity = displacement * ctx.tuning.tick_rate;
     c.ticks_left = c.ticks_left.saturating_sub(1);
     if c.ticks_left > 0 {
         pogo.compression = Some(c);
@@ -1256,8 +1289,8 @@ fn ride(ctx: &Ctx, pogo: &mut FPogo) {
     pogo.events.insert(Events::LAUNCH);
 }
 
-fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
-    let acceleration = forces(ctx, pogo, input);
+fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input, stick: V3) {
+    let acceleration = forces(ctx, pogo, input, stick);
     age_tip_memory(ctx, pogo);
     let landed = move_and_collide(ctx, pogo, acceleration);
     if !landed {
@@ -1267,7 +1300,7 @@ fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
     pogo.velocity = clamp_speed(V3::new(v.x, v.y.max(-ctx.tuning.terminal_speed), v.z));
 }
 
-fn forces(ctx: &Ctx, pogo: &FPogo, input: Input) -> V3 {
+fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
     let mut gravity_scale = 1.0;
     let mut wind = V3::ZERO;
     ctx.world
@@ -1281,7 +1314,7 @@ fn forces(ctx: &Ctx, pogo: &FPogo, input: Input) -> V3 {
     let diving = input.buttons.contains(Buttons::DIVE);
     let g = gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
     let steer = if pogo.state == State::Airborne {
-        steering(stick(input), pogo.velocity, ctx.tuning)
+        steering(stick, pogo.velocity, ctx.tuning)
     } else {
         V3::ZERO
     };
@@ -1349,16 +1382,17 @@ fn depenetrate(ctx: &Ctx, pogo: &mut FPogo) {
                 &ctx.world.solids[i as usize],
             ));
         });
-        for i in 0..ctx.world.platforms.len() as u32 {
-            let bounds = ctx.world.platform_bounds(i, ctx.tick);
-            deepest(depenetrate_box(&ctx.capsule, pogo.position, &bounds));
+        for (i, platform) in ctx.world.platforms.iter().enumerate() {
+            if platform.reach.overlaps(&region) {
+                let (bounds, _) = ctx.world.platform_during(i as u32, ctx.tick);
+                deepest(depenetrate_box(&ctx.capsule, pogo.position, &bounds));
+            }
         }
         for i in 0..ctx.world.ramps.len() {
-            deepest(depenetrate_plane(
-                &ctx.capsule,
-                pogo.position,
-                &plane(ctx.world, i),
-            ));
+            let plane = plane(ctx.world, i);
+            if plane.may_touch(&region) {
+                deepest(depenetrate_plane(&ctx.capsule, pogo.position, &plane));
+            }
         }
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
@@ -1386,25 +1420,28 @@ fn first_touch(ctx: &Ctx, tip: V3, d: V3, elapsed: f64, span: f64) -> Option<(To
             consider(sweep_box(&ctx.capsule, tip, d, bounds), SurfaceId::Solid(i));
         }
     });
-    for i in 0..ctx.world.platforms.len() as u32 {
-        let moved = ctx.world.platform_displacement(i, ctx.tick);
-        let bounds = ctx
-            .world
-            .platform_bounds(i, ctx.tick)
-            .translated(moved * elapsed);
+    for (i, platform) in ctx.world.platforms.iter().enumerate() {
+        if !platform.reach.overlaps(&swept) {
+            continue;
+        }
+        let (start, moved) = ctx.world.platform_during(i as u32, ctx.tick);
+        let bounds = start.translated(moved * elapsed);
         let relative = d - moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep_box(&ctx.capsule, tip, relative, &bounds),
-                SurfaceId::Platform(i),
+                SurfaceId::Platform(i as u32),
             );
         }
     }
     for i in 0..ctx.world.ramps.len() {
-        consider(
-            sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
-            SurfaceId::Ramp(i as u32),
-        );
+        let plane = plane(ctx.world, i);
+        if plane.may_touch(&swept) {
+            consider(
+                sweep_plane(&ctx.capsule, tip, d, &plane),
+                SurfaceId::Ramp(i as u32),
+            );
+        }
     }
     best
 }
