@@ -28,10 +28,13 @@ use crate::sweep::{self, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::Vec3;
-use crate::world::{COORDINATE_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
+/// Most solids (with repeats) the first sweep's grid query may report and still be kept
+/// (see `Nearby`); beyond, the tick queries the grid again, as it always may.
+const NEARBY_MAX: usize = 48;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
 pub const SPEED_MAX: Fx = Fx::from_int(200);
@@ -216,9 +219,24 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
 
 /// Moves the pogo through the tick, sweeping against the world and answering each touch.
 /// Returns whether it landed (and is now compressing).
+///
+/// The solids near the first sweep's path are looked up once, before `depenetrate`: that
+/// region holds the capsule's own box, so if none of them overlaps the capsule (nearly every
+/// tick) depenetration has nothing to do, the pogo has not moved, and the first sweep uses
+/// the same list its own lookup would have given. Otherwise the tick runs as written.
 fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
-    depenetrate(ctx, pogo);
     let dt = ctx.tuning.derived().dt;
+    let first = displacement(pogo.velocity, acceleration, dt);
+    let mut ids = [0; NEARBY_MAX];
+    let mut nearby = nearby(
+        ctx,
+        &ctx.capsule.swept_bounds(pogo.position, first),
+        &mut ids,
+    );
+    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
+        depenetrate(ctx, pogo);
+        nearby = None;
+    }
     let mut remaining = Fx::ONE; // fraction of the tick still to move
     let mut constraints = [Vec3::ZERO; SWEEPS_MAX];
     let mut constraint_count = 0;
@@ -226,11 +244,19 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
         let acceleration = slide_along(acceleration, &constraints[..constraint_count]);
         pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
         let duration = dt * remaining;
-        let half_duration_squared = duration * duration / Fx::from_int(2);
-        let d = pogo.velocity * duration + acceleration * half_duration_squared;
-        let Some((touch, surface)) =
-            first_touch(ctx, pogo.position, d, Fx::ONE - remaining, remaining)
-        else {
+        // With `nearby` kept, nothing has changed since `first` was computed.
+        let d = match nearby {
+            Some(_) => first,
+            None => displacement(pogo.velocity, acceleration, duration),
+        };
+        let Some((touch, surface)) = first_touch(
+            ctx,
+            pogo.position,
+            d,
+            Fx::ONE - remaining,
+            remaining,
+            nearby.take(),
+        ) else {
             pogo.position += d;
             pogo.velocity += acceleration * duration;
             return false;
@@ -249,6 +275,55 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     }
     // Out of sweeps (a tight corner): stay at the last safe position for the rest of the tick.
     false
+}
+
+/// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s).
+fn displacement(velocity: Vec3, acceleration: Vec3, duration: Fx) -> Vec3 {
+    let half_duration_squared = duration * duration / Fx::from_int(2);
+    velocity * duration + acceleration * half_duration_squared
+}
+
+/// What `for_each_solid_near(region)` reports (in its order, repeats included), kept in
+/// `ids`; `None` if that is more than `NEARBY_MAX`.
+fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
+    let mut len = 0;
+    let mut overflow = false;
+    ctx.world.for_each_solid_near(region, |i| {
+        if len < NEARBY_MAX {
+            ids[len] = i;
+            len += 1;
+        } else {
+            overflow = true;
+        }
+    });
+    (!overflow).then_some(&ids[..len])
+}
+
+/// Whether `depenetrate` might move a pogo with its tip at `tip`, given the solids `nearby`
+/// a region holding the capsule's box: `false` means it certainly would not.
+///
+/// `depenetrate` pushes only if one of the solids the grid reports near the capsule's box,
+/// or a platform or ramp it tests, overlaps the capsule. The grid reports, for a larger
+/// region, every solid it reports for a smaller one (more cells, more large boxes), so if
+/// none of `nearby` overlaps, none of its own would; platforms and ramps are tested as it
+/// tests them. A solid that overlaps the capsule overlaps the capsule's box, which holds the
+/// capsule when it is at least twice as tall as its radius (as every valid tuning is), so
+/// boxes that miss it are skipped without the distance test.
+fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &[u32]) -> bool {
+    let overlaps = |b: &Aabb| sweep::depenetrate_box(&ctx.capsule, tip, b).is_some();
+    let region = ctx.capsule.bounds(tip);
+    let boxed =
+        ctx.capsule.core_length() == ctx.capsule.height - ctx.capsule.radius - ctx.capsule.radius;
+    nearby.iter().any(|&i| {
+        let bounds = &ctx.world.solid(i).bounds;
+        (!boxed || bounds.overlaps(&region)) && overlaps(bounds)
+    }) || (0..ctx.world.platform_count()).any(|i| {
+        ctx.world.platform_reach(i).overlaps(&region)
+            && overlaps(&ctx.world.platform_during(i, ctx.tick).0)
+    }) || (0..ctx.world.ramp_count()).any(|i| {
+        let plane = plane(ctx.world, i);
+        plane.may_touch(&region) && sweep::depenetrate_plane(&ctx.capsule, tip, &plane).is_some()
+    })
 }
 
 /// `v` without its components into any of the constraint normals.
@@ -310,7 +385,15 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
 /// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
 /// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
 /// [`SurfaceId`], so the result never depends on the order candidates are found in.
-fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(Touch, SurfaceId)> {
+/// `nearby`, if given, is what the grid reports for the path's box (see `nearby`).
+fn first_touch(
+    ctx: &Ctx,
+    tip: Vec3,
+    d: Vec3,
+    elapsed: Fx,
+    span: Fx,
+    nearby: Option<&[u32]>,
+) -> Option<(Touch, SurfaceId)> {
     let mut best: Option<(Touch, SurfaceId)> = None;
     let mut consider = |touch: Option<Touch>, id: SurfaceId| {
         if let Some(touch) = touch {
@@ -321,7 +404,7 @@ fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(
         }
     };
     let swept = ctx.capsule.swept_bounds(tip, d);
-    ctx.world.for_each_solid_near(&swept, |i| {
+    let mut solid = |i: u32| {
         let bounds = &ctx.world.solid(i).bounds;
         if bounds.overlaps(&swept) {
             consider(
@@ -329,7 +412,11 @@ fn first_touch(ctx: &Ctx, tip: Vec3, d: Vec3, elapsed: Fx, span: Fx) -> Option<(
                 SurfaceId::Solid(i),
             );
         }
-    });
+    };
+    match nearby {
+        Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
+        None => ctx.world.for_each_solid_near(&swept, solid),
+    }
     for i in 0..ctx.world.platform_count() {
         // A platform whose reach the capsule's path misses cannot be touched (the relative
         // sweep below happens inside the reach: see `World::platform_reach`).

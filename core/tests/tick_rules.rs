@@ -677,3 +677,62 @@ fn a_platform_moving_into_the_pogo_pushes_it_out() {
         "carried only {carried:?} m in 2 s at 3 m/s"
     );
 }
+
+#[test]
+fn riding_a_platform_into_a_ramp_is_pushed_back_out() {
+    use pogo_core::sweep::{Plane, depenetrate_plane};
+    use pogo_core::world::SurfaceId;
+    use pogo_core::{Compression, capsule};
+    // As the wall test, with a steep one-sided ramp (facing west) 1 cm east of the pogo.
+    let platform = Platform {
+        size: v("4", "0.5", "4"),
+        path: Path::PingPong {
+            from: v("0", "0", "-2"),
+            to: v("12", "0", "-2"),
+            period: fx("8"),
+        },
+        no_bounce: false,
+    };
+    let ramp = Ramp {
+        normal: v("-1", "0", "0"),
+        point: v("3.26", "0", "0"),
+        bounds: Some(aabb(v("3", "0.5", "-5"), v("4", "6", "5"))),
+        no_bounce: false,
+    };
+    let desc = WorldDesc {
+        platforms: vec![platform],
+        ramps: vec![ramp],
+        ..level(vec![])
+    };
+    let mut s = sim(desc, &[]);
+    place(&mut s, v("3", "0.5", "0"), Vec3::ZERO);
+    let p = &mut s.state_mut().pogos[0];
+    p.state = State::Compression;
+    p.compression = Some(Compression {
+        ticks_left: 2,
+        normal: Vec3::UP,
+        surface: SurfaceId::Platform(0),
+        approach: v("0", "-10", "0"),
+    });
+    let body = capsule(s.tuning());
+    let (_, normal, offset) = s.world().ramp(0);
+    let plane = Plane {
+        normal,
+        offset,
+        bounds: ramp.bounds,
+    };
+    for _ in 0..2 {
+        s.step(&[NEUTRAL]); // rides 10 cm east: 9 cm into the ramp
+    }
+    assert!(
+        depenetrate_plane(&body, pogo(&s).position, &plane).is_some(),
+        "the ride ends inside the ramp: {:?}",
+        pogo(&s).position
+    );
+    s.step(&[NEUTRAL]);
+    assert!(
+        depenetrate_plane(&body, pogo(&s).position, &plane).is_none(),
+        "still inside the ramp: {:?}",
+        pogo(&s).position
+    );
+}
