@@ -33,6 +33,8 @@ const CONTACT_SLOP: f64 = 1.0 / 4_096.0;
 const CREEP: f64 = 1.0 / 16_777_216.0;
 const NEWTON_STEPS_MAX: u32 = 12;
 const SWEEPS_MAX: usize = 4;
+/// Most solids the first sweep's grid query keeps (core: `step::NEARBY_MAX`).
+const NEARBY_MAX: usize = 48;
 const SPEED_MAX: f64 = 200.0;
 const COORDINATE_MAX: f64 = 100_000.0;
 
@@ -1322,8 +1324,19 @@ fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
 }
 
 fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
-    depenetrate(ctx, pogo);
+    // As core: one grid lookup for depenetration's check and the first sweep.
     let dt = ctx.tuning.dt;
+    let first = displacement(pogo.velocity, acceleration, dt);
+    let mut ids = [0; NEARBY_MAX];
+    let mut nearby = nearby(
+        ctx,
+        &ctx.capsule.swept_bounds(pogo.position, first),
+        &mut ids,
+    );
+    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
+        depenetrate(ctx, pogo);
+        nearby = None;
+    }
     let mut remaining = 1.0;
     let mut constraints = [V3::ZERO; SWEEPS_MAX];
     let mut constraint_count = 0;
@@ -1331,10 +1344,18 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
         let acceleration = slide_along(acceleration, &constraints[..constraint_count]);
         pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
         let duration = dt * remaining;
-        let half_duration_squared = duration * duration / 2.0;
-        let d = pogo.velocity * duration + acceleration * half_duration_squared;
-        let Some((touch, surface)) = first_touch(ctx, pogo.position, d, 1.0 - remaining, remaining)
-        else {
+        let d = match nearby {
+            Some(_) => first,
+            None => displacement(pogo.velocity, acceleration, duration),
+        };
+        let Some((touch, surface)) = first_touch(
+            ctx,
+            pogo.position,
+            d,
+            1.0 - remaining,
+            remaining,
+            nearby.take(),
+        ) else {
             pogo.position += d;
             pogo.velocity += acceleration * duration;
             return false;
@@ -1352,6 +1373,40 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
         }
     }
     false
+}
+
+fn displacement(velocity: V3, acceleration: V3, duration: f64) -> V3 {
+    let half_duration_squared = duration * duration / 2.0;
+    velocity * duration + acceleration * half_duration_squared
+}
+
+fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
+    let mut len = 0;
+    let mut overflow = false;
+    ctx.world.solids_grid.query(region, |i| {
+        if len < NEARBY_MAX {
+            ids[len] = i;
+            len += 1;
+        } else {
+            overflow = true;
+        }
+    });
+    (!overflow).then_some(&ids[..len])
+}
+
+fn may_overlap(ctx: &Ctx, tip: V3, nearby: &[u32]) -> bool {
+    let overlaps = |b: &Bx| depenetrate_box(&ctx.capsule, tip, b).is_some();
+    let region = ctx.capsule.bounds(tip);
+    nearby.iter().any(|&i| {
+        let bounds = &ctx.world.solids[i as usize];
+        bounds.overlaps(&region) && overlaps(bounds)
+    }) || ctx.world.platforms.iter().enumerate().any(|(i, platform)| {
+        platform.reach.overlaps(&region)
+            && overlaps(&ctx.world.platform_during(i as u32, ctx.tick).0)
+    }) || (0..ctx.world.ramps.len()).any(|i| {
+        let plane = plane(ctx.world, i);
+        plane.may_touch(&region) && depenetrate_plane(&ctx.capsule, tip, &plane).is_some()
+    })
 }
 
 fn slide_along(mut v: V3, normals: &[V3]) -> V3 {
@@ -1403,7 +1458,14 @@ fn depenetrate(ctx: &Ctx, pogo: &mut FPogo) {
     }
 }
 
-fn first_touch(ctx: &Ctx, tip: V3, d: V3, elapsed: f64, span: f64) -> Option<(Touch, SurfaceId)> {
+fn first_touch(
+    ctx: &Ctx,
+    tip: V3,
+    d: V3,
+    elapsed: f64,
+    span: f64,
+    nearby: Option<&[u32]>,
+) -> Option<(Touch, SurfaceId)> {
     let mut best: Option<(Touch, SurfaceId)> = None;
     let mut consider = |touch: Option<Touch>, id: SurfaceId| {
         if let Some(touch) = touch {
@@ -1414,12 +1476,16 @@ fn first_touch(ctx: &Ctx, tip: V3, d: V3, elapsed: f64, span: f64) -> Option<(To
         }
     };
     let swept = ctx.capsule.swept_bounds(tip, d);
-    ctx.world.solids_grid.query(&swept, |i| {
+    let mut solid = |i: u32| {
         let bounds = &ctx.world.solids[i as usize];
         if bounds.overlaps(&swept) {
             consider(sweep_box(&ctx.capsule, tip, d, bounds), SurfaceId::Solid(i));
         }
-    });
+    };
+    match nearby {
+        Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
+        None => ctx.world.solids_grid.query(&swept, solid),
+    }
     for (i, platform) in ctx.world.platforms.iter().enumerate() {
         if !platform.reach.overlaps(&swept) {
             continue;
