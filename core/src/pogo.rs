@@ -111,7 +111,7 @@ impl Events {
 }
 
 /// One player's pogo.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Pogo {
     pub state: State,
     /// The tip, the body's lowest point (m).
