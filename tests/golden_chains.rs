@@ -11,6 +11,8 @@
 //! The digests change only on purpose: bump the rules version, regenerate with
 //! `POGO_BLESS=1 cargo test --test golden_chains`, and say why in the commit message.
 
+mod support;
+
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -127,7 +129,6 @@ fn render(level: &str, overrides: &[&str], seed: u64) -> String {
 
 #[test]
 fn golden_chains_match() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/chains.txt");
     let mut actual = String::new();
     for (l, level) in LEVELS.iter().enumerate() {
         for (t, overrides) in TUNINGS.iter().enumerate() {
@@ -135,15 +136,7 @@ fn golden_chains_match() {
             writeln!(actual, "{}", render(level, overrides, seed)).unwrap();
         }
     }
-    if std::env::var_os("POGO_BLESS").is_some() {
-        std::fs::write(path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(path).expect("golden file; POGO_BLESS=1 creates it");
-    for (line, (a, e)) in actual.lines().zip(expected.lines()).enumerate() {
-        assert_eq!(a, e, "golden chains differ first at line {}", line + 1);
-    }
-    assert_eq!(actual.lines().count(), expected.lines().count());
+    support::golden_text("chains.txt", &actual);
 }
 
 /// The random players press what the chains are meant to cover (that they also die and

@@ -6,6 +6,8 @@
 //! The hashes change only on purpose: bump the rules version, regenerate with
 //! `POGO_BLESS=1 cargo test --test golden_hashes`, and say why in the commit message.
 
+mod support;
+
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -116,21 +118,8 @@ fn render(run: &Run) -> String {
 
 #[test]
 fn golden_hashes_match() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/hashes.txt");
     let actual: String = RUNS.iter().map(render).collect();
-    if std::env::var_os("POGO_BLESS").is_some() {
-        std::fs::write(path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(path).expect("golden file; POGO_BLESS=1 creates it");
-    for (line, (a, e)) in actual.lines().zip(expected.lines()).enumerate() {
-        assert_eq!(a, e, "golden hashes differ first at line {}", line + 1);
-    }
-    assert_eq!(
-        actual.lines().count(),
-        expected.lines().count(),
-        "golden hash line count"
-    );
+    support::golden_text("hashes.txt", &actual);
 }
 
 #[test]

@@ -584,34 +584,10 @@ fn no_bounce_lift_carries_a_resting_pogo_up() {
 
 #[test]
 fn riding_a_platform_into_a_wall_is_pushed_back_out() {
+    use pogo_core::capsule;
     use pogo_core::sweep::depenetrate_box;
-    use pogo_core::world::SurfaceId;
-    use pogo_core::{Compression, capsule};
-    // The platform slides east 0.05 m a tick; the wall stands 1 cm east of the pogo.
-    let platform = Platform {
-        size: v("4", "0.5", "4"),
-        path: Path::PingPong {
-            from: v("0", "0", "-2"),
-            to: v("12", "0", "-2"),
-            period: fx("8"),
-        },
-        no_bounce: false,
-    };
     let wall = solid(v("3.26", "0.5", "-5"), v("4", "6", "5"));
-    let desc = WorldDesc {
-        platforms: vec![platform],
-        ..level(vec![wall])
-    };
-    let mut s = sim(desc, &[]);
-    place(&mut s, v("3", "0.5", "0"), Vec3::ZERO);
-    let p = &mut s.state_mut().pogos[0];
-    p.state = State::Compression;
-    p.compression = Some(Compression {
-        ticks_left: 2,
-        normal: Vec3::UP,
-        surface: SurfaceId::Platform(0),
-        approach: v("0", "-10", "0"),
-    });
+    let mut s = ride_into(level(vec![wall]));
     let body = capsule(s.tuning());
     for _ in 0..2 {
         s.step(&[NEUTRAL]); // rides 10 cm east: 9 cm into the wall
@@ -624,6 +600,38 @@ fn riding_a_platform_into_a_wall_is_pushed_back_out() {
         "still inside the wall: {:?}",
         p.position
     );
+}
+
+/// `desc` with a platform sliding east 0.05 m a tick, and a pogo on it 2 ticks before the end
+/// of its compression, its body's east side at x = 3.25 (obstacles 1 cm further east get
+/// ridden into).
+fn ride_into(desc: WorldDesc) -> Simulation {
+    use pogo_core::Compression;
+    use pogo_core::world::SurfaceId;
+    let platform = Platform {
+        size: v("4", "0.5", "4"),
+        path: Path::PingPong {
+            from: v("0", "0", "-2"),
+            to: v("12", "0", "-2"),
+            period: fx("8"),
+        },
+        no_bounce: false,
+    };
+    let desc = WorldDesc {
+        platforms: vec![platform],
+        ..desc
+    };
+    let mut s = sim(desc, &[]);
+    place(&mut s, v("3", "0.5", "0"), Vec3::ZERO);
+    let p = &mut s.state_mut().pogos[0];
+    p.state = State::Compression;
+    p.compression = Some(Compression {
+        ticks_left: 2,
+        normal: Vec3::UP,
+        surface: SurfaceId::Platform(0),
+        approach: v("0", "-10", "0"),
+    });
+    s
 }
 
 #[test]
@@ -680,39 +688,18 @@ fn a_platform_moving_into_the_pogo_pushes_it_out() {
 
 #[test]
 fn riding_a_platform_into_a_ramp_is_pushed_back_out() {
+    use pogo_core::capsule;
     use pogo_core::sweep::{Plane, depenetrate_plane};
-    use pogo_core::world::SurfaceId;
-    use pogo_core::{Compression, capsule};
     // As the wall test, with a steep one-sided ramp (facing west) 1 cm east of the pogo.
-    let platform = Platform {
-        size: v("4", "0.5", "4"),
-        path: Path::PingPong {
-            from: v("0", "0", "-2"),
-            to: v("12", "0", "-2"),
-            period: fx("8"),
-        },
-        no_bounce: false,
-    };
     let ramp = Ramp {
         normal: v("-1", "0", "0"),
         point: v("3.26", "0", "0"),
         bounds: Some(aabb(v("3", "0.5", "-5"), v("4", "6", "5"))),
         no_bounce: false,
     };
-    let desc = WorldDesc {
-        platforms: vec![platform],
+    let mut s = ride_into(WorldDesc {
         ramps: vec![ramp],
         ..level(vec![])
-    };
-    let mut s = sim(desc, &[]);
-    place(&mut s, v("3", "0.5", "0"), Vec3::ZERO);
-    let p = &mut s.state_mut().pogos[0];
-    p.state = State::Compression;
-    p.compression = Some(Compression {
-        ticks_left: 2,
-        normal: Vec3::UP,
-        surface: SurfaceId::Platform(0),
-        approach: v("0", "-10", "0"),
     });
     let body = capsule(s.tuning());
     let (_, normal, offset) = s.world().ramp(0);

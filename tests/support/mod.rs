@@ -113,3 +113,25 @@ pub fn retimed(bytes: &[u8], after: u32) -> (Vec<u8>, u32) {
     }
     (replay.encode(), start)
 }
+
+/// Compares `actual` with the golden text file `tests/golden/<name>` line by line (the first
+/// differing line is named), or rewrites the file when `POGO_BLESS` is set.
+pub fn golden_text(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("POGO_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; POGO_BLESS=1 creates it", path.display()));
+    for (line, (a, e)) in actual.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(a, e, "{name} differs first at line {}", line + 1);
+    }
+    assert_eq!(
+        actual.lines().count(),
+        expected.lines().count(),
+        "{name}: line count"
+    );
+}
