@@ -6,10 +6,11 @@
 //!     1. respawn      a pogo marked Respawn is placed at its respawn point (teleport)
 //!     2. controls     lean follows the stick; stun and trick timers; a trick starts on a press
 //!     3. motion       Compression: ride the surface, launch when the compression ends
-//!                     otherwise: forces (gravity, zones, steering), the exact constant-
-//!                     acceleration update, swept against the world; each touch is classified
-//!                     (bounce, ricochet, body hit, ignored) and answered; a remembered tip
-//!                     contact may still bounce within the grace window
+//!                     otherwise: forces (gravity, zones, steering), out of any overlap
+//!                     (after a ride or a teleport), the exact constant-acceleration update,
+//!                     swept against the world; each touch is classified (bounce, ricochet,
+//!                     body hit, ignored) and answered; a remembered tip contact may still
+//!                     bounce within the grace window
 //!     4. volumes      checkpoints, finish, kill volumes, kill height, world bounds
 //!     5. bookkeeping  buttons held, apex
 //!   tick += 1
