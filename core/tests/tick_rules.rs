@@ -723,3 +723,30 @@ fn riding_a_platform_into_a_ramp_is_pushed_back_out() {
         pogo(&s).position
     );
 }
+
+/// A floor of 256 small tiles: more solids near the pogo than the tick keeps from its first
+/// lookup, so it looks them up again (the fallback path), and lands on them all the same.
+#[test]
+fn landing_on_a_floor_of_many_small_tiles_bounces() {
+    let tiles: Vec<Solid> = (0..16)
+        .flat_map(|i| (0..16).map(move |j| (i, j)))
+        .map(|(i, j)| {
+            let min = Vec3::new(
+                Fx::from_ratio(i * 25 - 200, 100),
+                fx("-0.25"),
+                Fx::from_ratio(j * 25 - 200, 100),
+            );
+            solid(min, min + v("0.25", "0.25", "0.25"))
+        })
+        .collect();
+    let mut s = sim(level(tiles), &[]);
+    place(&mut s, v("0.1", "1", "0.1"), Vec3::ZERO);
+    run_until(&mut s, NEUTRAL, 120, has(Events::BOUNCE)).expect("lands on the tiles");
+    let p = pogo(&s);
+    assert!(p.position.y.abs() < fx("0.001"), "{:?}", p.position);
+    hop(&mut s);
+    assert!(
+        pogo(&s).position.y.abs() < fx("0.001"),
+        "lands again on the tiles"
+    );
+}
