@@ -30,12 +30,14 @@ use arbitrary::{Arbitrary, Unstructured};
 
 pub mod contact_evaluator;
 pub mod contact_geometry;
+mod input;
 mod num;
 pub mod replay_decode;
 pub mod replay_roundtrip;
 pub mod tick;
 mod tuning;
 
+pub use input::InputIn;
 pub use num::{Coord, Scalar};
 pub use tuning::Override;
 

@@ -20,7 +20,9 @@
 //!   preamble).
 
 use arbitrary::Arbitrary;
-use pogo_core::{Buttons, Input as TickInput};
+use pogo_core::Input as TickInput;
+
+use crate::InputIn;
 use pogo_replay::format::{
     CHUNK_OVERHEAD_BYTES, DATE_BYTES_MAX, LEVEL_NAME_BYTES_MAX, PLAYER_NAME_BYTES_MAX,
     PREAMBLE_BYTES,
@@ -75,24 +77,6 @@ pub struct Segment {
     pub players: [InputIn; PLAYERS_MAX as usize],
 }
 
-/// A raw input: any stick value, any button bits.
-#[derive(Arbitrary, Clone, Copy, Debug, Default)]
-pub struct InputIn {
-    pub steer_x: i8,
-    pub steer_z: i8,
-    pub buttons: u8,
-}
-
-impl InputIn {
-    fn input(self) -> TickInput {
-        TickInput {
-            steer_x: self.steer_x,
-            steer_z: self.steer_z,
-            buttons: Buttons(self.buttons),
-        }
-    }
-}
-
 /// `s` cut to at most `max` bytes, at a character boundary.
 fn cut(s: &str, max: usize) -> String {
     let mut end = s.len().min(max);
@@ -140,7 +124,7 @@ impl Input {
                     if all.len() == len {
                         break 'fill;
                     }
-                    all.extend(segment.players[..players].iter().map(|i| i.input()));
+                    all.extend(segment.players[..players].iter().map(|i| i.raw()));
                 }
             }
         }

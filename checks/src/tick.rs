@@ -30,6 +30,7 @@ use pogo_core::{
     capsule,
 };
 
+use crate::InputIn;
 use crate::contact_geometry::TOLERANCE;
 use crate::num::{Coord, within};
 use crate::tuning::{self, Override};
@@ -109,24 +110,6 @@ pub struct ZoneIn {
 pub struct Segment {
     pub hold: u8,
     pub players: [InputIn; 2],
-}
-
-#[derive(Arbitrary, Clone, Copy, Debug, Default)]
-pub struct InputIn {
-    pub steer_x: i8,
-    pub steer_z: i8,
-    /// Masked to the defined buttons.
-    pub buttons: u8,
-}
-
-impl InputIn {
-    fn input(self) -> TickInput {
-        TickInput {
-            steer_x: self.steer_x,
-            steer_z: self.steer_z,
-            buttons: Buttons(self.buttons & Buttons::ALL.0),
-        }
-    }
 }
 
 impl BoxIn {
@@ -244,7 +227,7 @@ fn tick_inputs(input: &Input, players: usize) -> Vec<Vec<TickInput>> {
     let held = segments.iter().flat_map(|segment| {
         let inputs: Vec<TickInput> = segment.players[..players]
             .iter()
-            .map(|p| p.input())
+            .map(|p| p.masked())
             .collect();
         core::iter::repeat_n(inputs, 1 + usize::from(segment.hold % 16))
     });
