@@ -48,11 +48,8 @@ pub fn steering(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::fx;
     use crate::tuning::TuningSpec;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
 
     fn tuning_with(overrides: &[&str]) -> Tuning {
         let mut spec = TuningSpec::default();

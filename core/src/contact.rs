@@ -132,11 +132,8 @@ pub fn is_perfect_landing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::fx;
     use crate::tuning::TuningSpec;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
 
     /// A fresh tip contact on flat ground, approaching at 10 m/s, long after the last launch.
     fn landing() -> Contact {

@@ -470,11 +470,8 @@ mod tests {
     use alloc::string::ToString;
 
     use super::*;
+    use crate::test_util::fx;
     use crate::{Tuning, Vec3, motion};
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
 
     struct Hop {
         /// Highest sampled y (m) and the tick it was reached at.

@@ -112,15 +112,8 @@ pub fn compute(landing: &Landing, tuning: &Tuning) -> Launch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{fx, v};
     use crate::tuning::TuningSpec;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
-
-    fn v(x: &str, y: &str, z: &str) -> Vec3 {
-        Vec3::new(fx(x), fx(y), fx(z))
-    }
 
     fn tuning_with(overrides: &[&str]) -> Tuning {
         let mut spec = TuningSpec::default();

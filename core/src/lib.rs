@@ -69,6 +69,8 @@ mod sim;
 mod step;
 pub mod sweep;
 mod sync_test;
+#[cfg(test)]
+mod test_util;
 mod tick;
 mod tuning;
 mod vec3;

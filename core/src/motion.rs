@@ -79,6 +79,7 @@ pub fn integrate_axis(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::v;
     use crate::{Tuning, TuningSpec};
 
     fn derived_at(tick_rate: u32) -> Derived {
@@ -87,11 +88,6 @@ mod tests {
             ..TuningSpec::default()
         };
         Tuning::new(spec).unwrap().derived().clone()
-    }
-
-    fn v(x: &str, y: &str, z: &str) -> Vec3 {
-        let p = |s: &str| Fx::parse_decimal(s).unwrap();
-        Vec3::new(p(x), p(y), p(z))
     }
 
     /// `p₀ + v₀·t + a·t²/2`, evaluated in `Fx` at `t = k·dt`.

@@ -332,14 +332,7 @@ pub fn depenetrate_plane(capsule: &Capsule, tip: Vec3, plane: &Plane) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
-
-    fn v(x: &str, y: &str, z: &str) -> Vec3 {
-        Vec3::new(fx(x), fx(y), fx(z))
-    }
+    use crate::test_util::{fx, v};
 
     fn capsule() -> Capsule {
         Capsule {

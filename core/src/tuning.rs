@@ -488,10 +488,7 @@ impl core::error::Error for TuningError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
+    use crate::test_util::fx;
 
     /// Every default of SPEC §3's table, spelled out once more: a changed default fails here.
     #[test]

@@ -266,12 +266,8 @@ impl SubAssign for Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::v;
     use alloc::vec::Vec;
-
-    fn v(x: &str, y: &str, z: &str) -> Vec3 {
-        let p = |s: &str| Fx::parse_decimal(s).unwrap();
-        Vec3::new(p(x), p(y), p(z))
-    }
 
     /// |error| of a length against 1, in units of 2⁻³².
     fn unit_error_ulps(u: Vec3) -> i64 {

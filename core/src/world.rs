@@ -748,15 +748,8 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{fx, v};
     use alloc::string::ToString;
-
-    fn fx(text: &str) -> Fx {
-        Fx::parse_decimal(text).unwrap()
-    }
-
-    fn v(x: &str, y: &str, z: &str) -> Vec3 {
-        Vec3::new(fx(x), fx(y), fx(z))
-    }
 
     fn desc() -> WorldDesc {
         WorldDesc {

@@ -5,18 +5,10 @@ use std::sync::Arc;
 
 use pogo_core::driver::{Driver, NS_PER_SECOND, frame_times, jittered_frame_times};
 use pogo_core::world::{Aabb, Path, Platform, Solid, World, WorldDesc, Zone};
-use pogo_core::{Buttons, Fx, Input, Simulation, SyncTest, Ticks, Tuning, Vec3};
+use pogo_core::{Buttons, Input, Simulation, SyncTest, Ticks, Tuning};
 
 mod support;
-use support::{SplitMix, seed};
-
-fn fx(text: &str) -> Fx {
-    Fx::parse_decimal(text).unwrap()
-}
-
-fn v(x: &str, y: &str, z: &str) -> Vec3 {
-    Vec3::new(fx(x), fx(y), fx(z))
-}
+use support::{SplitMix, fx, seed, v};
 
 /// Ground, some blocks, a moving platform and a wind zone: enough for every code path.
 fn world(tuning: &Tuning) -> Arc<World> {

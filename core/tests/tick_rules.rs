@@ -7,13 +7,8 @@ use pogo_core::{
     Buttons, Events, Fx, Input, Pogo, Simulation, State, Ticks, Tuning, TuningSpec, Vec3,
 };
 
-fn fx(text: &str) -> Fx {
-    Fx::parse_decimal(text).unwrap()
-}
-
-fn v(x: &str, y: &str, z: &str) -> Vec3 {
-    Vec3::new(fx(x), fx(y), fx(z))
-}
+mod support;
+use support::{fx, v};
 
 fn aabb(min: Vec3, max: Vec3) -> Aabb {
     Aabb::new(min, max)

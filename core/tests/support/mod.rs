@@ -41,3 +41,12 @@ pub fn seed(test: &str, default: u64) -> u64 {
     eprintln!("{test}: POGO_TEST_SEED={seed}");
     seed
 }
+
+/// `text` parsed exactly as tuning and level files are (`Fx::parse_decimal`).
+pub fn fx(text: &str) -> Fx {
+    Fx::parse_decimal(text).unwrap()
+}
+
+pub fn v(x: &str, y: &str, z: &str) -> Vec3 {
+    Vec3::new(fx(x), fx(y), fx(z))
+}
