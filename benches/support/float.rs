@@ -1395,18 +1395,30 @@ fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<
 }
 
 fn may_overlap(ctx: &Ctx, tip: V3, nearby: &[u32]) -> bool {
-    let overlaps = |b: &Bx| depenetrate_box(&ctx.capsule, tip, b).is_some();
     let region = ctx.capsule.bounds(tip);
-    nearby.iter().any(|&i| {
+    let mut overlap = nearby.iter().any(|&i| {
         let bounds = &ctx.world.solids[i as usize];
-        bounds.overlaps(&region) && overlaps(bounds)
-    }) || ctx.world.platforms.iter().enumerate().any(|(i, platform)| {
-        platform.reach.overlaps(&region)
-            && overlaps(&ctx.world.platform_during(i as u32, ctx.tick).0)
-    }) || (0..ctx.world.ramps.len()).any(|i| {
+        bounds.overlaps(&region) && depenetrate_box(&ctx.capsule, tip, bounds).is_some()
+    });
+    if !overlap {
+        platform_and_ramp_pushes(ctx, tip, &region, |push| overlap |= push.is_some());
+    }
+    overlap
+}
+
+fn platform_and_ramp_pushes(ctx: &Ctx, tip: V3, region: &Bx, mut f: impl FnMut(Option<(f64, V3)>)) {
+    for (i, platform) in ctx.world.platforms.iter().enumerate() {
+        if platform.reach.overlaps(region) {
+            let (bounds, _) = ctx.world.platform_during(i as u32, ctx.tick);
+            f(depenetrate_box(&ctx.capsule, tip, &bounds));
+        }
+    }
+    for i in 0..ctx.world.ramps.len() {
         let plane = plane(ctx.world, i);
-        plane.may_touch(&region) && depenetrate_plane(&ctx.capsule, tip, &plane).is_some()
-    })
+        if plane.may_touch(region) {
+            f(depenetrate_plane(&ctx.capsule, tip, &plane));
+        }
+    }
 }
 
 fn slide_along(mut v: V3, normals: &[V3]) -> V3 {
@@ -1437,18 +1449,7 @@ fn depenetrate(ctx: &Ctx, pogo: &mut FPogo) {
                 &ctx.world.solids[i as usize],
             ));
         });
-        for (i, platform) in ctx.world.platforms.iter().enumerate() {
-            if platform.reach.overlaps(&region) {
-                let (bounds, _) = ctx.world.platform_during(i as u32, ctx.tick);
-                deepest(depenetrate_box(&ctx.capsule, pogo.position, &bounds));
-            }
-        }
-        for i in 0..ctx.world.ramps.len() {
-            let plane = plane(ctx.world, i);
-            if plane.may_touch(&region) {
-                deepest(depenetrate_plane(&ctx.capsule, pogo.position, &plane));
-            }
-        }
+        platform_and_ramp_pushes(ctx, pogo.position, &region, &mut deepest);
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
         let into = pogo.velocity.dot(n);

@@ -34,7 +34,7 @@ use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
 /// Most solids (with repeats) the first sweep's grid query may report and still be kept
-/// (see `Nearby`); beyond, the tick queries the grid again, as it always may.
+/// (see `nearby`); beyond, the tick queries the grid again, as it always may.
 const NEARBY_MAX: usize = 48;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
@@ -311,20 +311,39 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
 /// capsule when it is at least twice as tall as its radius (as every valid tuning is), so
 /// boxes that miss it are skipped without the distance test.
 fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &[u32]) -> bool {
-    let overlaps = |b: &Aabb| sweep::depenetrate_box(&ctx.capsule, tip, b).is_some();
     let region = ctx.capsule.bounds(tip);
-    let boxed =
-        ctx.capsule.core_length() == ctx.capsule.height - ctx.capsule.radius - ctx.capsule.radius;
-    nearby.iter().any(|&i| {
+    let boxed = ctx.capsule.radius + ctx.capsule.radius <= ctx.capsule.height;
+    let mut overlap = nearby.iter().any(|&i| {
         let bounds = &ctx.world.solid(i).bounds;
-        (!boxed || bounds.overlaps(&region)) && overlaps(bounds)
-    }) || (0..ctx.world.platform_count()).any(|i| {
-        ctx.world.platform_reach(i).overlaps(&region)
-            && overlaps(&ctx.world.platform_during(i, ctx.tick).0)
-    }) || (0..ctx.world.ramp_count()).any(|i| {
+        (!boxed || bounds.overlaps(&region))
+            && sweep::depenetrate_box(&ctx.capsule, tip, bounds).is_some()
+    });
+    if !overlap {
+        platform_and_ramp_pushes(ctx, tip, &region, |push| overlap |= push.is_some());
+    }
+    overlap
+}
+
+/// Calls `f` with the push out of each platform and ramp that may overlap a capsule with its
+/// tip at `tip` inside `region` (its box): platforms, then ramps, each in index order.
+fn platform_and_ramp_pushes(
+    ctx: &Ctx,
+    tip: Vec3,
+    region: &Aabb,
+    mut f: impl FnMut(Option<(Fx, Vec3)>),
+) {
+    for i in 0..ctx.world.platform_count() {
+        if ctx.world.platform_reach(i).overlaps(region) {
+            let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
+            f(sweep::depenetrate_box(&ctx.capsule, tip, &bounds));
+        }
+    }
+    for i in 0..ctx.world.ramp_count() {
         let plane = plane(ctx.world, i);
-        plane.may_touch(&region) && sweep::depenetrate_plane(&ctx.capsule, tip, &plane).is_some()
-    })
+        if plane.may_touch(region) {
+            f(sweep::depenetrate_plane(&ctx.capsule, tip, &plane));
+        }
+    }
 }
 
 /// `v` without its components into any of the constraint normals.
@@ -358,22 +377,7 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
                 &ctx.world.solid(i).bounds,
             ));
         });
-        for i in 0..ctx.world.platform_count() {
-            if ctx.world.platform_reach(i).overlaps(&region) {
-                let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
-                deepest(sweep::depenetrate_box(&ctx.capsule, pogo.position, &bounds));
-            }
-        }
-        for i in 0..ctx.world.ramp_count() {
-            let plane = plane(ctx.world, i);
-            if plane.may_touch(&region) {
-                deepest(sweep::depenetrate_plane(
-                    &ctx.capsule,
-                    pogo.position,
-                    &plane,
-                ));
-            }
-        }
+        platform_and_ramp_pushes(ctx, pogo.position, &region, &mut deepest);
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
         let into = pogo.velocity.dot(n);
