@@ -34,8 +34,8 @@ use pogo_core::bot::Bot;
 use pogo_core::world::World;
 use pogo_core::{Input as TickInput, Simulation, Tuning};
 use pogo_replay::format::{
-    CHUNK_OVERHEAD_BYTES, HEADER_BYTES_MAX, INPUT_CHUNK_BYTES_MAX, KIND_HEADER, KIND_INPUTS,
-    KIND_TRAILER, PREAMBLE_BYTES, TRAILER_BYTES_MAX,
+    CHUNK_OVERHEAD_BYTES, HASH_INTERVAL_SECONDS_MAX, HEADER_BYTES_MAX, INPUT_CHUNK_BYTES_MAX,
+    KIND_HEADER, KIND_INPUTS, KIND_TRAILER, PREAMBLE_BYTES, TRAILER_BYTES_MAX,
 };
 use pogo_replay::{
     Chunk, Header, Limits, Recorder, Replay, ReplayError, ReplayReader, SalvageError, Trailer,
@@ -50,19 +50,17 @@ pub const MAX_TICKS: u32 = 20_000;
 /// The verifier all checks share (its worlds are built once, on first use).
 pub fn verifier() -> &'static Verifier {
     static VERIFIER: OnceLock<Verifier> = OnceLock::new();
-    VERIFIER.get_or_init(|| {
-        Verifier::with_builtin_levels(
-            Tuning::default(),
-            Limits {
-                max_ticks: MAX_TICKS,
-            },
-        )
-    })
+    VERIFIER.get_or_init(|| Verifier::with_builtin_levels(Tuning::default(), small_limits()))
 }
 
+/// The limits all checks share: few ticks, and the format's longest hash interval, so that
+/// every interval a well-formed replay may have reaches the simulation.
 fn small_limits() -> Limits {
     Limits {
         max_ticks: MAX_TICKS,
+        max_player_ticks: u64::from(MAX_TICKS),
+        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        ..Limits::default()
     }
 }
 
@@ -238,7 +236,10 @@ fn check_decoded(replay: &Replay, limits: Limits) {
         h.players
     );
     assert!(
-        (1..=600).contains(&h.chunk_ticks) && h.hash_interval >= 1,
+        (1..=600).contains(&h.chunk_ticks)
+            && h.hash_interval >= 1
+            && u64::from(h.hash_interval)
+                <= u64::from(HASH_INTERVAL_SECONDS_MAX) * u64::from(h.tick_rate),
         "decode: header ranges"
     );
     assert!(
@@ -306,13 +307,28 @@ fn check_decoded(replay: &Replay, limits: Limits) {
     );
 }
 
+/// The default limits but the format's longest hash interval: what `small_limits` differs
+/// from in its tick caps only.
+fn large_limits() -> Limits {
+    Limits {
+        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        ..Limits::default()
+    }
+}
+
 fn check_bytes(bytes: &[u8]) {
     let len = bytes.len() as u64;
-    let decoded = Replay::decode(bytes, Limits::default());
+    let decoded = Replay::decode(bytes, large_limits());
     assert_eq!(
-        Replay::decode(bytes, Limits::default()),
+        Replay::decode(bytes, large_limits()),
         decoded,
         "determinism: decoding twice differs"
+    );
+    // The default limits ask for a hash every second: the same result, or that refusal.
+    let default = Replay::decode(bytes, Limits::default());
+    assert!(
+        default == decoded || matches!(default, Err(ReplayError::SparseHashes { .. })),
+        "limits: {default:?} under the default limits, {decoded:?} with 10-second hashes"
     );
     let small = Replay::decode(bytes, small_limits());
     assert_eq!(
@@ -356,7 +372,7 @@ fn check_bytes(bytes: &[u8]) {
         (Err(e), Ok(_)) => panic!("decode: fails under the default limit ({e:?}) only"),
     }
     if let Ok(replay) = &decoded {
-        check_decoded(replay, Limits::default());
+        check_decoded(replay, large_limits());
         assert_eq!(
             replay.encode(),
             bytes,
@@ -364,7 +380,7 @@ fn check_bytes(bytes: &[u8]) {
         );
         assert!(
             matches!(
-                Replay::decode(&bytes[..bytes.len() - 1], Limits::default()),
+                Replay::decode(&bytes[..bytes.len() - 1], large_limits()),
                 Err(ReplayError::Truncated { .. })
             ),
             "canonical: the replay less its last byte is not Truncated"
@@ -372,7 +388,7 @@ fn check_bytes(bytes: &[u8]) {
         let mut longer = bytes.to_vec();
         longer.push(0);
         assert_eq!(
-            Replay::decode(&longer, Limits::default()),
+            Replay::decode(&longer, large_limits()),
             Err(ReplayError::TrailingBytes { offset: len }),
             "canonical: the replay plus a byte is not TrailingBytes"
         );
@@ -564,7 +580,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         seeds.push((name.to_string(), bytes.clone()));
     }
     for (name, bytes) in whole.iter().filter(|(n, _)| *n != "flat-2p-0") {
-        let replay = Replay::decode(bytes, Limits::default()).expect("a recorded replay decodes");
+        let replay = Replay::decode(bytes, large_limits()).expect("a recorded replay decodes");
         let header_end = PREAMBLE_BYTES + CHUNK_OVERHEAD_BYTES + payload_len(&replay.header);
         let first_chunk_end = header_end + CHUNK_OVERHEAD_BYTES + payload_len(&replay.chunks[0]);
         let trailer_start = bytes.len() - CHUNK_OVERHEAD_BYTES - payload_len(&replay.trailer);

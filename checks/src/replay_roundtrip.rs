@@ -24,10 +24,13 @@ use pogo_core::Input as TickInput;
 
 use crate::InputIn;
 use pogo_replay::format::{
-    CHUNK_OVERHEAD_BYTES, DATE_BYTES_MAX, LEVEL_NAME_BYTES_MAX, PLAYER_NAME_BYTES_MAX,
-    PREAMBLE_BYTES,
+    CHUNK_OVERHEAD_BYTES, DATE_BYTES_MAX, DATE_CHARS, HASH_INTERVAL_SECONDS_MAX,
+    LEVEL_NAME_BYTES_MAX, PLAYER_NAME_BYTES_MAX, PREAMBLE_BYTES,
 };
-use pogo_replay::{Chunk, Header, Limits, Recorder, Replay, ReplayError, ReplayReader};
+use pogo_replay::names::{PLAYER_NAME_CHARS_MAX, PLAYER_NAME_MARKS};
+use pogo_replay::{
+    Chunk, Header, Limits, Recorder, Replay, ReplayError, ReplayReader, check_player_name,
+};
 
 /// Most ticks of one replay.
 pub const TICKS_MAX: u32 = 2000;
@@ -86,11 +89,54 @@ fn cut(s: &str, max: usize) -> String {
     s[..end].to_string()
 }
 
+/// `s` made into a player name: only the characters the name rule allows, single spaces,
+/// none at the ends, cut to its limits; `None` if nothing is left.
+fn as_player_name(s: &str) -> Option<String> {
+    let kept: String = s
+        .chars()
+        .filter(|&c| c.is_alphanumeric() || PLAYER_NAME_MARKS.contains(&c))
+        .take(PLAYER_NAME_CHARS_MAX)
+        .collect();
+    let name = cut(&kept, PLAYER_NAME_BYTES_MAX);
+    let words: Vec<&str> = name.split(' ').filter(|w| !w.is_empty()).collect();
+    let name = words.join(" ");
+    (!name.is_empty()).then_some(name)
+}
+
 impl Input {
+    /// The header, made valid: the fields are cut or mapped into their ranges and character
+    /// sets. [`Input::raw_header`] is the same without the mapping of the strings.
     pub fn header(&self) -> Header {
+        let level_name: String = self
+            .level_name
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect();
+        let level_name = cut(&level_name, LEVEL_NAME_BYTES_MAX);
+        let tick_rate = self.tick_rate.max(1);
+        Header {
+            level_name: if level_name.is_empty() {
+                "level".to_string()
+            } else {
+                level_name
+            },
+            hash_interval: (1 + u32::from(self.hash_interval) % 120)
+                .min(tick_rate.saturating_mul(HASH_INTERVAL_SECONDS_MAX)),
+            player_name: self.player_name.as_deref().and_then(as_player_name),
+            date: self.date.as_deref().map(|d| {
+                let d: String = d.chars().filter(|&c| DATE_CHARS.contains(c)).collect();
+                cut(&d, DATE_BYTES_MAX)
+            }),
+            ..self.raw_header()
+        }
+    }
+
+    /// The header with the strings as given (cut to their byte limits only).
+    pub fn raw_header(&self) -> Header {
+        let tick_rate = self.tick_rate.max(1);
         Header {
             rules_version: self.rules_version,
-            tick_rate: self.tick_rate.max(1),
+            tick_rate,
             frac_bits: self.frac_bits,
             level_name: cut(&self.level_name, LEVEL_NAME_BYTES_MAX),
             level_hash: self.level_hash,
@@ -139,6 +185,33 @@ impl Input {
             self.hashes[k % self.hashes.len()]
         }
     }
+}
+
+/// The recorder takes a header (before any bytes go out) exactly when its strings follow
+/// FORMAT.md's rules and its hash interval is at most 10 seconds of play.
+fn check_header_rules(raw: &Header) {
+    let name_ok = raw
+        .player_name
+        .as_deref()
+        .is_none_or(|n| check_player_name(n).is_ok());
+    let date_ok = raw
+        .date
+        .as_deref()
+        .is_none_or(|d| d.chars().all(|c| DATE_CHARS.contains(c)));
+    let level_ok = !raw.level_name.is_empty() && !raw.level_name.chars().any(char::is_control);
+    let interval_ok = u64::from(raw.hash_interval)
+        <= u64::from(raw.tick_rate) * u64::from(HASH_INTERVAL_SECONDS_MAX);
+    let valid = name_ok && date_ok && level_ok && interval_ok;
+    let mut out = Vec::new();
+    let accepted = Recorder::new(&mut out, raw.clone()).is_ok();
+    assert_eq!(
+        accepted, valid,
+        "recorder: header {raw:?} accepted={accepted}, by the rules valid={valid}"
+    );
+    assert!(
+        accepted || out.is_empty(),
+        "recorder: wrote bytes for a refused header"
+    );
 }
 
 /// Records `input` through the real `Recorder`: the bytes and the hashes it asked for.
@@ -192,7 +265,12 @@ pub fn check(input: &Input) -> bool {
     let ticks = input.ticks();
     let (bytes, hashes) = record(input);
 
-    let replay = Replay::decode(&bytes, Limits::default())
+    check_header_rules(&input.raw_header());
+    let limits = Limits {
+        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        ..Limits::default()
+    };
+    let replay = Replay::decode(&bytes, limits)
         .unwrap_or_else(|e| panic!("decode: the recorder's bytes do not decode: {e}"));
     assert_eq!(replay.header, header, "decode: header");
     let expected = input.inputs(players);
@@ -253,8 +331,7 @@ pub fn check(input: &Input) -> bool {
     );
 
     // The streaming reader agrees, and gives the chunk boundaries.
-    let mut reader =
-        ReplayReader::open(&bytes[..], Limits::default()).expect("open: the header reads");
+    let mut reader = ReplayReader::open(&bytes[..], limits).expect("open: the header reads");
     let mut boundaries = vec![0, PREAMBLE_BYTES as u64, reader.offset()];
     let mut streamed = Vec::new();
     loop {
@@ -292,7 +369,7 @@ pub fn check(input: &Input) -> bool {
             .max()
             .unwrap_or(0);
         assert_eq!(
-            Replay::decode(&bytes[..at as usize], Limits::default()),
+            Replay::decode(&bytes[..at as usize], limits),
             Err(ReplayError::Truncated { offset: expected }),
             "truncation: cut at byte {at} of {}",
             bytes.len()

@@ -21,8 +21,10 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// The first 8 bytes of every replay.
 pub const MAGIC: [u8; 8] = *b"POGOREPL";
-/// The format version this code reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this code reads and writes. Version 2 (rules version 2) caps the hash
+/// interval at [`HASH_INTERVAL_SECONDS_MAX`] and restricts the header's strings (player
+/// name, level name, date) to printable sets; version 1 files are refused.
+pub const FORMAT_VERSION: u16 = 2;
 /// Bytes of the preamble: magic and format version.
 pub const PREAMBLE_BYTES: usize = 10;
 /// Bytes of a chunk's framing: kind, length, check.
@@ -45,6 +47,12 @@ pub const CHUNK_TICKS_MAX: u32 = 600;
 pub const LEVEL_NAME_BYTES_MAX: usize = 64;
 pub const PLAYER_NAME_BYTES_MAX: usize = 64;
 pub const DATE_BYTES_MAX: usize = 32;
+/// Longest stretch of play between two stored state hashes the format allows (seconds): a
+/// replay's `hash_interval` is at most this many times its tick rate. A verifier may ask for
+/// less ([`crate::Limits::max_hash_interval_s`]).
+pub const HASH_INTERVAL_SECONDS_MAX: u32 = 10;
+/// The characters a header's `date` may hold: ISO 8601 needs no others.
+pub const DATE_CHARS: &str = "0123456789-:.+TZ ";
 
 /// What the replay is of, and how to reproduce it. The first chunk.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,6 +183,11 @@ pub enum ReplayError {
     TooLong {
         max_ticks: u32,
     },
+    /// The header's hash interval is longer than the reader allows (ticks).
+    SparseHashes {
+        hash_interval: u32,
+        max: u32,
+    },
 }
 
 impl fmt::Display for ReplayError {
@@ -241,6 +254,12 @@ impl fmt::Display for ReplayError {
             ReplayError::TooLong { max_ticks } => {
                 write!(f, "longer than the limit of {max_ticks} ticks")
             }
+            ReplayError::SparseHashes { hash_interval, max } => {
+                write!(
+                    f,
+                    "a state hash every {hash_interval} ticks; this verifier needs one at least every {max}"
+                )
+            }
         }
     }
 }
@@ -296,15 +315,24 @@ impl Header {
         if self.level_name.len() > LEVEL_NAME_BYTES_MAX {
             return bad("level name longer than 64 bytes");
         }
-        if self
-            .player_name
-            .as_ref()
-            .is_some_and(|n| n.len() > PLAYER_NAME_BYTES_MAX)
-        {
-            return bad("player name longer than 64 bytes");
+        if self.level_name.is_empty() || self.level_name.chars().any(char::is_control) {
+            return bad("level name is empty or has control characters");
         }
-        if self.date.as_ref().is_some_and(|d| d.len() > DATE_BYTES_MAX) {
-            return bad("date longer than 32 bytes");
+        if let Some(name) = &self.player_name {
+            if name.len() > PLAYER_NAME_BYTES_MAX {
+                return bad("player name longer than 64 bytes");
+            }
+            if crate::names::check_player_name(name).is_err() {
+                return bad("player name breaks the name rule (letters, digits, space - _ . ')");
+            }
+        }
+        if let Some(date) = &self.date {
+            if date.len() > DATE_BYTES_MAX {
+                return bad("date longer than 32 bytes");
+            }
+            if !date.chars().all(|c| DATE_CHARS.contains(c)) {
+                return bad("date has characters outside 0-9 - : . + T Z and space");
+            }
         }
         if self.players == 0 || usize::from(self.players) > PLAYERS_MAX {
             return bad("player count outside 1…16");
@@ -312,11 +340,16 @@ impl Header {
         if self.chunk_ticks == 0 || self.chunk_ticks > CHUNK_TICKS_MAX {
             return bad("chunk_ticks outside 1…600");
         }
+        if self.tick_rate == 0 {
+            return bad("tick_rate is zero");
+        }
         if self.hash_interval == 0 {
             return bad("hash_interval is zero");
         }
-        if self.tick_rate == 0 {
-            return bad("tick_rate is zero");
+        if u64::from(self.hash_interval)
+            > u64::from(HASH_INTERVAL_SECONDS_MAX) * u64::from(self.tick_rate)
+        {
+            return bad("hash_interval longer than 10 seconds of play");
         }
         Ok(())
     }

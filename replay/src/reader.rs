@@ -10,21 +10,47 @@ use std::io::{self, Read};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::format::{
-    self, FORMAT_VERSION, HEADER_BYTES_MAX, Header, INPUT_CHUNK_BYTES_MAX, InputChunk, KIND_HEADER,
-    KIND_INPUTS, KIND_TRAILER, MAGIC, PREAMBLE_BYTES, ReplayError, TRAILER_BYTES_MAX, Trailer,
+    self, FORMAT_VERSION, HASH_INTERVAL_SECONDS_MAX, HEADER_BYTES_MAX, Header,
+    INPUT_CHUNK_BYTES_MAX, InputChunk, KIND_HEADER, KIND_INPUTS, KIND_TRAILER, MAGIC,
+    PREAMBLE_BYTES, ReplayError, TRAILER_BYTES_MAX, Trailer,
 };
 
-/// Limits on what a reader accepts, whatever a file claims.
+/// Limits on what a reader accepts and what a verification may cost, whatever a file claims.
+///
+/// A verification's cost is the simulation work, not the file's size: a 167 KB file can claim
+/// 16 players for 4 hours. So the bound is a budget of **player-ticks** (ticks × players),
+/// checked against what the header (players) and each input chunk (ticks) claim *before*
+/// that chunk is simulated; a file over the budget is refused without simulating the chunk
+/// that would exceed it. Forged hashes are caught early because a replay must carry a state
+/// hash at least every `max_hash_interval_s` seconds of play (the format allows at most
+/// [`HASH_INTERVAL_SECONDS_MAX`]): a forgery desyncs within that many seconds, not at the
+/// end of the file. A server may add a wall-clock bound per verification.
+///
+/// The per-tick cost itself is bounded by the world's limits (boxes per grid cell, large
+/// boxes, platforms, ramps) and the tick's (sweeps per tick): see `PERFORMANCE.md` for the
+/// worst case measured against the budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Most ticks in a replay. Default: 4 hours at 60 Hz.
     pub max_ticks: u32,
+    /// Most player-ticks (ticks × players) a verification simulates. Default: 4 hours of one
+    /// player at 60 Hz (864 000), which is 15 minutes of 16 players.
+    pub max_player_ticks: u64,
+    /// Longest stretch of play between two stored state hashes, in seconds (1 ≤ it ≤
+    /// [`HASH_INTERVAL_SECONDS_MAX`]). Default: 1, what the recorder writes.
+    pub max_hash_interval_s: u32,
+    /// Most wall-clock time one verification may take (`None`: no limit). Default: none, so
+    /// a verdict never depends on the machine; a server sets it as a last line of defence.
+    pub max_duration: Option<std::time::Duration>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_ticks: 4 * 3600 * 60,
+            max_player_ticks: 4 * 3600 * 60,
+            max_hash_interval_s: 1,
+            max_duration: None,
         }
     }
 }
@@ -79,6 +105,17 @@ impl<R: Read> ReplayReader<R> {
         }
         let header: Header = format::decode(&payload, at)?;
         header.check(at)?;
+        let max_interval = u64::from(
+            limits
+                .max_hash_interval_s
+                .clamp(1, HASH_INTERVAL_SECONDS_MAX),
+        ) * u64::from(header.tick_rate);
+        if u64::from(header.hash_interval) > max_interval {
+            return Err(ReplayError::SparseHashes {
+                hash_interval: header.hash_interval,
+                max: u32::try_from(max_interval).unwrap_or(u32::MAX),
+            });
+        }
         Ok(ReplayReader {
             input,
             limits,

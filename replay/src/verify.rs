@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Read;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use pogo_core::world::{World, WorldDesc};
 use pogo_core::{Fx, Input, RULES_VERSION, Simulation, Ticks, Tuning};
@@ -156,9 +157,26 @@ impl Verifier {
             })
         })?;
         let mut inputs = vec![Input::default(); players];
+        let started = self.limits.max_duration.map(|d| (Instant::now(), d));
+        let mut player_ticks = 0u64;
         loop {
             match reader.next_chunk()? {
                 Some(Chunk::Inputs(chunk)) => {
+                    // The work this chunk claims, checked before any of it is done.
+                    player_ticks += u64::from(chunk.ticks) * players as u64;
+                    if player_ticks > self.limits.max_player_ticks {
+                        return Err(VerifyError::OverBudget {
+                            max_player_ticks: self.limits.max_player_ticks,
+                            players: header.players,
+                        });
+                    }
+                    if let Some((started, max)) = started {
+                        if started.elapsed() > max {
+                            return Err(VerifyError::OutOfTime {
+                                max_ms: max.as_millis().try_into().unwrap_or(u64::MAX),
+                            });
+                        }
+                    }
                     let mut runs: Vec<_> = (0..players).map(|p| chunk.inputs(p)).collect();
                     let mut hashes = chunk.hashes.iter();
                     for tick in chunk.first_tick..chunk.first_tick + chunk.ticks {
@@ -274,6 +292,16 @@ pub enum VerifyError {
         claimed: Option<u32>,
         actual: Option<u32>,
     },
+    /// Simulating the replay would take more player-ticks than [`Limits::max_player_ticks`]
+    /// (refused before the chunk that would exceed it is simulated).
+    OverBudget {
+        max_player_ticks: u64,
+        players: u8,
+    },
+    /// The verification took longer than [`Limits::max_duration`].
+    OutOfTime {
+        max_ms: u64,
+    },
 }
 
 impl VerifyError {
@@ -287,6 +315,7 @@ impl VerifyError {
                 ReplayError::ChunkChecksum { .. } | ReplayError::FileChecksum { .. },
             ) => "checksum",
             VerifyError::Replay(ReplayError::TooLong { .. }) => "too_long",
+            VerifyError::Replay(ReplayError::SparseHashes { .. }) => "sparse_hashes",
             VerifyError::Replay(ReplayError::Io { .. }) => "io",
             VerifyError::Replay(_) => "malformed",
             VerifyError::RulesVersion { .. } => "rules_version",
@@ -296,6 +325,8 @@ impl VerifyError {
             VerifyError::LevelMismatch { .. } => "level_mismatch",
             VerifyError::Desync { .. } => "desync",
             VerifyError::OutcomeMismatch { .. } => "outcome_mismatch",
+            VerifyError::OverBudget { .. } => "over_budget",
+            VerifyError::OutOfTime { .. } => "out_of_time",
         }
     }
 }
@@ -364,6 +395,20 @@ impl fmt::Display for VerifyError {
                     show(claimed),
                     show(actual)
                 )
+            }
+            VerifyError::OverBudget {
+                max_player_ticks,
+                players,
+            } => {
+                write!(
+                    f,
+                    "over the verification budget of {max_player_ticks} player-ticks \
+                     ({players} players: at most {} ticks)",
+                    max_player_ticks / u64::from((*players).max(1))
+                )
+            }
+            VerifyError::OutOfTime { max_ms } => {
+                write!(f, "verification took longer than the limit of {max_ms} ms")
             }
         }
     }

@@ -121,7 +121,7 @@ fn truncation_at_every_offset_is_rejected() {
 fn hostile_lengths_cost_bounded_memory_and_time() {
     let v = verifier();
     // A header chunk claiming 4 GiB.
-    let mut bytes = b"POGOREPL\x01\x00".to_vec();
+    let mut bytes = b"POGOREPL\x02\x00".to_vec();
     bytes.push(1);
     bytes.extend_from_slice(&u32::MAX.to_le_bytes());
     let err = v.verify(&bytes[..]).unwrap_err();
@@ -142,7 +142,7 @@ fn hostile_lengths_cost_bounded_memory_and_time() {
     let at = payload.len() - 3; // Some("x") → 01 01 78, then None → 00
     payload.splice(at + 1..at + 2, [0xff, 0xff, 0xff, 0xff, 0x0f]);
     let framed = frame(1, &payload);
-    let mut hostile = b"POGOREPL\x01\x00".to_vec();
+    let mut hostile = b"POGOREPL\x02\x00".to_vec();
     hostile.extend(framed);
     let started = Instant::now();
     let err = v.verify(&hostile[..]).unwrap_err();
@@ -166,7 +166,13 @@ fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
 #[test]
 fn a_claimed_length_beyond_the_limit_is_rejected_early() {
     let bytes = record_bot("flat", 1, 1200);
-    let strict = Verifier::with_builtin_levels(Tuning::default(), Limits { max_ticks: 600 });
+    let strict = Verifier::with_builtin_levels(
+        Tuning::default(),
+        Limits {
+            max_ticks: 600,
+            ..Limits::default()
+        },
+    );
     let err = strict.verify(&bytes[..]).unwrap_err();
     assert_eq!(
         err,

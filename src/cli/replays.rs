@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use pogo::core::world::World;
+use pogo::replay::format::HASH_INTERVAL_SECONDS_MAX;
 use pogo::replay::{
     Chunk, Ghost, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader, Verifier, VerifyError,
     parse_level_json,
@@ -34,6 +35,14 @@ pub(crate) struct VerifierArgs {
     /// The most ticks a replay may have, whatever it claims (default: 4 hours at 60 Hz).
     #[arg(long, value_name = "N")]
     pub max_ticks: Option<u32>,
+    /// The most player-ticks (ticks × players) one verification may simulate (default:
+    /// 864000, 4 hours of one player or 15 minutes of 16).
+    #[arg(long, value_name = "N")]
+    pub max_player_ticks: Option<u64>,
+    /// The longest stretch of play between two stored state hashes a replay may have, in
+    /// seconds, 1 to 10 (default: 1).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_hash_interval: Option<u32>,
 }
 
 impl VerifierArgs {
@@ -41,15 +50,34 @@ impl VerifierArgs {
     /// with the tuning, so a bad level file is bad input, not an "unknown level" per replay).
     pub fn build(&self) -> Result<Verifier, CliError> {
         let tuning = self.tuning.resolve()?;
-        let limits = match self.max_ticks {
+        let mut limits = Limits::default();
+        match self.max_ticks {
             Some(0) => {
                 return Err(CliError::bad_input(
                     "--max-ticks 0: must be at least 1 tick",
                 ));
             }
-            Some(max_ticks) => Limits { max_ticks },
-            None => Limits::default(),
-        };
+            Some(max_ticks) => limits.max_ticks = max_ticks,
+            None => {}
+        }
+        match self.max_player_ticks {
+            Some(0) => {
+                return Err(CliError::bad_input(
+                    "--max-player-ticks 0: must be at least 1",
+                ));
+            }
+            Some(max) => limits.max_player_ticks = max,
+            None => {}
+        }
+        match self.max_hash_interval {
+            Some(s) if !(1..=HASH_INTERVAL_SECONDS_MAX).contains(&s) => {
+                return Err(CliError::bad_input(format!(
+                    "--max-hash-interval {s}: must be within 1..={HASH_INTERVAL_SECONDS_MAX} seconds"
+                )));
+            }
+            Some(s) => limits.max_hash_interval_s = s,
+            None => {}
+        }
         let mut levels = Vec::with_capacity(self.levels.len());
         for path in &self.levels {
             let text = input::read_text(path, MAX_LEVEL_FILE_BYTES)?;

@@ -277,6 +277,10 @@ fn details(error: &VerifyError, object: &mut Object) {
                 put("found", json!(hex(*found)));
             }
             ReplayError::TooLong { max_ticks } => put("max_ticks", json!(max_ticks)),
+            ReplayError::SparseHashes { hash_interval, max } => {
+                put("found", json!(hash_interval));
+                put("expected", json!(max));
+            }
         },
         VerifyError::RulesVersion { expected, found }
         | VerifyError::TickRate { expected, found } => {
@@ -319,6 +323,14 @@ fn details(error: &VerifyError, object: &mut Object) {
             put("claimed", json!(claimed));
             put("actual", json!(actual));
         }
+        VerifyError::OverBudget {
+            max_player_ticks,
+            players,
+        } => {
+            put("max_player_ticks", json!(max_player_ticks));
+            put("players", json!(players));
+        }
+        VerifyError::OutOfTime { max_ms } => put("max_ms", json!(max_ms)),
     }
 }
 
