@@ -409,7 +409,7 @@ fn inspect_shows_header_length_outcome_and_size_without_verifying() {
     };
     assert_eq!(field("file"), s(&path));
     assert_eq!(field("format"), "2");
-    assert_eq!(field("rules"), "1");
+    assert_eq!(field("rules"), "2");
     assert_eq!(field("tick rate"), "60 Hz");
     assert!(field("level").starts_with("course (hash "), "{text}");
     assert!(field("tuning").starts_with("hash "), "{text}");

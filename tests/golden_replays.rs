@@ -59,9 +59,9 @@ const GOLDEN: &[Golden] = &[
         ticks_max: 7200,
         source: Source::Bot,
         player_name: Some("bot"),
-        ticks: 3410,
-        finish: &[Some(3409)],
-        final_hash: 0x9de6_4b4e_76c9_6ac7,
+        ticks: 3294,
+        finish: &[Some(3293)],
+        final_hash: 0x7672_2851_cbb6_0a6d,
     },
     Golden {
         file: "flat-script.pogo",
@@ -72,7 +72,7 @@ const GOLDEN: &[Golden] = &[
         player_name: Some("script"),
         ticks: 1200,
         finish: &[None],
-        final_hash: 0x074d_c6c2_c6bc_3157,
+        final_hash: 0xbe26_a11e_5fd4_2327,
     },
     Golden {
         file: "course-multi.pogo",
@@ -83,7 +83,7 @@ const GOLDEN: &[Golden] = &[
         player_name: None,
         ticks: 1800,
         finish: &[None, None, None],
-        final_hash: 0xd47d_e70d_8f43_59ac,
+        final_hash: 0x1879_1d7c_610c_0ccf,
     },
 ];
 

@@ -634,8 +634,11 @@ pub struct FTuning {
     assist_cos: f64,
     perfect_cos: f64,
     lean_max_sin: f64,
-    lean_step: f64,
+    lean_step_cos: f64,
+    lean_step_sin: f64,
     perfect_min_hop_squared: f64,
+    air_control_fade_speed_squared: f64,
+    air_control_fade_per_speed_squared: f64,
     capsule: Capsule,
 }
 
@@ -682,8 +685,11 @@ impl FTuning {
             assist_cos: f(d.assist_cos),
             perfect_cos: f(d.perfect_cos),
             lean_max_sin: f(d.lean_max_sin),
-            lean_step: f(d.lean_step),
+            lean_step_cos: f(d.lean_step_cos),
+            lean_step_sin: f(d.lean_step_sin),
             perfect_min_hop_squared: f(d.perfect_min_hop_squared),
+            air_control_fade_speed_squared: f(d.air_control_fade_speed_squared),
+            air_control_fade_per_speed_squared: f(d.air_control_fade_per_speed_squared),
             capsule: Capsule {
                 radius: f(s.body_radius),
                 height: f(s.body_height),
@@ -1054,15 +1060,27 @@ impl Lean {
         V3::new(self.x, y, self.z)
     }
 
+    fn from_horizontal(h: V3) -> Lean {
+        Lean { x: h.x, z: h.z }
+    }
+
     fn follow(self, stick: V3, t: &FTuning) -> Lean {
-        let current = V3::new(self.x, 0.0, self.z);
-        let target = stick.horizontal().clamp_length(1.0) * t.lean_max_sin;
-        let next = current + (target - current).clamp_length(t.lean_step);
-        let next = next.clamp_length(t.lean_max_sin);
-        Lean {
-            x: next.x,
-            z: next.z,
+        let target = Lean::from_horizontal(stick.horizontal().clamp_length(1.0) * t.lean_max_sin);
+        let current =
+            Lean::from_horizontal(V3::new(self.x, 0.0, self.z).clamp_length(t.lean_max_sin));
+        if current == target {
+            return target;
         }
+        let (u, w) = (current.up(), target.up());
+        let cos = u.dot(w);
+        if cos >= t.lean_step_cos {
+            return target;
+        }
+        let Some(toward) = (w - u * cos).normalize() else {
+            return target;
+        };
+        let turned = u * t.lean_step_cos + toward * t.lean_step_sin;
+        Lean::from_horizontal(turned.horizontal().clamp_length(t.lean_max_sin))
     }
 }
 
@@ -1076,13 +1094,29 @@ fn gravity(vertical_speed: f64, diving: bool, zone_scale: f64, t: &FTuning) -> f
 }
 
 fn steering(stick: V3, velocity: V3, t: &FTuning) -> V3 {
-    let progress = clamp(
-        velocity.horizontal().length() / t.air_control_fade_speed,
-        0.0,
-        1.0,
-    );
-    let control = 1.0 - (1.0 - t.air_control_min) * progress;
-    stick.horizontal() * (t.air_accel * control)
+    let stick = stick.horizontal();
+    if stick == V3::ZERO {
+        return V3::ZERO;
+    }
+    let faded = velocity
+        .horizontal()
+        .length_squared()
+        .min(t.air_control_fade_speed_squared)
+        * t.air_control_fade_per_speed_squared;
+    let control = (1.0 - faded).max(t.air_control_min);
+    stick * (t.air_accel * control)
+}
+
+fn limit_fall_speed(v: V3, t: &FTuning) -> V3 {
+    V3::new(v.x, v.y.max(-t.terminal_speed), v.z)
+}
+
+fn limit_fall_acceleration(a: V3, v: V3, duration: f64, t: &FTuning) -> V3 {
+    let floor = -t.terminal_speed;
+    if duration <= 0.0 || v.y + a.y * duration >= floor {
+        return a;
+    }
+    V3::new(a.x, ((floor - v.y) / duration).max(a.y), a.z)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1112,7 +1146,7 @@ pub struct FPogo {
     combo: u32,
     pub bounces: u32,
     apex: f64,
-    last_launch: Option<(u32, V3)>,
+    last_launch: Option<(u32, V3, SurfaceId)>,
     stun_ticks_left: u32,
     trick_ticks_left: Option<u32>,
     buttons_held: Buttons,
@@ -1281,7 +1315,7 @@ fn ride(ctx: &Ctx, pogo: &mut FPogo) {
         ctx.tuning,
     );
     pogo.velocity = clamp_speed(v);
-    pogo.last_launch = Some((ctx.tick, pogo.position));
+    pogo.last_launch = Some((ctx.tick, pogo.position, c.surface));
     pogo.compression = None;
     pogo.state = if pogo.stun_ticks_left > 0 {
         State::Stunned
@@ -1294,6 +1328,7 @@ fn ride(ctx: &Ctx, pogo: &mut FPogo) {
 fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input, stick: V3) {
     let acceleration = forces(ctx, pogo, input, stick);
     age_tip_memory(ctx, pogo);
+    pogo.velocity = limit_fall_speed(pogo.velocity, ctx.tuning);
     let landed = move_and_collide(ctx, pogo, acceleration);
     if !landed {
         bounce_on_remembered_contact(ctx, pogo);
@@ -1326,7 +1361,8 @@ fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
 fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     // As core: one grid lookup for depenetration's check and the first sweep.
     let dt = ctx.tuning.dt;
-    let first = displacement(pogo.velocity, acceleration, dt);
+    let limit = |a, v, duration| limit_fall_acceleration(a, v, duration, ctx.tuning);
+    let first = displacement(pogo.velocity, limit(acceleration, pogo.velocity, dt), dt);
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(
         ctx,
@@ -1341,9 +1377,13 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     let mut constraints = [V3::ZERO; SWEEPS_MAX];
     let mut constraint_count = 0;
     for _ in 0..SWEEPS_MAX {
-        let acceleration = slide_along(acceleration, &constraints[..constraint_count]);
         pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
         let duration = dt * remaining;
+        let acceleration = limit(
+            slide_along(acceleration, &constraints[..constraint_count]),
+            pogo.velocity,
+            duration,
+        );
         let d = match nearby {
             Some(_) => first,
             None => displacement(pogo.velocity, acceleration, duration),
@@ -1357,11 +1397,14 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
             nearby.take(),
         ) else {
             pogo.position += d;
-            pogo.velocity += acceleration * duration;
+            pogo.velocity = limit_fall_speed(pogo.velocity + acceleration * duration, ctx.tuning);
             return false;
         };
         pogo.position += d * touch.t;
-        pogo.velocity += acceleration * (duration * touch.t);
+        pogo.velocity = limit_fall_speed(
+            pogo.velocity + acceleration * (duration * touch.t),
+            ctx.tuning,
+        );
         remaining *= 1.0 - touch.t;
         match answer_touch(ctx, pogo, &touch, surface, remaining) {
             Answer::Landed => return true,
@@ -1587,14 +1630,18 @@ fn block(pogo: &mut FPogo, normal: V3, surface_velocity: V3) {
 fn land(ctx: &Ctx, pogo: &mut FPogo, normal: V3, surface: SurfaceId, remaining: f64) {
     pogo.events.insert(Events::BOUNCE);
     pogo.bounces = pogo.bounces.saturating_add(1);
-    let last_launch_point = pogo.last_launch.map(|(_, point)| point);
-    if is_perfect_landing(
-        pogo.lean.up(),
-        normal,
-        last_launch_point,
-        pogo.position,
-        ctx.tuning,
-    ) {
+    let launch_point = pogo
+        .last_launch
+        .map(|launch| launch_point_carried(ctx, launch, 1.0 - remaining));
+    if pogo.stun_ticks_left == 0
+        && is_perfect_landing(
+            pogo.lean.up(),
+            normal,
+            launch_point,
+            pogo.position,
+            ctx.tuning,
+        )
+    {
         pogo.combo = pogo.combo.saturating_add(1);
         pogo.events.insert(Events::PERFECT);
     }
@@ -1620,6 +1667,21 @@ fn land(ctx: &Ctx, pogo: &mut FPogo, normal: V3, surface: SurfaceId, remaining: 
     pogo.tip_memory = None;
     pogo.velocity = surface_velocity;
     pogo.position += surface_displacement(ctx, surface) * remaining;
+}
+
+fn launch_point_carried(
+    ctx: &Ctx,
+    (tick, point, surface): (u32, V3, SurfaceId),
+    elapsed: f64,
+) -> V3 {
+    match surface {
+        SurfaceId::Platform(i) => {
+            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let then = ctx.world.platform_position(i, tick + 1);
+            point + (now.min + moved * elapsed - then)
+        }
+        SurfaceId::Solid(_) | SurfaceId::Ramp(_) => point,
+    }
 }
 
 fn stun_pogo(ctx: &Ctx, pogo: &mut FPogo) {
@@ -1697,7 +1759,7 @@ fn body_centre(ctx: &Ctx, tip: V3) -> V3 {
 
 fn since_launch(ctx: &Ctx, pogo: &FPogo) -> u32 {
     pogo.last_launch
-        .map_or(u32::MAX, |(tick, _)| ctx.tick.saturating_sub(tick))
+        .map_or(u32::MAX, |(tick, _, _)| ctx.tick.saturating_sub(tick))
 }
 
 fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> V3 {

@@ -30,19 +30,61 @@ pub fn limit_fall_speed(velocity: Vec3, tuning: &Tuning) -> Vec3 {
     Vec3::new(velocity.x, velocity.y.max(floor), velocity.z)
 }
 
+/// `acceleration` with its vertical part limited so that a body moving at `velocity` for
+/// `duration` seconds ends no faster downward than `terminal_speed`: in the tick (or part of
+/// one) in which the fall reaches terminal speed, the vertical acceleration is the constant
+/// one that arrives exactly at it, `(−terminal_speed − v_y) / duration`; at terminal speed it
+/// is zero. Downward speed then never exceeds the limit anywhere in the motion, since under a
+/// constant acceleration the speed moves monotonically from its start to its end value (a
+/// fall at terminal speed moves exactly `terminal_speed · dt` per tick). `velocity` must be
+/// within the limit already ([`limit_fall_speed`]); upward motion and the horizontal are
+/// untouched.
+pub fn limit_fall_acceleration(
+    acceleration: Vec3,
+    velocity: Vec3,
+    duration: Fx,
+    tuning: &Tuning,
+) -> Vec3 {
+    let floor = -tuning.spec().terminal_speed;
+    if duration <= Fx::ZERO || velocity.y + acceleration.y * duration >= floor {
+        return acceleration;
+    }
+    // v_y ≥ floor, so the numerator is ≤ 0 and the result lies in [a_y, 0].
+    let limited = ((floor - velocity.y) / duration).max(acceleration.y);
+    Vec3::new(acceleration.x, limited, acceleration.z)
+}
+
 /// Share of the steering acceleration available at a horizontal speed (m/s): 1 at rest,
-/// falling linearly to `air_control_min` at `air_control_fade_speed`, constant beyond.
+/// falling linearly **in the squared speed** to `air_control_min` at
+/// `air_control_fade_speed`, constant beyond. With the defaults: 1 at 0, 0.84 at 7 m/s, 0.35
+/// at 14 m/s and above.
+///
+/// The fade is linear in speed² rather than in speed so that it needs no square root: the
+/// tick computes it from `|v_h|²` (see [`air_control_squared`]), one multiplication.
 pub fn air_control(horizontal_speed: Fx, tuning: &Tuning) -> Fx {
-    let spec = tuning.spec();
-    let progress = (horizontal_speed / spec.air_control_fade_speed).clamp(Fx::ZERO, Fx::ONE);
-    Fx::ONE - (Fx::ONE - spec.air_control_min) * progress
+    air_control_squared(horizontal_speed * horizontal_speed, tuning)
+}
+
+/// [`air_control`] of a squared horizontal speed (m²/s²):
+/// `1 − (1 − air_control_min) · min(s², fade²) / fade²`, the quotient precomputed once per
+/// tuning and rounded up, so that at and beyond the fade speed the result is exactly
+/// `air_control_min`, never below it.
+pub fn air_control_squared(horizontal_speed_squared: Fx, tuning: &Tuning) -> Fx {
+    let derived = tuning.derived();
+    let faded = horizontal_speed_squared.min(derived.air_control_fade_speed_squared)
+        * derived.air_control_fade_per_speed_squared;
+    (Fx::ONE - faded).max(tuning.spec().air_control_min)
 }
 
 /// Horizontal steering acceleration (m/s²) for a stick vector (horizontal, length ≤ 1) at the
-/// pogo's current velocity.
+/// pogo's current velocity. Zero, with nothing computed, when the stick is centred.
 pub fn steering(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
-    let control = air_control(velocity.horizontal().length(), tuning);
-    stick.horizontal() * (tuning.spec().air_accel * control)
+    let stick = stick.horizontal();
+    if stick == Vec3::ZERO {
+        return Vec3::ZERO;
+    }
+    let control = air_control_squared(velocity.horizontal().length_squared(), tuning);
+    stick * (tuning.spec().air_accel * control)
 }
 
 #[cfg(test)]
@@ -103,12 +145,24 @@ mod tests {
     }
 
     #[test]
-    fn air_control_fades_from_full_to_35_percent_at_14() {
+    fn air_control_fades_in_speed_squared_from_full_to_35_percent_at_14() {
         let t = Tuning::default();
+        let close = |a: Fx, b: &str| (a - fx(b)).abs() < fx("0.000001");
         assert_eq!(air_control(Fx::ZERO, &t), Fx::ONE);
-        assert_eq!(air_control(fx("7"), &t), fx("0.675"));
+        // 7 m/s is a quarter of 14² = 196: 1 − 0.65/4.
+        assert!(close(air_control(fx("7"), &t), "0.8375"));
+        assert!(
+            close(air_control(fx("9.899494937"), &t), "0.675"),
+            "halfway in speed²"
+        );
         assert_eq!(air_control(fx("14"), &t), fx("0.35"));
+        assert!(air_control(fx("13.99"), &t) > fx("0.35"));
         assert_eq!(air_control(fx("40"), &t), fx("0.35"));
+        assert_eq!(
+            air_control_squared(fx("49"), &t),
+            air_control(fx("7"), &t),
+            "the same rule by squared speed"
+        );
         let accel = steering(Vec3::new(Fx::ONE, Fx::ZERO, Fx::ZERO), Vec3::ZERO, &t);
         assert_eq!(accel, Vec3::new(fx("18"), Fx::ZERO, Fx::ZERO));
         // Vertical speed does not count toward the fade.

@@ -113,6 +113,11 @@ pub fn ricochet(velocity: Vec3, normal: Vec3, surface_velocity: Vec3, tuning: &T
 /// `normal` **and** the hop since the last launch covered at least `perfect_min_hop` metres
 /// horizontally. Bouncing in place never counts; neither does a landing with no launch before
 /// it (`last_launch` is `None` after a spawn).
+///
+/// The hop is measured relative to the surface launched from: the tick passes the launch
+/// point carried along with that surface (a moving platform's travel since the launch is not
+/// a hop, so bouncing in place on a platform never counts). And a stunned pogo scores no
+/// perfect landing at all: the tick does not ask.
 pub fn is_perfect_landing(
     lean_up: Vec3,
     normal: Vec3,

@@ -79,12 +79,12 @@ pub mod world;
 /// Version of the simulation rules: what a tick computes. Recorded in replays; bumped, with
 /// the golden files regenerated and the reason in the commit message, whenever a change makes
 /// any golden hash change. A verifier refuses replays of another rules version.
-pub const RULES_VERSION: u32 = 1;
+pub const RULES_VERSION: u32 = 2;
 
 pub use fx::{Fx, ParseFxError};
 pub use input::{Buttons, Input, STEER_MAX};
 pub use lean::Lean;
-pub use pogo::{Compression, Events, Pogo, State, TipMemory};
+pub use pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 pub use sim::{PLAYERS_MAX, SimError, SimState, Simulation, Snapshot};
 pub use step::{SPEED_MAX, capsule};
 pub use sync_test::{DISTANCE_MAX, Desync, SyncTest};

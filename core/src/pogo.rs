@@ -62,6 +62,19 @@ pub struct Compression {
     pub approach: Vec3,
 }
 
+/// The last launch: when, from where, and off what. A later landing measures its hop from
+/// this point carried along with the launch surface (a moving platform's travel since the
+/// launch does not count as a hop).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Launch {
+    /// The tick the launch happened in.
+    pub tick: Ticks,
+    /// The tip's position at the launch (m).
+    pub point: Vec3,
+    /// The surface launched from.
+    pub surface: SurfaceId,
+}
+
 /// A tip contact that did not bounce when touched (too soon after a launch, or separating),
 /// kept for the grace window so it can still bounce a tick or two later.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -125,8 +138,8 @@ pub struct Pogo {
     /// Highest tip height reached since the start of the run (m); `Fx::MIN` before the first
     /// tick.
     pub apex: Fx,
-    /// Tick and tip position of the last launch, if any since the last respawn.
-    pub last_launch: Option<(Ticks, Vec3)>,
+    /// The last launch, if any since the last respawn.
+    pub last_launch: Option<Launch>,
     /// Ticks of stun left; steering and lean are off while it is non-zero.
     pub stun_ticks_left: u32,
     /// `Some(n)`: a trick is on, `n` ticks from completion (0 = complete, awaiting landing).
@@ -176,9 +189,10 @@ impl Pogo {
         e.u32(self.bounces);
         e.fx(self.apex);
         e.bool(self.last_launch.is_some());
-        if let Some((tick, point)) = self.last_launch {
-            e.u32(tick.0);
-            e.vec3(point);
+        if let Some(launch) = self.last_launch {
+            e.u32(launch.tick.0);
+            e.vec3(launch.point);
+            encode_surface(e, launch.surface);
         }
         e.u32(self.stun_ticks_left);
         encode_option_u32(e, self.trick_ticks_left);

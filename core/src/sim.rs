@@ -48,13 +48,13 @@ impl SimState {
     /// A stable 64-bit hash of the whole state: xxh3-64 (seed 0) over the bytes
     ///
     /// ```text
-    /// u32 len + "pogo-state/1"    domain tag (length-prefixed)
+    /// u32 len + "pogo-state/2"    domain tag (length-prefixed)
     /// u32 tick
     /// u32 number of pogos
     /// per pogo, its fields in declaration order (see `Pogo`):
     ///   u8 state (0 respawn, 1 airborne, 2 compression, 3 stunned, 4 finished)
     ///   position, velocity: 3 × i64 each; lean x, z: i64; u32 combo; u32 bounces; i64 apex
-    ///   last_launch: u8 0/1 [u32 tick, 3 × i64 point]; u32 stun_ticks_left
+    ///   last_launch: u8 0/1 [u32 tick, 3 × i64 point, surface]; u32 stun_ticks_left
     ///   trick_ticks_left: u8 0/1 [u32]; u8 buttons_held
     ///   compression: u8 0/1 [u32 ticks_left, 3 × i64 normal, surface, 3 × i64 approach]
     ///   tip_memory: u8 0/1 [3 × i64 normal, surface, u32 age]
@@ -65,7 +65,7 @@ impl SimState {
     /// bits, and a surface is `u8` kind (0 solid, 1 platform, 2 ramp) + `u32` index. Equal
     /// states hash equally on every platform and in every build.
     pub fn state_hash(&self) -> u64 {
-        let mut e = Encoder::new(b"pogo-state/1");
+        let mut e = Encoder::new(b"pogo-state/2");
         e.u32(self.tick.0);
         e.len(self.pogos.len());
         for pogo in &self.pogos {

@@ -24,7 +24,7 @@ use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
-use crate::pogo::{Compression, Events, Pogo, State, TipMemory};
+use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 use crate::sweep::{self, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
@@ -172,7 +172,11 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
         combo: pogo.combo,
     };
     pogo.velocity = clamp_speed(launch::compute(&landing, ctx.tuning).velocity);
-    pogo.last_launch = Some((ctx.tick, pogo.position));
+    pogo.last_launch = Some(Launch {
+        tick: ctx.tick,
+        point: pogo.position,
+        surface: c.surface,
+    });
     pogo.compression = None;
     pogo.state = if pogo.stun_ticks_left > 0 {
         State::Stunned
@@ -188,6 +192,9 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
 fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
     let acceleration = forces(ctx, pogo, input, stick);
     age_tip_memory(ctx, pogo);
+    // A pogo that starts the tick falling faster than terminal speed (carried down by a
+    // fast platform) falls at terminal speed from the start.
+    pogo.velocity = air::limit_fall_speed(pogo.velocity, ctx.tuning);
     let landed = move_and_collide(ctx, pogo, acceleration);
     if !landed {
         bounce_on_remembered_contact(ctx, pogo);
@@ -227,7 +234,10 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
 /// the same list its own lookup would have given. Otherwise the tick runs as written.
 fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let dt = ctx.tuning.derived().dt;
-    let first = displacement(pogo.velocity, acceleration, dt);
+    let limit = |acceleration, velocity, duration| {
+        air::limit_fall_acceleration(acceleration, velocity, duration, ctx.tuning)
+    };
+    let first = displacement(pogo.velocity, limit(acceleration, pogo.velocity, dt), dt);
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(
         ctx,
@@ -242,9 +252,13 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let mut constraints = [Vec3::ZERO; SWEEPS_MAX];
     let mut constraint_count = 0;
     for _ in 0..SWEEPS_MAX {
-        let acceleration = slide_along(acceleration, &constraints[..constraint_count]);
         pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
         let duration = dt * remaining;
+        let acceleration = limit(
+            slide_along(acceleration, &constraints[..constraint_count]),
+            pogo.velocity,
+            duration,
+        );
         // With `nearby` kept, nothing has changed since `first` was computed.
         let d = match nearby {
             Some(_) => first,
@@ -259,11 +273,16 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
             nearby.take(),
         ) else {
             pogo.position += d;
-            pogo.velocity += acceleration * duration;
+            pogo.velocity =
+                air::limit_fall_speed(pogo.velocity + acceleration * duration, ctx.tuning);
             return false;
         };
         pogo.position += d * touch.t;
-        pogo.velocity += acceleration * (duration * touch.t);
+        // The limit holds up to rounding already; the clamp makes it exact for the impact.
+        pogo.velocity = air::limit_fall_speed(
+            pogo.velocity + acceleration * (duration * touch.t),
+            ctx.tuning,
+        );
         remaining = remaining * (Fx::ONE - touch.t);
         match answer_touch(ctx, pogo, &touch, surface, remaining) {
             Answer::Landed => return true,
@@ -536,14 +555,22 @@ fn block(pogo: &mut Pogo, normal: Vec3, surface_velocity: Vec3) {
 fn land(ctx: &Ctx, pogo: &mut Pogo, normal: Vec3, surface: SurfaceId, remaining: Fx) {
     pogo.events.insert(Events::BOUNCE);
     pogo.bounces = pogo.bounces.saturating_add(1);
-    let last_launch_point = pogo.last_launch.map(|(_, point)| point);
-    if contact::is_perfect_landing(
-        pogo.lean.up(),
-        normal,
-        last_launch_point,
-        pogo.position,
-        ctx.tuning,
-    ) {
+    // The hop is measured from the launch point carried along with the surface launched from
+    // (bouncing in place on a moving platform is no hop), and a stunned pogo — no stick, its
+    // lean returning upright — scores no perfect landing.
+    let launch_point = pogo
+        .last_launch
+        .map(|launch| launch_point_carried(ctx, &launch, Fx::ONE - remaining));
+    let stunned = pogo.stun_ticks_left > 0;
+    if !stunned
+        && contact::is_perfect_landing(
+            pogo.lean.up(),
+            normal,
+            launch_point,
+            pogo.position,
+            ctx.tuning,
+        )
+    {
         pogo.combo = pogo.combo.saturating_add(1);
         pogo.events.insert(Events::PERFECT);
     }
@@ -569,6 +596,20 @@ fn land(ctx: &Ctx, pogo: &mut Pogo, normal: Vec3, surface: SurfaceId, remaining:
     pogo.tip_memory = None;
     pogo.velocity = surface_velocity;
     pogo.position += surface_displacement(ctx, surface) * remaining;
+}
+
+/// Where `launch`'s point is `elapsed` (a fraction) into this tick if it moved with the
+/// surface launched from: a platform's travel since the end of the launch tick is added;
+/// static surfaces do not move.
+fn launch_point_carried(ctx: &Ctx, launch: &Launch, elapsed: Fx) -> Vec3 {
+    match launch.surface {
+        SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
+            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let then = ctx.world.platform_position(i, launch.tick.next());
+            launch.point + (now.min + moved * elapsed - then)
+        }
+        SurfaceId::Platform(_) | SurfaceId::Solid(_) | SurfaceId::Ramp(_) => launch.point,
+    }
 }
 
 fn stun_pogo(ctx: &Ctx, pogo: &mut Pogo) {
@@ -657,7 +698,7 @@ fn body_centre(ctx: &Ctx, tip: Vec3) -> Vec3 {
 
 fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
     pogo.last_launch
-        .map_or(Ticks::MAX, |(tick, _)| ctx.tick.since(tick))
+        .map_or(Ticks::MAX, |launch| ctx.tick.since(launch.tick))
 }
 
 /// How far a surface moves during this tick (m); zero for static geometry.

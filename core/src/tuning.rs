@@ -339,10 +339,17 @@ pub struct Derived {
     pub perfect_cos: Fx,
     /// sin of `max_lean_angle`: the largest horizontal length of the pogo's up axis.
     pub lean_max_sin: Fx,
-    /// `lean_rate` in radians per tick: how far the lean may move in one tick.
-    pub lean_step: Fx,
+    /// cos and sin of the angle the lean may turn in one tick, `lean_rate · dt` degrees (at
+    /// most 90°: a faster rate is taken as 90° per tick).
+    pub lean_step_cos: Fx,
+    pub lean_step_sin: Fx,
     /// `perfect_min_hop`² (m²), to compare with squared horizontal distances.
     pub perfect_min_hop_squared: Fx,
+    /// `air_control_fade_speed`² (m²/s²): where the steering fade ends.
+    pub air_control_fade_speed_squared: Fx,
+    /// `(1 − air_control_min) / air_control_fade_speed²` (s²/m²): the fade per m²/s² of
+    /// squared horizontal speed.
+    pub air_control_fade_per_speed_squared: Fx,
 }
 
 impl Tuning {
@@ -351,6 +358,8 @@ impl Tuning {
         spec.validate()?;
         let rate = spec.tick_rate;
         let dt = Fx::from_ratio(1, i64::from(rate));
+        // At least 0.01 (the key's range starts at 0.1 m/s).
+        let fade_squared = spec.air_control_fade_speed * spec.air_control_fade_speed;
         let derived = Derived {
             dt,
             half_dt_squared: dt * dt / Fx::from_int(2),
@@ -363,8 +372,14 @@ impl Tuning {
             assist_cos: sin_cos_degrees(spec.assist_angle).1,
             perfect_cos: sin_cos_degrees(spec.perfect_angle).1,
             lean_max_sin: sin_cos_degrees(spec.max_lean_angle).0,
-            lean_step: degrees_to_radians(spec.lean_rate) * dt,
+            lean_step_cos: sin_cos_degrees(lean_step_degrees(spec.lean_rate, rate)).1,
+            lean_step_sin: sin_cos_degrees(lean_step_degrees(spec.lean_rate, rate)).0,
             perfect_min_hop_squared: spec.perfect_min_hop * spec.perfect_min_hop,
+            air_control_fade_speed_squared: fade_squared,
+            air_control_fade_per_speed_squared: ratio_rounded_up(
+                Fx::ONE - spec.air_control_min,
+                fade_squared,
+            ),
         };
         let hash = spec.content_hash();
         Ok(Tuning {
@@ -404,6 +419,22 @@ pub fn seconds_to_ticks(seconds: Fx, tick_rate: u32) -> Ticks {
     let rate = i64::from(tick_rate);
     let ticks = (seconds.mul_int(rate) + Fx::DELTA.mul_int(rate)).round_to_int();
     Ticks(ticks.clamp(1, i64::from(u32::MAX)) as u32)
+}
+
+/// `num / den` (both ≥ 0, `den` > 0) rounded up to the scalar's resolution, so that
+/// `den · result ≥ num` holds after the product's own rounding (toward zero).
+fn ratio_rounded_up(num: Fx, den: Fx) -> Fx {
+    let num = i128::from(num.to_bits()) << Fx::FRAC_BITS;
+    let den = i128::from(den.to_bits()).max(1);
+    let bits = (num + den - 1) / den;
+    Fx::from_bits(i64::try_from(bits).unwrap_or(i64::MAX))
+}
+
+/// The lean's turn per tick (degrees): `lean_rate / tick_rate`, at most 90°.
+fn lean_step_degrees(lean_rate: Fx, tick_rate: u32) -> Fx {
+    // tick_rate is validated to 10…480, so the conversion is exact.
+    let rate = Fx::from_int(i32::try_from(tick_rate).unwrap_or(i32::MAX));
+    (lean_rate / rate).min(Fx::from_int(90))
 }
 
 fn degrees_to_radians(degrees: Fx) -> Fx {
@@ -606,9 +637,10 @@ mod tests {
             d.lean_max_sin
         );
         assert!(
-            close(d.lean_step, "0.0349065850"),
-            "2° in radians = {}",
-            d.lean_step
+            close(d.lean_step_cos, "0.9993908270") && close(d.lean_step_sin, "0.0348994967"),
+            "cos, sin 2° = {}, {}",
+            d.lean_step_cos,
+            d.lean_step_sin
         );
         assert_eq!(d.perfect_min_hop_squared, fx("9"));
         let spec = TuningSpec {

@@ -45,7 +45,12 @@ fn render() -> String {
             ("assist_cos", d.assist_cos),
             ("perfect_cos", d.perfect_cos),
             ("lean_max_sin", d.lean_max_sin),
-            ("lean_step", d.lean_step),
+            ("lean_step_cos", d.lean_step_cos),
+            ("lean_step_sin", d.lean_step_sin),
+            (
+                "fade_per_speed_squared",
+                d.air_control_fade_per_speed_squared,
+            ),
         ] {
             writeln!(out, "  {label} {:016x}", value.to_bits()).unwrap();
         }

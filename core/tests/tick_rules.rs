@@ -2,9 +2,11 @@
 
 use std::sync::Arc;
 
-use pogo_core::world::{Aabb, Checkpoint, Path, Platform, Ramp, Solid, World, WorldDesc, Zone};
+use pogo_core::world::{
+    Aabb, Checkpoint, Path, Platform, Ramp, Solid, SurfaceId, World, WorldDesc, Zone,
+};
 use pogo_core::{
-    Buttons, Events, Fx, Input, Pogo, Simulation, State, Ticks, Tuning, TuningSpec, Vec3,
+    Buttons, Events, Fx, Input, Launch, Pogo, Simulation, State, Ticks, Tuning, TuningSpec, Vec3,
 };
 
 mod support;
@@ -254,7 +256,11 @@ fn grace_window_bounces_on_a_contact_lost_during_the_cooldown() {
     let run = |grace: &str| {
         let mut s = sim(level(vec![ledge]), &[&format!("tip_grace_ticks={grace}")]);
         place(&mut s, v("-0.3", "0.02", "0"), v("20", "-1.5", "0"));
-        s.state_mut().pogos[0].last_launch = Some((Ticks(0), v("-20", "0", "0")));
+        s.state_mut().pogos[0].last_launch = Some(Launch {
+            tick: Ticks(0),
+            point: v("-20", "0", "0"),
+            surface: SurfaceId::Solid(0),
+        });
         s.state_mut().tick = Ticks(6);
         let mut events = Vec::new();
         for _ in 0..4 {
@@ -429,6 +435,115 @@ fn falling_speed_never_exceeds_terminal_speed() {
         fastest = fastest.min(pogo(&s).velocity.y);
     }
     assert_eq!(fastest, fx("-30"));
+}
+
+/// A fall at terminal speed moves `terminal_speed · dt` a tick, not that plus `g·dt²/2`, and
+/// lands no faster: the limit holds in the motion and in the impact, not only in the stored
+/// velocity.
+#[test]
+fn terminal_speed_bounds_the_motion_and_the_impact() {
+    let mut s = sim(level(vec![ground()]), &[]);
+    place(&mut s, v("0", "100", "0"), v("0", "-30", "0"));
+    let dive = Input {
+        buttons: Buttons::DIVE,
+        ..NEUTRAL
+    };
+    for _ in 0..60 {
+        let before = pogo(&s).position.y;
+        s.step(&[dive]);
+        let fell = before - pogo(&s).position.y;
+        // 30 · dt with dt = 1/60 rounded toward zero: 0.5 m less a few 2⁻³² (not 0.5033).
+        assert!(fell <= fx("0.5") && fell > fx("0.4999999"), "fell {fell}");
+        assert_eq!(pogo(&s).velocity.y, fx("-30"));
+    }
+    // The landing: its approach (the impact the launch uses) is at most 30 m/s too.
+    run_until(&mut s, dive, 600, has(Events::BOUNCE)).expect("lands");
+    let approach = pogo(&s).compression.expect("compressing").approach;
+    assert!(approach.y >= fx("-30"), "impact {:?}", approach.y);
+    assert!(approach.y < fx("-29.99"), "impact {:?}", approach.y);
+    // Reaching terminal speed mid-tick: the tick ends exactly at it, never beyond.
+    place(&mut s, v("0", "100", "0"), v("0", "-29.9", "0"));
+    s.step(&[dive]);
+    assert_eq!(pogo(&s).velocity.y, fx("-30"));
+    let fell = fx("100") - pogo(&s).position.y;
+    assert!(fell < fx("0.5"), "fell {fell} in the tick reaching 30 m/s");
+}
+
+/// Bouncing in place on a platform moving at 6 m/s travels 7 m a hop in the world, none
+/// relative to the platform: never a perfect landing, so the combo stays 0.
+#[test]
+fn bouncing_in_place_on_a_moving_platform_is_never_perfect() {
+    let platform = Platform {
+        size: v("8", "0.5", "8"),
+        path: Path::PingPong {
+            from: v("-100", "0.5", "-4"),
+            to: v("100", "0.5", "-4"),
+            period: Fx::from_ratio(200, 3), // 2 × 200 m at 6 m/s
+        },
+        no_bounce: false,
+    };
+    let desc = WorldDesc {
+        platforms: vec![platform],
+        ..level(vec![])
+    };
+    let mut s = sim(desc, &["kill_height=-1000"]);
+    // Just above the platform's middle, moving with it.
+    place(&mut s, v("-96", "1.2", "0"), v("6", "0", "0"));
+    let mut hops = Vec::new();
+    let mut from = None;
+    for _ in 0..900 {
+        s.step(&[NEUTRAL]);
+        let p = pogo(&s);
+        if p.events.contains(Events::LAUNCH) {
+            from = Some(p.position);
+        }
+        if p.events.contains(Events::BOUNCE) {
+            if let Some(from) = from {
+                hops.push(p.position.x - from.x);
+            }
+            assert!(
+                !p.events.contains(Events::PERFECT),
+                "perfect after {hops:?}"
+            );
+        }
+    }
+    assert!(hops.len() >= 8, "hops {hops:?}");
+    assert!(hops.iter().all(|&h| h > fx("6")), "world hops {hops:?}");
+    assert_eq!(pogo(&s).combo, 0);
+}
+
+/// A stunned pogo (no stick, its lean returning upright) landing straight after a long hop
+/// scores no perfect landing; the same landing unstunned does.
+#[test]
+fn a_stunned_landing_is_never_perfect() {
+    let land = |stun_ticks_left: u32| {
+        let mut s = sim(level(vec![ground()]), &[]);
+        place(&mut s, v("0", "1", "0"), v("0", "-5", "0"));
+        let p = &mut s.state_mut().pogos[0];
+        p.last_launch = Some(Launch {
+            tick: Ticks(0),
+            point: v("-5", "0", "0"),
+            surface: SurfaceId::Solid(0),
+        });
+        p.stun_ticks_left = stun_ticks_left;
+        if stun_ticks_left > 0 {
+            p.state = State::Stunned;
+        }
+        s.state_mut().tick = Ticks(100);
+        run_until(&mut s, NEUTRAL, 60, has(Events::BOUNCE)).expect("lands");
+        *pogo(&s)
+    };
+    let unstunned = land(0);
+    assert!(unstunned.events.contains(Events::PERFECT));
+    assert_eq!(unstunned.combo, 1);
+    let stunned = land(60);
+    assert!(stunned.stun_ticks_left > 0, "still stunned when landing");
+    assert!(
+        !stunned.events.contains(Events::PERFECT),
+        "{:?}",
+        stunned.events
+    );
+    assert_eq!(stunned.combo, 0);
 }
 
 #[test]

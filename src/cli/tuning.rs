@@ -132,10 +132,16 @@ fn report(tuning: &Tuning) -> String {
             "sin max_lean_angle",
         ),
         row(
-            "lean_step",
-            &d.lean_step.to_string(),
-            "rad/tick",
-            "lean_rate · dt",
+            "lean_step_cos",
+            &d.lean_step_cos.to_string(),
+            "-",
+            "cos (lean_rate · dt)",
+        ),
+        row(
+            "lean_step_sin",
+            &d.lean_step_sin.to_string(),
+            "-",
+            "sin (lean_rate · dt)",
         ),
         row(
             "perfect_min_hop_squared",
