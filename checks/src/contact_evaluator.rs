@@ -9,7 +9,7 @@
 //! Oracles, for every input:
 //! - no panic and no overflow (fuzz builds keep debug assertions; `Fx` must saturate);
 //! - the same input evaluated twice gives the same bits (verdict, launch, ricochet);
-//! - the verdict is the one SPEC §3 prescribes, checked against [`expected_verdict`], a
+//! - the verdict is the one the contact rules prescribe, checked against [`expected_verdict`], a
 //!   reference model written from the spec's list; in particular a contact above the tip
 //!   zone is never a bounce, a `no_bounce` surface never bounces (nor ricochets), a normal with
 //!   y below `bounce_normal_y_min` (0.35 by default) never bounces;
@@ -135,7 +135,7 @@ pub fn check(input: &Input) -> bool {
     true
 }
 
-/// The verdict SPEC §3 prescribes, checks in the spec's order.
+/// The verdict the contact rules prescribe, checks in their documented order.
 pub fn expected_verdict(c: &Contact, tuning: &Tuning) -> Verdict {
     let spec = tuning.spec();
     let grace = Ticks(spec.tip_grace_ticks);
@@ -164,7 +164,7 @@ fn check_verdict(case: &Case, tuning: &Tuning) {
         contact::classify(c, tuning),
         "classify gave two answers for one contact: {case:#?}"
     );
-    // The SPEC §3 invariants, stated on their own before the full model.
+    // The rules' invariants, stated on their own before the full model.
     if case.verdict == Verdict::Bounce {
         assert!(
             c.height_on_body <= spec.tip_height,
@@ -188,7 +188,7 @@ fn check_verdict(case: &Case, tuning: &Tuning) {
     let expected = expected_verdict(c, tuning);
     assert_eq!(
         case.verdict, expected,
-        "classify disagrees with SPEC §3's order of checks: {case:#?}"
+        "classify disagrees with the documented order of checks: {case:#?}"
     );
 }
 

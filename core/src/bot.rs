@@ -32,6 +32,9 @@ const STICK_STEP: i64 = 16;
 /// Shortest time-to-landing estimate (s), so the desired speed stays finite.
 const LANDING_TIME_MIN: Fx = Fx::lit("0.15");
 
+/// The demo bot. Its state is not part of the simulation's [`Snapshot`](crate::Snapshot):
+/// to roll back a bot-driven run, clone the bot when taking the snapshot and put the clone
+/// back when restoring (the `Snapshot` docs show it).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bot {
     /// Index into the level's `bot_path` of the waypoint being aimed at.
@@ -42,6 +45,7 @@ pub struct Bot {
 }
 
 impl Bot {
+    /// A bot aiming at the level's first waypoint.
     pub fn new() -> Bot {
         Bot::default()
     }

@@ -109,6 +109,18 @@ impl Grid {
         grid
     }
 
+    /// The most boxes any one cell lists, and the number of large boxes: what bounds the work
+    /// of a query (see `World::new`'s density limits).
+    pub(crate) fn density(&self) -> (u32, u32) {
+        let densest = self
+            .cell_start
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0);
+        (densest, self.large.len() as u32)
+    }
+
     /// Calls `f` with every box that may overlap `region`: the boxes of the cells it touches
     /// (a box spanning several of them is reported once per cell), then the large boxes that
     /// overlap (or touch) it.

@@ -309,7 +309,7 @@ impl JumpDesign {
     /// `v_land = min(v0·√fall_gravity_scale, terminal_speed)`; the steady launch speed is `v0`
     /// exactly when `base = v0 − impact_transfer·v_land`. With the default fall scale of 1 and
     /// no terminal cap this is `base = v0·(1 − impact_transfer)`, i.e. the steady speed
-    /// `(base + combo term)/(1 − impact_transfer)` of SPEC §3 with combo 0. A combo adds its
+    /// `(base + combo term)/(1 − impact_transfer)` with combo 0. A combo adds its
     /// bonus on top (the design is for combo 0). These are continuous-time landing speeds; the
     /// simulation's contact handling reproduces them up to its own per-tick accuracy.
     ///
@@ -424,12 +424,12 @@ fn check_results(design: JumpDesign) -> Result<JumpDesign, DesignError> {
 }
 
 /// The analytic steady no-input bounce on flat, static ground: `(launch speed m/s, apex m)`,
-/// the seed's feedback-loop finding that the simulation must reproduce.
+/// the feedback loop of impact transfer that the simulation must reproduce (within 1 %).
 ///
 /// With no input nothing steers, leans, dives or tricks, and bouncing in place is never a
 /// perfect landing, so the combo stays 0 and each launch is straight up at
 /// `base_bounce_speed + impact · impact_transfer`. The impact of the next landing is the
-/// launch speed again (SPEC §3), so the launch speed converges to the fixed point
+/// launch speed again, so the launch speed converges to the fixed point
 /// `v = base_bounce_speed / (1 − impact_transfer)`, and the apex is `v² / (2 · gravity)`.
 ///
 /// Generalised, exactly, to tunings where that simple form does not hold:
@@ -616,7 +616,7 @@ mod tests {
         assert_eq!(d.time_to_apex, fx("0.625"));
         assert_eq!(d.gravity, Fx::from_ratio(1536, 100));
         assert_eq!(d.launch_speed, Fx::from_ratio(96, 10));
-        // The seed's measured hop (3.32 m apex 0.526 s after launch) is the default gravity 24.
+        // The default hop (3.32 m apex 0.526 s after launch) gives the default gravity 24.
         let d = from_height_and_time(fx("3.32"), fx("0.526")).unwrap();
         assert!(
             (d.gravity - Fx::from_int(24)).abs() < fx("0.001"),
@@ -909,8 +909,8 @@ mod tests {
                 );
             }
         }
-        // Default transfer 0.05 and the seed's hop: base = 12.6236·0.95 ≈ 11.99, near the
-        // default 12 m/s of SPEC §3.
+        // Default transfer 0.05 and the default hop: base = 12.6236·0.95 ≈ 11.99, near the
+        // default 12 m/s.
         let mut spec = TuningSpec::default();
         from_height_and_time(fx("3.32"), fx("0.526"))
             .unwrap()
@@ -1092,8 +1092,8 @@ mod tests {
     }
 
     #[test]
-    fn steady_bounce_matches_the_seed() {
-        // SPEC §3: 12.63 m/s and 3.32 m at transfer 0.05; 18.46 m/s and 7.10 m at 0.35.
+    fn steady_bounce_matches_the_feedback_formula() {
+        // 12.63 m/s and 3.32 m at transfer 0.05; 18.46 m/s and 7.10 m at 0.35.
         assert_eq!(steady(&[]), ("12.6316".into(), "3.3241".into()));
         assert_eq!(
             steady(&["impact_transfer=0.35"]),

@@ -1,4 +1,4 @@
-//! Launch: the velocity a bounce gives the pogo (the seed's `PogoLaunchMath.compute`).
+//! Launch: the velocity a bounce gives the pogo, as one pure function.
 //!
 //! Everything is worked out relative to the surface, so a moving platform launches the pogo
 //! exactly as a static one would, and its velocity is added in full at the very end. With `n`
@@ -18,7 +18,7 @@
 //!
 //! Impact transfer is a feedback loop: bouncing in place, each landing arrives at the previous
 //! launch speed, so the launch speed converges to `(base + combo term) / (1 − transfer)`
-//! (12.63 m/s at the default 0.05; the seed's first tuning, 0.35, gave 18.46 m/s).
+//! (12.63 m/s at the default 0.05; 18.46 m/s at 0.35).
 
 use crate::fx::Fx;
 use crate::tuning::Tuning;

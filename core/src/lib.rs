@@ -17,6 +17,57 @@
 //!    interpolate), hash it ([`SimState::state_hash`], documented byte layout), snapshot and
 //!    restore it for rollback ([`SyncTest`] checks that).
 //!
+//! ## Quick start
+//!
+//! Build a level, step the pogo, read its state, hash it, snapshot and restore it:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use pogo_core::world::{Aabb, Solid, World, WorldDesc};
+//! use pogo_core::{Fx, Input, Simulation, State, Tuning, Vec3};
+//!
+//! // A level: a 40 m ground slab with its top at y = 0, the spawn 2 m above it.
+//! let ground = Solid {
+//!     bounds: Aabb::new(Vec3::new(Fx::from_int(-20), Fx::from_int(-1), Fx::from_int(-20)),
+//!                       Vec3::new(Fx::from_int(20), Fx::ZERO, Fx::from_int(20))),
+//!     no_bounce: false,
+//! };
+//! let level = WorldDesc {
+//!     name: "quickstart".into(),
+//!     spawn: Vec3::new(Fx::ZERO, Fx::from_int(2), Fx::ZERO),
+//!     solids: vec![ground],
+//!     ..WorldDesc::default()
+//! };
+//! let tuning = Tuning::default();
+//! let world = Arc::new(World::new(level, &tuning)?);
+//! let mut sim = Simulation::new(world, tuning, 1)?; // one player
+//!
+//! // Tick by tick, one input per player: steer east (x) for two seconds at 60 Hz.
+//! let east = Input { steer_x: 127, ..Input::default() };
+//! for _ in 0..120 {
+//!     sim.step(&[east]);
+//! }
+//! let pogo = &sim.state().pogos[0];
+//! assert_eq!(sim.state().tick.0, 120);
+//! assert!(pogo.position.x > Fx::ZERO, "it moved east");
+//! assert!(pogo.bounces >= 1 && pogo.state != State::Respawn);
+//!
+//! // The state hash: the same on every machine for the same level, tuning and inputs.
+//! let hash = sim.state_hash();
+//!
+//! // Rollback: snapshot, step ahead on a guess, restore, step again with the real input.
+//! let snapshot = sim.snapshot();
+//! sim.step(&[Input::default()]);
+//! sim.restore(&snapshot);
+//! assert_eq!(sim.state_hash(), hash);
+//! sim.step(&[east]);
+//! assert_eq!(sim.state().tick.0, 121);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Levels usually come from JSON files or the built-in ones of `pogo-replay`
+//! (`pogo_replay::builtin_level("course")`), which also records and verifies replays.
+//!
 //! The rules themselves are pure functions, usable on their own: [`contact::classify`] decides
 //! what a touch is, [`launch::compute`] turns a landing into a launch, [`motion::integrate`]
 //! moves a body one tick with the exact constant-acceleration update.
@@ -40,6 +91,27 @@
 //! assert!((out.velocity.y - Fx::lit("12.6")).abs() < Fx::lit("0.000001"));
 //! ```
 //!
+//! ## Staying in step with a server
+//!
+//! A game client and the leaderboard server that verifies its replays must run the very same
+//! rules, bit for bit. Three things must match:
+//!
+//! - **The crate versions.** A lockfile does not travel with a dependency, so a game that
+//!   depends on `pogo-core = "0.1"` may build a newer patch release than the server. Pin the
+//!   exact versions the server runs: `pogo-core = "=0.1.0"` and `pogo-replay = "=0.1.0"`
+//!   (and commit the game's own `Cargo.lock`).
+//! - **The rules version**, [`RULES_VERSION`]: every replay records it, and a verifier refuses
+//!   a replay of another rules version outright ("rules version N is not supported").
+//!   Any release that changes what a tick computes bumps it.
+//! - **The tuning and the level**: replays record their content hashes
+//!   ([`Tuning::content_hash`], [`world::World::content_hash`]); a mismatch is refused as
+//!   such. A leaderboard server publishes both, so a client can check before uploading.
+//!
+//! If the versions differ but the rules version matches, the results are still identical as
+//! long as the release did not change the rules (that is what the rules version promises); a
+//! mistake there shows up as a desync at the first stored state hash, never as a silently
+//! different ranking.
+
 //! ## Invariants
 //!
 //! No I/O, no floats, no `unsafe`, no panics on any input: every arithmetic operation

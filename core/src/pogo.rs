@@ -11,7 +11,7 @@ use crate::tick::Ticks;
 use crate::vec3::Vec3;
 use crate::world::SurfaceId;
 
-/// The five states of SPEC §3.
+/// The five states of a pogo.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum State {
     /// Dead or not yet placed: the next tick teleports the pogo to its respawn point.

@@ -19,7 +19,11 @@ use crate::world::World;
 /// Most pogos in one simulation.
 pub const PLAYERS_MAX: usize = 16;
 
-/// Everything that changes from tick to tick.
+/// Everything that changes from tick to tick: plain data, so a copy is a snapshot.
+///
+/// Read it to render ([`Pogo::position`] is the tip, the body's lowest point; [`Pogo::events`]
+/// says what happened in the last tick, [`Events::TELEPORT`](crate::Events::TELEPORT) when
+/// not to interpolate). Editing it (through [`Simulation::state_mut`]) is for tools and tests.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SimState {
     /// Ticks run so far; the next tick to run is this one.
@@ -37,7 +41,8 @@ impl SimState {
         }
     }
 
-    /// Per player, the tick it finished on, if it has: the outcome a replay claims.
+    /// Per player, the tick it finished on (`None` if it has not): the outcome a replay
+    /// claims and a verifier checks.
     pub fn finish_ticks(&self) -> Vec<Option<u32>> {
         self.pogos
             .iter()
@@ -102,21 +107,82 @@ impl fmt::Display for SimError {
 
 impl core::error::Error for SimError {}
 
-/// A copy of the whole simulation state at one tick.
+/// A copy of the whole simulation state at one tick, for rollback: restoring it and stepping
+/// on gives bit-identical results (checked by [`SyncTest`](crate::SyncTest)).
+///
+/// It holds the simulation's state only: the world and the tuning are shared and immutable,
+/// and whatever chooses the inputs is not part of it. In particular the demo
+/// [`Bot`](crate::bot::Bot) keeps its own small state (the waypoint it aims at, the input it
+/// holds); to roll back a run driven by a bot, save the bot with the snapshot:
+///
+/// ```
+/// use std::sync::Arc;
+/// use pogo_core::bot::Bot;
+/// use pogo_core::world::{Aabb, Solid, World, WorldDesc};
+/// use pogo_core::{Fx, Simulation, Tuning, Vec3};
+///
+/// let ground = Solid {
+///     bounds: Aabb::new(Vec3::new(Fx::from_int(-50), Fx::from_int(-1), Fx::from_int(-5)),
+///                       Vec3::new(Fx::from_int(50), Fx::ZERO, Fx::from_int(5))),
+///     no_bounce: false,
+/// };
+/// let waypoint = |x| Vec3::new(Fx::from_int(x), Fx::ZERO, Fx::ZERO);
+/// let level = WorldDesc {
+///     name: "line".into(),
+///     solids: vec![ground],
+///     bot_path: vec![waypoint(10), waypoint(20), waypoint(30)],
+///     ..WorldDesc::default()
+/// };
+/// let tuning = Tuning::default();
+/// let mut sim = Simulation::new(Arc::new(World::new(level, &tuning)?), tuning, 1)?;
+/// let mut bot = Bot::new();
+/// let mut step = |sim: &mut Simulation, bot: &mut Bot| {
+///     let input = bot.input(sim.world(), sim.tuning(), &sim.state().pogos[0]);
+///     sim.step(&[input]);
+/// };
+/// for _ in 0..100 {
+///     step(&mut sim, &mut bot);
+/// }
+/// // Save both: the simulation's snapshot and a copy of the bot.
+/// let (snapshot, saved_bot) = (sim.snapshot(), bot.clone());
+/// for _ in 0..100 {
+///     step(&mut sim, &mut bot);
+/// }
+/// let ahead = sim.state_hash();
+/// // Restore both, and the run continues exactly as before.
+/// sim.restore(&snapshot);
+/// bot = saved_bot;
+/// for _ in 0..100 {
+///     step(&mut sim, &mut bot);
+/// }
+/// assert_eq!(sim.state_hash(), ahead);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Restoring the simulation but not the bot would continue from the bot's later state: the
+/// inputs, and so the run, would silently differ.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Snapshot(SimState);
 
 impl Snapshot {
+    /// The tick the snapshot was taken at: the next tick to run after restoring it.
     pub fn tick(&self) -> Ticks {
         self.0.tick
     }
 
+    /// The saved state.
     pub fn state(&self) -> &SimState {
         &self.0
     }
 }
 
-/// A world, a tuning and the state, stepped together.
+/// A world, a tuning and the state of every pogo, stepped together: the type a game holds.
+///
+/// [`step`](Simulation::step) runs one tick with one [`Input`] per player and cannot fail;
+/// [`state`](Simulation::state) is what to render; [`state_hash`](Simulation::state_hash)
+/// identifies the state on every machine; [`snapshot`](Simulation::snapshot) and
+/// [`restore`](Simulation::restore) roll back. The world is shared (`Arc`), so simulations of
+/// the same level are cheap to create and to clone.
 #[derive(Clone, Debug)]
 pub struct Simulation {
     world: Arc<World>,
@@ -161,6 +227,8 @@ impl Simulation {
         self.state.tick = tick.next();
     }
 
+    /// The state after the last tick: the tick count and every pogo (to render, hash or
+    /// inspect).
     pub fn state(&self) -> &SimState {
         &self.state
     }
@@ -171,10 +239,12 @@ impl Simulation {
         &mut self.state
     }
 
+    /// The level being simulated.
     pub fn world(&self) -> &Arc<World> {
         &self.world
     }
 
+    /// The tuning the rules read.
     pub fn tuning(&self) -> &Tuning {
         &self.tuning
     }
@@ -184,6 +254,7 @@ impl Simulation {
         self.state.state_hash()
     }
 
+    /// A copy of the state now (see [`Snapshot`] for what it does not include).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot(self.state.clone())
     }

@@ -110,7 +110,7 @@ macro_rules! tuning_keys {
         }
 
         impl Default for TuningSpec {
-            /// The defaults of SPEC §3.
+            /// The default tuning: the values `pogo tuning` lists, each key's `default`.
             fn default() -> TuningSpec {
                 TuningSpec { $( $name: <$ty as KeyValue>::from_fx(Fx::lit($default)), )* }
             }
@@ -137,7 +137,8 @@ macro_rules! tuning_keys {
 tuning_keys! {
     /// Simulation rate (Hz). Tick k starts at k / tick_rate seconds.
     tick_rate: u32 = "60", "10" ..= "480", "Hz";
-    /// Downward acceleration (m/s², positive). Reproduces the seed's measured apexes.
+    /// Downward acceleration (m/s², positive). 24 gives the default steady bounce a 3.32 m
+    /// apex, 0.53 s after the launch.
     gravity: Fx = "24", "0.1" ..= "1000", "m/s²";
     /// Downward speed never exceeds it (m/s).
     terminal_speed: Fx = "30", "1" ..= "200", "m/s";
@@ -521,7 +522,7 @@ mod tests {
     use super::*;
     use crate::test_util::fx;
 
-    /// Every default of SPEC §3's table, spelled out once more: a changed default fails here.
+    /// Every default, spelled out once more: a changed default fails here.
     #[test]
     fn defaults_are_the_spec_table() {
         let s = TuningSpec::default();

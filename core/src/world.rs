@@ -24,8 +24,20 @@ use crate::vec3::Vec3;
 pub const COORDINATE_MAX: Fx = Fx::from_int(100_000);
 /// Most static boxes in a level.
 pub const BOXES_MAX: usize = 1 << 20;
-/// Most ramps, platforms, zones, checkpoints, finish and kill volumes (each).
+/// Most zones, checkpoints, finish and kill volumes (each).
 pub const FEATURES_MAX: usize = 1 << 16;
+/// Most ramps and most platforms (each). Every sweep of every tick tests each one's bounds,
+/// so this bounds the tick's work as `CELL_BOXES_MAX` does for boxes.
+pub const SURFACES_MAX: usize = 64;
+/// Most boxes (solids, or trigger volumes) overlapping any one cell of a level's grid. A
+/// query of the tick visits a bounded number of cells (its region is the capsule's path over
+/// one tick), so this bounds the boxes it reports: a level cannot make one tick expensive by
+/// piling boxes in one place. The densest built-in level has 4 (`sprawl`); a floor of
+/// half-metre tiles has 16 per 2 m cell.
+pub const CELL_BOXES_MAX: u32 = 32;
+/// Most boxes (solids, or volumes) too large for the grid's cells (spanning more than 64):
+/// every query tests each of them. `course` has 16 such solids.
+pub const LARGE_BOXES_MAX: u32 = 64;
 /// Longest level name (characters); names appear in one-line CLI and verifier output.
 pub const NAME_CHARS_MAX: usize = 64;
 /// Most bot waypoints.
@@ -353,8 +365,8 @@ impl WorldDesc {
 fn check_counts(desc: &WorldDesc) -> Result<(), WorldError> {
     let counts = [
         ("solids", desc.solids.len(), BOXES_MAX),
-        ("ramps", desc.ramps.len(), FEATURES_MAX),
-        ("platforms", desc.platforms.len(), FEATURES_MAX),
+        ("ramps", desc.ramps.len(), SURFACES_MAX),
+        ("platforms", desc.platforms.len(), SURFACES_MAX),
         ("zones", desc.zones.len(), FEATURES_MAX),
         ("checkpoints", desc.checkpoints.len(), FEATURES_MAX),
         ("finishes", desc.finishes.len(), FEATURES_MAX),
@@ -365,6 +377,28 @@ fn check_counts(desc: &WorldDesc) -> Result<(), WorldError> {
         if found > max {
             return Err(WorldError::TooMany { list, max, found });
         }
+    }
+    Ok(())
+}
+
+/// The density limits of one grid (see [`CELL_BOXES_MAX`], [`LARGE_BOXES_MAX`]).
+fn check_density(list: &'static str, grid: &Grid) -> Result<(), WorldError> {
+    let (densest, large) = grid.density();
+    if densest > CELL_BOXES_MAX {
+        return Err(WorldError::TooDense {
+            list,
+            what: "boxes overlap one grid cell",
+            max: CELL_BOXES_MAX,
+            found: densest,
+        });
+    }
+    if large > LARGE_BOXES_MAX {
+        return Err(WorldError::TooDense {
+            list,
+            what: "boxes are too large for the grid's cells",
+            max: LARGE_BOXES_MAX,
+            found: large,
+        });
     }
     Ok(())
 }
@@ -418,6 +452,15 @@ pub enum WorldError {
         field: &'static str,
         problem: &'static str,
     },
+    /// Too many boxes of `list` ("solids" or "volumes") in one place: `found` overlap one
+    /// grid cell (at most [`CELL_BOXES_MAX`]), or are too large for the cells (at most
+    /// [`LARGE_BOXES_MAX`]).
+    TooDense {
+        list: &'static str,
+        what: &'static str,
+        max: u32,
+        found: u32,
+    },
 }
 
 impl WorldError {
@@ -443,6 +486,17 @@ impl fmt::Display for WorldError {
                 write!(
                     f,
                     "`{list}` has {found} elements, at most {max} are allowed"
+                )
+            }
+            WorldError::TooDense {
+                list,
+                what,
+                max,
+                found,
+            } => {
+                write!(
+                    f,
+                    "`{list}`: {found} {what}, at most {max} are allowed (a bound on the work of a tick)"
                 )
             }
             WorldError::Invalid {
@@ -617,6 +671,9 @@ impl World {
         volumes.extend(desc.finishes.iter().map(|b| (VolumeKind::Finish, *b)));
         volumes.extend(desc.kills.iter().map(|b| (VolumeKind::Kill, *b)));
         let volumes_grid = Grid::build(volumes.iter().map(|(_, b)| *b));
+        for (list, grid) in [("solids", &solids_grid), ("volumes", &volumes_grid)] {
+            check_density(list, grid)?;
+        }
         let hash = desc.content_hash();
         Ok(World {
             desc,
@@ -768,6 +825,78 @@ mod tests {
             },
             no_bounce: false,
         }
+    }
+
+    fn cube_at(x: i32, size: &str) -> Solid {
+        let min = Vec3::new(Fx::from_int(x), Fx::ZERO, Fx::ZERO);
+        Solid {
+            bounds: Aabb::new(min, min + v(size, size, size)),
+            no_bounce: false,
+        }
+    }
+
+    /// The per-tick work is bounded by the level's density, so a level that piles boxes in
+    /// one place is refused, however few or many it has elsewhere.
+    #[test]
+    fn a_level_too_dense_for_a_bounded_tick_is_refused() {
+        let tuning = Tuning::default();
+        let with = |solids: Vec<Solid>| World::new(WorldDesc { solids, ..desc() }, &tuning);
+        // 100 000 boxes at the spawn, the hostile level that cost 6.7 ms a tick.
+        let piled = with(alloc::vec![cube_at(0, "1"); 100_000]);
+        assert_eq!(
+            piled.err(),
+            Some(WorldError::TooDense {
+                list: "solids",
+                what: "boxes overlap one grid cell",
+                max: CELL_BOXES_MAX,
+                found: 100_000,
+            })
+        );
+        // The limit itself is fine, one more is not; boxes spread out are fine at any count.
+        let at_limit = CELL_BOXES_MAX as usize;
+        assert!(with(alloc::vec![cube_at(0, "1"); at_limit]).is_ok());
+        assert!(with(alloc::vec![cube_at(0, "1"); at_limit + 1]).is_err());
+        let spread: Vec<Solid> = (0..4000).map(|i| cube_at(4 * i, "1")).collect();
+        assert!(with(spread).is_ok());
+        // Large boxes: tested by every query, so bounded too.
+        let large = |n: usize| alloc::vec![cube_at(0, "100"); n];
+        let mut solids = large(LARGE_BOXES_MAX as usize);
+        solids.push(cube_at(-4000, "1")); // spreads the grid so the big cubes are large
+        assert!(with(solids.clone()).is_ok());
+        solids.push(cube_at(0, "100"));
+        assert!(matches!(
+            with(solids),
+            Err(WorldError::TooDense { list: "solids", what, .. }) if what.contains("large")
+        ));
+        // Volumes are bounded the same way (the tick looks them up twice).
+        let finishes = alloc::vec![Aabb::new(Vec3::ZERO, v("1", "1", "1")); 33];
+        let dense = World::new(WorldDesc { finishes, ..desc() }, &tuning);
+        assert!(matches!(
+            dense,
+            Err(WorldError::TooDense {
+                list: "volumes",
+                ..
+            })
+        ));
+        // Ramps and platforms are tested one by one each sweep: at most SURFACES_MAX each.
+        let ramp = Ramp {
+            normal: Vec3::UP,
+            point: Vec3::ZERO,
+            bounds: None,
+            no_bounce: false,
+        };
+        let ramps = WorldDesc {
+            ramps: alloc::vec![ramp; SURFACES_MAX + 1],
+            ..desc()
+        };
+        assert_eq!(
+            ramps.validate(),
+            Err(WorldError::TooMany {
+                list: "ramps",
+                max: 64,
+                found: 65
+            })
+        );
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn epsilon() -> Fx {
     Fx::lit("0.000001")
 }
 
-/// The guarantees SPEC §3 states for every launch.
+/// The guarantees the launch rules state for every launch.
 fn check_launch(landing: &Landing, tuning: &Tuning) -> Result<(), TestCaseError> {
     let spec = tuning.spec();
     let out = launch::compute(landing, tuning);
@@ -167,7 +167,7 @@ fn check_launch(landing: &Landing, tuning: &Tuning) -> Result<(), TestCaseError>
 fn launch_respects_cone_clamp_and_caps_with_default_tuning() {
     let tuning = Tuning::default();
     proptest!(config("default tuning"), |(landing in landing())| {
-        // The SPEC numbers, spelled out: 75°, [8, 22], 26, 10.
+        // The default limits, spelled out: 75°, [8, 22], 26, 10.
         let out = launch::compute(&landing, &tuning);
         prop_assert!(out.direction.dot(landing.normal) >= Fx::lit("0.2588190451") - epsilon());
         prop_assert!(out.speed >= Fx::from_int(8) && out.speed <= Fx::from_int(22));
@@ -221,7 +221,7 @@ fn launch_and_classify_never_panic_on_any_bits() {
         let verdict = contact::classify(&c, &tuning);
         let _ = contact::ricochet(velocity, normal, surface_velocity, &tuning);
         let _ = contact::is_perfect_landing(lean_up, normal, Some(velocity), surface_velocity, &tuning);
-        // SPEC §3 invariants of the classification.
+        // The invariants of the classification.
         if verdict == Verdict::Bounce || verdict == Verdict::Ricochet {
             prop_assert!(height <= tuning.spec().tip_height, "above the tip zone: {c:?}");
             prop_assert!(!flag, "no_bounce surface: {c:?}");

@@ -67,8 +67,8 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use pogo_core::world::{
-    Aabb, BOXES_MAX, COORDINATE_MAX, Checkpoint, FEATURES_MAX, Path, Platform, Ramp, Solid,
-    WAYPOINTS_MAX, WorldDesc, WorldError, Zone,
+    Aabb, BOXES_MAX, COORDINATE_MAX, Checkpoint, FEATURES_MAX, Path, Platform, Ramp, SURFACES_MAX,
+    Solid, WAYPOINTS_MAX, WorldDesc, WorldError, Zone,
 };
 use pogo_core::{Fx, ParseFxError, Vec3};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -305,7 +305,7 @@ pub fn parse_level_json(text: &str) -> Result<WorldDesc, LevelFileError> {
             no_bounce: doc.no_bounce(&obj, at)?,
         })
     })?;
-    let ramps = doc.list(&top, &root, "ramps", FEATURES_MAX, |raw, at| {
+    let ramps = doc.list(&top, &root, "ramps", SURFACES_MAX, |raw, at| {
         let obj = doc.object(raw, at, RAMP_FIELDS)?;
         let bounds = match obj.get("bounds") {
             None => None,
@@ -321,7 +321,7 @@ pub fn parse_level_json(text: &str) -> Result<WorldDesc, LevelFileError> {
             no_bounce: doc.no_bounce(&obj, at)?,
         })
     })?;
-    let platforms = doc.list(&top, &root, "platforms", FEATURES_MAX, |raw, at| {
+    let platforms = doc.list(&top, &root, "platforms", SURFACES_MAX, |raw, at| {
         let obj = doc.object(raw, at, PLATFORM_FIELDS)?;
         let size = doc.vec3(obj.required(&doc, at, "size")?, &at.field("size"))?;
         let path_at = at.field("path");
@@ -783,6 +783,8 @@ impl<'t> Doc<'t> {
             WorldError::Invalid {
                 list, index, field, ..
             } => (json_path(list, index, field), Problem::Rule(error)),
+            // Only `World::new` checks density; named here for completeness.
+            WorldError::TooDense { list, .. } => (vec![Seg::Field(list)], Problem::Rule(error)),
         };
         // The deepest value of the path that the file holds.
         let mut raw = whole;
