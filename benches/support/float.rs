@@ -350,6 +350,11 @@ impl Grid {
     }
 
     fn query(&self, region: &Bx, mut f: impl FnMut(u32)) {
+        self.query_marked(region, |i, _| f(i));
+    }
+
+    /// As core: each box marked `true` if the grid has tested it (the large boxes).
+    fn query_marked(&self, region: &Bx, mut f: impl FnMut(u32, bool)) {
         if !self.cell_start.is_empty() {
             if let Some((lo, hi)) = self.clamped_range(region) {
                 let (dx, dz) = (self.dims[0] as usize, self.dims[2] as usize);
@@ -358,14 +363,14 @@ impl Grid {
                         let row = (y * dz + z) * dx;
                         let first = self.cell_start[row + lo[0] as usize] as usize;
                         let last = self.cell_start[row + hi[0] as usize + 1] as usize;
-                        self.items[first..last].iter().for_each(|&i| f(i));
+                        self.items[first..last].iter().for_each(|&i| f(i, false));
                     }
                 }
             }
         }
         for (i, bounds) in &self.large {
             if bounds.overlaps(region) {
-                f(*i);
+                f(*i, true);
             }
         }
     }
@@ -443,6 +448,8 @@ struct Ramp {
     normal: V3,
     offset: f64,
     bounds: Option<Bx>,
+    /// The bounds grown by `CONTACT_SLOP` (core: `World::ramp_reach`).
+    reach: Option<Bx>,
     no_bounce: bool,
 }
 
@@ -481,6 +488,7 @@ impl FWorld {
                     normal: V3::from_fixed(normal),
                     offset: f(offset),
                     bounds: ramp.bounds.as_ref().map(Bx::from_fixed),
+                    reach: world.ramp_reach(i).map(Bx::from_fixed),
                     no_bounce: ramp.no_bounce,
                 }
             })
@@ -583,11 +591,20 @@ impl FWorld {
         )
     }
 
+    /// Each solid overlapping `region` (core: `World::for_each_solid_overlapping`).
+    fn for_each_solid_overlapping(&self, region: &Bx, mut f: impl FnMut(u32)) {
+        self.solids_grid.query_marked(region, |i, tested| {
+            if tested || self.solids[i as usize].overlaps(region) {
+                f(i);
+            }
+        });
+    }
+
     fn for_each_volume_at(&self, point: V3, mut f: impl FnMut(Kind)) {
         let region = Bx::new(point, point);
-        self.volumes_grid.query(&region, |i| {
+        self.volumes_grid.query_marked(&region, |i, tested| {
             let (kind, bounds) = &self.volumes[i as usize];
-            if bounds.contains(point) {
+            if tested || bounds.contains(point) {
                 f(*kind);
             }
         });
@@ -625,6 +642,7 @@ pub struct FTuning {
     fall_gravity_scale: f64,
     kill_height: f64,
     dt: f64,
+    half_dt_squared: f64,
     compression_ticks: u32,
     relaunch_cooldown_ticks: u32,
     stun_ticks: u32,
@@ -676,6 +694,7 @@ impl FTuning {
             fall_gravity_scale: f(s.fall_gravity_scale),
             kill_height: f(s.kill_height),
             dt: 1.0 / f64::from(s.tick_rate),
+            half_dt_squared: 0.5 / f64::from(s.tick_rate * s.tick_rate),
             compression_ticks: d.compression_ticks.0,
             relaunch_cooldown_ticks: d.relaunch_cooldown_ticks.0,
             stun_ticks: d.stun_ticks.0,
@@ -869,13 +888,6 @@ impl Plane {
             0.0
         };
         a + V3::new(0.0, lift, 0.0) - self.normal * capsule.radius
-    }
-
-    /// Whether the capsule within `region` can touch the ramp at all (core: `Plane::may_touch`).
-    fn may_touch(&self, region: &Bx) -> bool {
-        let slop = V3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
-        self.bounds
-            .is_none_or(|b| Bx::new(b.min - slop, b.max + slop).overlaps(region))
     }
 
     fn in_bounds(&self, p: V3) -> bool {
@@ -1362,13 +1374,15 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     // As core: one grid lookup for depenetration's check and the first sweep.
     let dt = ctx.tuning.dt;
     let limit = |a, v, duration| limit_fall_acceleration(a, v, duration, ctx.tuning);
-    let first = displacement(pogo.velocity, limit(acceleration, pogo.velocity, dt), dt);
-    let mut ids = [0; NEARBY_MAX];
-    let mut nearby = nearby(
-        ctx,
-        &ctx.capsule.swept_bounds(pogo.position, first),
-        &mut ids,
+    let first = displacement(
+        pogo.velocity,
+        limit(acceleration, pogo.velocity, dt),
+        dt,
+        ctx.tuning.half_dt_squared,
     );
+    let first_region = ctx.capsule.swept_bounds(pogo.position, first);
+    let mut ids = [0; NEARBY_MAX];
+    let mut nearby = nearby(ctx, &first_region, &mut ids);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
@@ -1384,14 +1398,23 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
             pogo.velocity,
             duration,
         );
-        let d = match nearby {
-            Some(_) => first,
-            None => displacement(pogo.velocity, acceleration, duration),
+        let (d, swept) = match nearby {
+            Some(_) => (first, first_region),
+            None => {
+                let d = displacement(
+                    pogo.velocity,
+                    acceleration,
+                    duration,
+                    duration * duration / 2.0,
+                );
+                (d, ctx.capsule.swept_bounds(pogo.position, d))
+            }
         };
         let Some((touch, surface)) = first_touch(
             ctx,
             pogo.position,
             d,
+            &swept,
             1.0 - remaining,
             remaining,
             nearby.take(),
@@ -1418,15 +1441,14 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     false
 }
 
-fn displacement(velocity: V3, acceleration: V3, duration: f64) -> V3 {
-    let half_duration_squared = duration * duration / 2.0;
+fn displacement(velocity: V3, acceleration: V3, duration: f64, half_duration_squared: f64) -> V3 {
     velocity * duration + acceleration * half_duration_squared
 }
 
 fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
     let mut len = 0;
     let mut overflow = false;
-    ctx.world.solids_grid.query(region, |i| {
+    ctx.world.for_each_solid_overlapping(region, |i| {
         if len < NEARBY_MAX {
             ids[len] = i;
             len += 1;
@@ -1457,11 +1479,17 @@ fn platform_and_ramp_pushes(ctx: &Ctx, tip: V3, region: &Bx, mut f: impl FnMut(O
         }
     }
     for i in 0..ctx.world.ramps.len() {
-        let plane = plane(ctx.world, i);
-        if plane.may_touch(region) {
-            f(depenetrate_plane(&ctx.capsule, tip, &plane));
+        if ramp_may_touch(ctx.world, i, region) {
+            f(depenetrate_plane(&ctx.capsule, tip, &plane(ctx.world, i)));
         }
     }
+}
+
+/// Core's `ramp_may_touch`: the precomputed reach.
+fn ramp_may_touch(world: &FWorld, i: usize, region: &Bx) -> bool {
+    world.ramps[i]
+        .reach
+        .is_none_or(|reach| reach.overlaps(region))
 }
 
 fn slide_along(mut v: V3, normals: &[V3]) -> V3 {
@@ -1506,6 +1534,7 @@ fn first_touch(
     ctx: &Ctx,
     tip: V3,
     d: V3,
+    swept: &Bx,
     elapsed: f64,
     span: f64,
     nearby: Option<&[u32]>,
@@ -1519,19 +1548,16 @@ fn first_touch(
             }
         }
     };
-    let swept = ctx.capsule.swept_bounds(tip, d);
     let mut solid = |i: u32| {
         let bounds = &ctx.world.solids[i as usize];
-        if bounds.overlaps(&swept) {
-            consider(sweep_box(&ctx.capsule, tip, d, bounds), SurfaceId::Solid(i));
-        }
+        consider(sweep_box(&ctx.capsule, tip, d, bounds), SurfaceId::Solid(i));
     };
     match nearby {
         Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
-        None => ctx.world.solids_grid.query(&swept, solid),
+        None => ctx.world.for_each_solid_overlapping(swept, solid),
     }
     for (i, platform) in ctx.world.platforms.iter().enumerate() {
-        if !platform.reach.overlaps(&swept) {
+        if !platform.reach.overlaps(swept) {
             continue;
         }
         let (start, moved) = ctx.world.platform_during(i as u32, ctx.tick);
@@ -1545,10 +1571,9 @@ fn first_touch(
         }
     }
     for i in 0..ctx.world.ramps.len() {
-        let plane = plane(ctx.world, i);
-        if plane.may_touch(&swept) {
+        if ramp_may_touch(ctx.world, i, swept) {
             consider(
-                sweep_plane(&ctx.capsule, tip, d, &plane),
+                sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
                 SurfaceId::Ramp(i as u32),
             );
         }

@@ -125,6 +125,13 @@ impl Grid {
     /// (a box spanning several of them is reported once per cell), then the large boxes that
     /// overlap (or touch) it.
     pub(crate) fn query(&self, region: &Aabb, mut f: impl FnMut(u32)) {
+        self.query_marked(region, |i, _| f(i));
+    }
+
+    /// [`query`](Grid::query), with each box marked `true` if the grid has already found that
+    /// it overlaps (or touches) `region` — the large boxes, whose bounds it keeps — so that a
+    /// caller filtering by overlap tests only the others.
+    pub(crate) fn query_marked(&self, region: &Aabb, mut f: impl FnMut(u32, bool)) {
         if !self.cell_start.is_empty() {
             if let Some((lo, hi)) = self.clamped_range(region) {
                 // The cells of one x-row are consecutive, and so are their lists in `items`:
@@ -135,22 +142,24 @@ impl Grid {
                         let row = (y * dz + z) * dx;
                         let first = self.cell_start[row + lo[0] as usize] as usize;
                         let last = self.cell_start[row + hi[0] as usize + 1] as usize;
-                        self.items[first..last].iter().for_each(|&i| f(i));
+                        self.items[first..last].iter().for_each(|&i| f(i, false));
                     }
                 }
             }
         }
         for (i, bounds) in &self.large {
             if bounds.overlaps(region) {
-                f(*i);
+                f(*i, true);
             }
         }
     }
 
     /// Calls `f` once with every box that may contain `point` (one cell's boxes, then the
-    /// large boxes, each list in index order).
-    pub(crate) fn query_point(&self, point: Vec3, f: impl FnMut(u32)) {
-        self.query(&Aabb::new(point, point), f);
+    /// large boxes, each list in index order), marked as [`query_marked`](Grid::query_marked)
+    /// marks them: a large box is reported only if it contains the point (overlapping the
+    /// box `[point, point]` is containing it: `min ≤ point ≤ max` on every axis).
+    pub(crate) fn query_point(&self, point: Vec3, f: impl FnMut(u32, bool)) {
+        self.query_marked(&Aabb::new(point, point), f);
     }
 
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
@@ -264,7 +273,11 @@ mod tests {
         let grid = Grid::build(boxes.iter().copied());
         let p = Vec3::new(Fx::from_int(3), Fx::from_int(3), Fx::from_int(3));
         let mut seen = Vec::new();
-        grid.query_point(p, |i| {
+        grid.query_point(p, |i, tested| {
+            assert!(
+                !tested || boxes[i as usize].contains(p),
+                "marked but outside"
+            );
             if boxes[i as usize].contains(p) {
                 seen.push(i)
             }
@@ -350,6 +363,15 @@ mod tests {
                 let mut got = Vec::new();
                 grid.query(&region, |i| got.push(i));
                 assert_eq!(got, expected, "case {case}, region {region:?}");
+                // The marks: exactly the large boxes are marked, and only if they overlap.
+                let mut marked = Vec::new();
+                grid.query_marked(&region, |i, tested| marked.push((i, tested)));
+                for (k, &(i, tested)) in marked.iter().enumerate() {
+                    let (blo, bhi) = grid.cell_range(&boxes[i as usize]);
+                    assert_eq!(tested, grid.is_large(blo, bhi), "case {case}, box {i}");
+                    assert_eq!(i, expected[k]);
+                    assert!(!tested || boxes[i as usize].overlaps(&region));
+                }
             }
         }
     }

@@ -45,6 +45,8 @@ struct Ctx<'a> {
     world: &'a World,
     tuning: &'a Tuning,
     capsule: Capsule,
+    /// Half the capsule's height (m): its centre above the tip.
+    half_height: Fx,
     tick: Ticks,
 }
 
@@ -56,10 +58,12 @@ pub(crate) fn step(
     pogos: &mut [Pogo],
     inputs: &[Input],
 ) {
+    let capsule = capsule(tuning);
     let ctx = Ctx {
         world,
         tuning,
-        capsule: capsule(tuning),
+        capsule,
+        half_height: capsule.height / Fx::from_int(2),
         tick,
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
@@ -237,13 +241,16 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let limit = |acceleration, velocity, duration| {
         air::limit_fall_acceleration(acceleration, velocity, duration, ctx.tuning)
     };
-    let first = displacement(pogo.velocity, limit(acceleration, pogo.velocity, dt), dt);
-    let mut ids = [0; NEARBY_MAX];
-    let mut nearby = nearby(
-        ctx,
-        &ctx.capsule.swept_bounds(pogo.position, first),
-        &mut ids,
+    // The first sweep lasts the whole tick: its dt²/2 is the tuning's.
+    let first = displacement(
+        pogo.velocity,
+        limit(acceleration, pogo.velocity, dt),
+        dt,
+        ctx.tuning.derived().half_dt_squared,
     );
+    let first_region = ctx.capsule.swept_bounds(pogo.position, first);
+    let mut ids = [0; NEARBY_MAX];
+    let mut nearby = nearby(ctx, &first_region, &mut ids);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
@@ -260,14 +267,19 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
             duration,
         );
         // With `nearby` kept, nothing has changed since `first` was computed.
-        let d = match nearby {
-            Some(_) => first,
-            None => displacement(pogo.velocity, acceleration, duration),
+        let (d, swept) = match nearby {
+            Some(_) => (first, first_region),
+            None => {
+                let half_duration_squared = duration * duration / Fx::from_int(2);
+                let d = displacement(pogo.velocity, acceleration, duration, half_duration_squared);
+                (d, ctx.capsule.swept_bounds(pogo.position, d))
+            }
         };
         let Some((touch, surface)) = first_touch(
             ctx,
             pogo.position,
             d,
+            &swept,
             Fx::ONE - remaining,
             remaining,
             nearby.take(),
@@ -297,18 +309,30 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     false
 }
 
-/// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s).
-fn displacement(velocity: Vec3, acceleration: Vec3, duration: Fx) -> Vec3 {
-    let half_duration_squared = duration * duration / Fx::from_int(2);
+/// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s),
+/// given `half_duration_squared` = `duration · duration / 2` (s², as `Fx` computes it).
+fn displacement(
+    velocity: Vec3,
+    acceleration: Vec3,
+    duration: Fx,
+    half_duration_squared: Fx,
+) -> Vec3 {
     velocity * duration + acceleration * half_duration_squared
 }
 
-/// What `for_each_solid_near(region)` reports (in its order, repeats included), kept in
-/// `ids`; `None` if that is more than `NEARBY_MAX`.
+/// What `for_each_solid_overlapping(region)` reports (in its order, repeats included), kept
+/// in `ids`; `None` if that is more than `NEARBY_MAX`.
+///
+/// Any list of the solids overlapping the first sweep's region would do for the tick: the
+/// sweep and the overlap check skip the others anyway (see `first_touch`, `may_overlap`),
+/// and a repeat changes nothing (an equal touch of the same solid is not earlier; an equal
+/// push is not deeper). When the list overflows, the tick runs as if there were none
+/// (depenetration queries the grid itself, and so does the first sweep), which gives the
+/// same results.
 fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
     let mut len = 0;
     let mut overflow = false;
-    ctx.world.for_each_solid_near(region, |i| {
+    ctx.world.for_each_solid_overlapping(region, |i| {
         if len < NEARBY_MAX {
             ids[len] = i;
             len += 1;
@@ -319,16 +343,17 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
     (!overflow).then_some(&ids[..len])
 }
 
-/// Whether `depenetrate` might move a pogo with its tip at `tip`, given the solids `nearby`
-/// a region holding the capsule's box: `false` means it certainly would not.
+/// Whether `depenetrate` might move a pogo with its tip at `tip`, given `nearby`, the solids
+/// overlapping a region that holds the capsule's box: `false` means it certainly would not.
 ///
 /// `depenetrate` pushes only if one of the solids the grid reports near the capsule's box,
 /// or a platform or ramp it tests, overlaps the capsule. The grid reports, for a larger
-/// region, every solid it reports for a smaller one (more cells, more large boxes), so if
-/// none of `nearby` overlaps, none of its own would; platforms and ramps are tested as it
-/// tests them. A solid that overlaps the capsule overlaps the capsule's box, which holds the
-/// capsule when it is at least twice as tall as its radius (as every valid tuning is), so
-/// boxes that miss it are skipped without the distance test.
+/// region, every solid it reports for a smaller one (more cells, more large boxes), and a
+/// solid missing the larger region misses the smaller one, so if none of `nearby` overlaps,
+/// none of its own would; platforms and ramps are tested as it tests them. A solid that
+/// overlaps the capsule overlaps the capsule's box, which holds the capsule when it is at
+/// least twice as tall as its radius (as every valid tuning is), so boxes that miss it are
+/// skipped without the distance test.
 fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &[u32]) -> bool {
     let region = ctx.capsule.bounds(tip);
     let boxed = ctx.capsule.radius + ctx.capsule.radius <= ctx.capsule.height;
@@ -358,11 +383,21 @@ fn platform_and_ramp_pushes(
         }
     }
     for i in 0..ctx.world.ramp_count() {
-        let plane = plane(ctx.world, i);
-        if plane.may_touch(region) {
-            f(sweep::depenetrate_plane(&ctx.capsule, tip, &plane));
+        if ramp_may_touch(ctx.world, i, region) {
+            f(sweep::depenetrate_plane(
+                &ctx.capsule,
+                tip,
+                &plane(ctx.world, i),
+            ));
         }
     }
+}
+
+/// [`Plane::may_touch`] of ramp `i`, from the world's precomputed reach (the same box).
+fn ramp_may_touch(world: &World, i: u32, region: &Aabb) -> bool {
+    world
+        .ramp_reach(i)
+        .is_none_or(|reach| reach.overlaps(region))
 }
 
 /// `v` without its components into any of the constraint normals.
@@ -409,11 +444,13 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
 /// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
 /// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
 /// [`SurfaceId`], so the result never depends on the order candidates are found in.
-/// `nearby`, if given, is what the grid reports for the path's box (see `nearby`).
+/// `swept` is `ctx.capsule.swept_bounds(tip, d)`; `nearby`, if given, the solids overlapping
+/// it (see `nearby`): a solid whose box misses the path's box cannot be touched.
 fn first_touch(
     ctx: &Ctx,
     tip: Vec3,
     d: Vec3,
+    swept: &Aabb,
     elapsed: Fx,
     span: Fx,
     nearby: Option<&[u32]>,
@@ -427,24 +464,20 @@ fn first_touch(
             }
         }
     };
-    let swept = ctx.capsule.swept_bounds(tip, d);
     let mut solid = |i: u32| {
-        let bounds = &ctx.world.solid(i).bounds;
-        if bounds.overlaps(&swept) {
-            consider(
-                sweep::sweep_box(&ctx.capsule, tip, d, bounds),
-                SurfaceId::Solid(i),
-            );
-        }
+        consider(
+            sweep::sweep_box(&ctx.capsule, tip, d, &ctx.world.solid(i).bounds),
+            SurfaceId::Solid(i),
+        );
     };
     match nearby {
         Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
-        None => ctx.world.for_each_solid_near(&swept, solid),
+        None => ctx.world.for_each_solid_overlapping(swept, solid),
     }
     for i in 0..ctx.world.platform_count() {
         // A platform whose reach the capsule's path misses cannot be touched (the relative
         // sweep below happens inside the reach: see `World::platform_reach`).
-        if !ctx.world.platform_reach(i).overlaps(&swept) {
+        if !ctx.world.platform_reach(i).overlaps(swept) {
             continue;
         }
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
@@ -460,10 +493,9 @@ fn first_touch(
         }
     }
     for i in 0..ctx.world.ramp_count() {
-        let plane = plane(ctx.world, i);
-        if plane.may_touch(&swept) {
+        if ramp_may_touch(ctx.world, i, swept) {
             consider(
-                sweep::sweep_plane(&ctx.capsule, tip, d, &plane),
+                sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
                 SurfaceId::Ramp(i),
             );
         }
@@ -693,7 +725,7 @@ fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
 // Helpers
 
 fn body_centre(ctx: &Ctx, tip: Vec3) -> Vec3 {
-    tip + Vec3::new(Fx::ZERO, ctx.capsule.height / Fx::from_int(2), Fx::ZERO)
+    tip + Vec3::new(Fx::ZERO, ctx.half_height, Fx::ZERO)
 }
 
 fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {

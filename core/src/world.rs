@@ -15,6 +15,7 @@ use core::fmt;
 use crate::broad_phase::Grid;
 use crate::fx::Fx;
 use crate::hash::Encoder;
+use crate::sweep::CONTACT_SLOP;
 use crate::tick::Ticks;
 use crate::tuning::{Tuning, seconds_to_ticks};
 use crate::vec3::Vec3;
@@ -536,6 +537,8 @@ pub struct World {
     tick_rate: u32,
     /// Unit ramp normals and their plane offsets `n·point`.
     ramps: Vec<(Vec3, Fx)>,
+    /// Ramp bounds grown by `CONTACT_SLOP` (see `World::ramp_reach`).
+    ramp_reaches: Vec<Option<Aabb>>,
     /// Platform paths, prepared (see `PlatformPath`).
     platform_paths: Vec<PlatformPath>,
     solids_grid: Grid,
@@ -637,6 +640,12 @@ impl World {
                 (n, n.dot(r.point))
             })
             .collect();
+        let slop = Vec3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
+        let ramp_reaches = desc
+            .ramps
+            .iter()
+            .map(|r| r.bounds.map(|b| Aabb::new(b.min - slop, b.max + slop)))
+            .collect();
         let platform_paths = desc
             .platforms
             .iter()
@@ -680,6 +689,7 @@ impl World {
             hash,
             tick_rate: rate,
             ramps,
+            ramp_reaches,
             platform_paths,
             solids_grid,
             volumes_grid,
@@ -715,6 +725,17 @@ impl World {
         self.solids_grid.query(region, f);
     }
 
+    /// Calls `f` with the index of every solid whose box overlaps (or touches) `region`: those
+    /// of [`for_each_solid_near`](World::for_each_solid_near), in its order and with its
+    /// repeats, that do. Each box is tested once (the grid has tested its large boxes).
+    pub fn for_each_solid_overlapping(&self, region: &Aabb, mut f: impl FnMut(u32)) {
+        self.solids_grid.query_marked(region, |i, tested| {
+            if tested || self.solid(i).bounds.overlaps(region) {
+                f(i);
+            }
+        });
+    }
+
     pub fn ramp_count(&self) -> u32 {
         self.ramps.len() as u32
     }
@@ -723,6 +744,14 @@ impl World {
     pub fn ramp(&self, i: u32) -> (&Ramp, Vec3, Fx) {
         let (n, offset) = self.ramps[i as usize];
         (&self.desc.ramps[i as usize], n, offset)
+    }
+
+    /// Ramp `i`'s bounds grown by [`CONTACT_SLOP`], as every in-bounds test of a sweep or a
+    /// depenetration grows them (`None` for an unbounded ramp): a capsule within a region
+    /// this box misses cannot touch the ramp
+    /// ([`Plane::may_touch`](crate::sweep::Plane::may_touch) is `reach.overlaps(region)`).
+    pub fn ramp_reach(&self, i: u32) -> Option<&Aabb> {
+        self.ramp_reaches[i as usize].as_ref()
     }
 
     pub fn platform_count(&self) -> u32 {
@@ -785,9 +814,9 @@ impl World {
     /// a point query visits one cell, whose volumes are in level order, then the large
     /// volumes in level order), so overlapping zones always combine the same way.
     pub fn for_each_volume_at(&self, point: Vec3, mut f: impl FnMut(VolumeKind)) {
-        self.volumes_grid.query_point(point, |i| {
+        self.volumes_grid.query_point(point, |i, tested| {
             let (kind, bounds) = &self.volumes[i as usize];
-            if bounds.contains(point) {
+            if tested || bounds.contains(point) {
                 f(*kind);
             }
         });
@@ -1075,6 +1104,57 @@ mod tests {
             assert!(
                 reach.min.x >= ends.min.x - fx("0.001") && reach.max.y <= ends.max.y + fx("0.001")
             );
+        }
+    }
+
+    /// `ramp_reach` is what the tick culls ramps by: it must decide exactly what
+    /// `Plane::may_touch` decides, for every region.
+    #[test]
+    fn a_ramp_reach_is_plane_may_touch() {
+        use crate::sweep::{CONTACT_SLOP, Plane};
+        let tuning = Tuning::default();
+        let bounded = Ramp {
+            normal: v("0", "4", "-1"),
+            point: v("10", "0", "0"),
+            bounds: Some(Aabb::new(v("8", "-1", "-2"), v("12", "1", "6"))),
+            no_bounce: false,
+        };
+        let world = World::new(
+            WorldDesc {
+                ramps: alloc::vec![
+                    bounded,
+                    Ramp {
+                        bounds: None,
+                        ..bounded
+                    }
+                ],
+                ..desc()
+            },
+            &tuning,
+        )
+        .unwrap();
+        let slop = CONTACT_SLOP;
+        for i in 0..world.ramp_count() {
+            let (ramp, normal, offset) = world.ramp(i);
+            let plane = Plane {
+                normal,
+                offset,
+                bounds: ramp.bounds,
+            };
+            // Regions just missing, just touching and overlapping each face of the bounds.
+            for x in [
+                fx("12") + slop,
+                fx("12") + slop + Fx::DELTA,
+                fx("7"),
+                fx("-3"),
+            ] {
+                for y in [fx("1") + slop, fx("1") + slop + Fx::DELTA, fx("0")] {
+                    let min = Vec3::new(x, y, fx("6"));
+                    let region = Aabb::new(min, min + v("1", "1", "1"));
+                    let reach = world.ramp_reach(i).is_none_or(|r| r.overlaps(&region));
+                    assert_eq!(reach, plane.may_touch(&region), "ramp {i} {region:?}");
+                }
+            }
         }
     }
 }
