@@ -128,7 +128,13 @@ impl Fx {
             return Fx::ZERO;
         }
         // bits·2³² = value·2⁶⁴, whose integer square root is value·2³², the result's bits.
-        let wide = (self.to_bits() as u128) << Fx::FRAC_BITS;
+        // Below one (the lean's up axis, say) that fits a u64, whose square root is cheaper
+        // and, being the floor square root of the same number, the same.
+        let bits = self.to_bits() as u64;
+        if bits < 1 << Fx::FRAC_BITS {
+            return Fx::from_bits((bits << Fx::FRAC_BITS).isqrt() as i64);
+        }
+        let wide = u128::from(bits) << Fx::FRAC_BITS;
         Fx::from_bits(wide.isqrt() as i64)
     }
 
@@ -396,10 +402,35 @@ mod tests {
         assert_eq!(Fx::from_int(2).sqrt().to_bits(), 6_074_000_999); // floor(√2·2³²) = floor(6074000999.95)
         assert_eq!(Fx::from_int(-4).sqrt(), Fx::ZERO);
         assert_eq!(Fx::MAX.sqrt().to_bits(), 199_032_864_766_430); // floor(√(2⁶³−1)·2¹⁶)
-        for bits in [1i64, 2, 3, 1 << 20, 12_345_678_901, i64::MAX] {
+        for bits in [
+            1i64,
+            2,
+            3,
+            1 << 20,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            3_900_000_000,
+            12_345_678_901,
+            i64::MAX,
+        ] {
             let r = Fx::from_bits(bits).sqrt().to_bits() as u128;
             let wide = (bits as u128) << 32;
             assert!(r * r <= wide && (r + 1) * (r + 1) > wide, "bits {bits}");
+        }
+        // Every magnitude, both sides of the 64-bit path's limit (SplitMix64, seed printed).
+        let seed = 0x7371_7274u64;
+        let mut state = seed;
+        for _ in 0..20_000 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let bits = ((z >> 1) >> (z % 63)) as i64;
+            let wide = (bits as u128) << 32;
+            let r = Fx::from_bits(bits).sqrt().to_bits() as u128;
+            assert_eq!(r, wide.isqrt(), "bits {bits} (seed {seed:#x})");
         }
     }
 
