@@ -168,6 +168,56 @@ impl Fx {
     }
 }
 
+/// # Arithmetic in range
+///
+/// The tick's state is bounded by construction (see `step.rs`, "Bounds"), so on its hot path
+/// most sums and products cannot leave the scalar's range, and their saturation tests are
+/// dead weight. These operations skip them: each is the saturating operator's exact result
+/// whenever that result is representable — which the caller proves, in a comment at each
+/// use — and debug builds assert that it is, so the tests, the golden runs and the fuzz
+/// targets check every proof. (Were a proof wrong, a release build would wrap where a debug
+/// build panics: that is why each use states its bound.)
+impl Fx {
+    /// `self + rhs`, for a sum known to be in range: one machine addition.
+    #[inline]
+    pub(crate) fn add_in_range(self, rhs: Fx) -> Fx {
+        debug_assert!(
+            self.to_bits().checked_add(rhs.to_bits()).is_some(),
+            "{self} + {rhs} out of range"
+        );
+        Fx::from_bits(self.to_bits().wrapping_add(rhs.to_bits()))
+    }
+
+    /// `self − rhs`, for a difference known to be in range: one machine subtraction.
+    #[inline]
+    pub(crate) fn sub_in_range(self, rhs: Fx) -> Fx {
+        debug_assert!(
+            self.to_bits().checked_sub(rhs.to_bits()).is_some(),
+            "{self} - {rhs} out of range"
+        );
+        Fx::from_bits(self.to_bits().wrapping_sub(rhs.to_bits()))
+    }
+
+    /// `self · rhs`, for a product known to be in range: the widening multiply and the shift
+    /// of [`Mul`], without the range tests.
+    #[inline]
+    pub(crate) fn mul_in_range(self, rhs: Fx) -> Fx {
+        let product = (self.to_bits() as i128 * rhs.to_bits() as i128) >> Fx::FRAC_BITS;
+        debug_assert!(
+            i64::try_from(product).is_ok(),
+            "{self} * {rhs} out of range"
+        );
+        Fx::from_bits(product as i64)
+    }
+
+    /// `self / 2`, rounded toward zero like [`Div`]: `trunc(bits·2³² / 2·2³²)` is
+    /// `trunc(bits / 2)`. Never out of range.
+    #[inline]
+    pub(crate) fn half(self) -> Fx {
+        Fx::from_bits(self.to_bits() / 2)
+    }
+}
+
 /// `num / den` in integers, rounded toward zero, saturating to the `i128` range; a zero
 /// divisor saturates after the dividend's sign.
 const fn div_wide(num: i128, den: i128) -> i128 {
@@ -394,6 +444,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The in-range operations are the saturating operators wherever those do not saturate.
+    #[test]
+    fn in_range_operations_are_the_operators_in_range() {
+        let mut values = alloc::vec![
+            0i64,
+            1,
+            -1,
+            1 << 31,
+            -(1 << 31),
+            1 << 32,
+            3 << 40,
+            -(5 << 45)
+        ];
+        let mut state = 0x7261_6e67u64;
+        for _ in 0..3000 {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            values.push((z as i64) >> (2 + z % 62));
+        }
+        for (k, &a) in values.iter().enumerate() {
+            for &b in values.iter().skip(k % 7).step_by(7) {
+                let (x, y) = (Fx::from_bits(a), Fx::from_bits(b));
+                if a.checked_add(b).is_some() {
+                    assert_eq!(x.add_in_range(y), x + y, "{a} + {b}");
+                }
+                if a.checked_sub(b).is_some() {
+                    assert_eq!(x.sub_in_range(y), x - y, "{a} - {b}");
+                }
+                let wide = (a as i128 * b as i128) >> 32;
+                if i64::try_from(wide).is_ok() {
+                    assert_eq!(x.mul_in_range(y), x * y, "{a} * {b}");
+                }
+            }
+            let x = Fx::from_bits(a);
+            assert_eq!(x.half(), x / Fx::from_int(2), "{a} / 2");
+        }
+        assert_eq!(Fx::MIN.half(), Fx::MIN / Fx::from_int(2));
+        assert_eq!(Fx::from_bits(-3).half(), Fx::from_bits(-1));
     }
 
     #[test]

@@ -52,25 +52,39 @@ impl Lean {
         Vec3::new(self.x, y, self.z)
     }
 
+    /// [`up`](Lean::up) for a lean of length at most 1, in range: |h|² ≤ 1 and 1 − |h|² are.
+    fn up_in_range(self) -> Vec3 {
+        let h = self.horizontal();
+        let y = Fx::ONE.sub_in_range(h.dot_in_range(h)).sqrt();
+        Vec3::new(self.x, y, self.z)
+    }
+
     /// The lean after one tick of following `stick` (horizontal, length ≤ 1).
+    ///
+    /// Any stick and lean are accepted: both are first clamped (to length 1 and to
+    /// `lean_max_sin` ≤ 1), so every vector below has components within ±1 (the up axes),
+    /// ±3 (`cos`, a dot product of two of them), ±4 (`w − u·cos`) or ±2 (the turned axis),
+    /// and the arithmetic is in range.
     pub fn follow(self, stick: Vec3, tuning: &Tuning) -> Lean {
         let derived = tuning.derived();
-        let target =
-            Lean::from_horizontal(stick.horizontal().clamp_length(Fx::ONE) * derived.lean_max_sin);
+        let stick = stick.horizontal().clamp_length(Fx::ONE);
+        let target = Lean::from_horizontal(stick.scale_in_range(derived.lean_max_sin));
         // Also re-limits a lean left over from a tuning with a larger max_lean_angle.
         let current = Lean::from_horizontal(self.horizontal().clamp_length(derived.lean_max_sin));
         if current == target {
             return target;
         }
-        let (u, w) = (current.up(), target.up());
-        let cos = u.dot(w);
+        let (u, w) = (current.up_in_range(), target.up_in_range());
+        let cos = u.dot_in_range(w);
         if cos >= derived.lean_step_cos {
             return target;
         }
-        let Some(toward) = (w - u * cos).normalize() else {
+        let Some(toward) = w.sub_in_range(u.scale_in_range(cos)).normalize() else {
             return target; // u and w coincide up to rounding
         };
-        let turned = u * derived.lean_step_cos + toward * derived.lean_step_sin;
+        let turned = u
+            .scale_in_range(derived.lean_step_cos)
+            .add_in_range(toward.scale_in_range(derived.lean_step_sin));
         Lean::from_horizontal(turned.horizontal().clamp_length(derived.lean_max_sin))
     }
 }

@@ -17,7 +17,34 @@
 //! ```
 //!
 //! Nothing here can fail or panic: every input is a legal input (a missing player's input is
-//! neutral), every arithmetic operation saturates, every loop is bounded.
+//! neutral), every arithmetic operation saturates or is proven in range, every loop is
+//! bounded.
+//!
+//! # Bounds
+//!
+//! Most sums and products of the tick provably stay within the scalar's range (±2³¹), so its
+//! hot path uses the in-range operations (`Fx::add_in_range` and kin: no saturation tests,
+//! each proof checked by a debug assertion) where the saturating operators would never
+//! saturate. Each use names the bound it relies on:
+//!
+//! - **(E) entry**: a pogo's position is within ±[`POSITION_MAX`] (2²⁰ m) on each axis when
+//!   its tick starts. `step_pogo` clamps it there, which changes nothing for any state a tick
+//!   leaves (a pogo beyond `COORDINATE_MAX` respawns before it moves again): only a state
+//!   edited beyond it is brought back.
+//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` with τ ≤ dt ≤ 1/10 s
+//!   (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration each component is
+//!   below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below 5 m (50 m/s · 0.1 s).
+//! - **(P) position**: every position within a tick is within 2³⁰ m: (E), plus at most
+//!   `SWEEPS_MAX` sweeps of at most (D) each, at most `SWEEPS_MAX` pushes out of an overlap
+//!   (each at most a box's half extent, ≤ 10⁵ m, plus r + `SKIN`) and a landing's ride on a
+//!   platform (≤ 5 m): 2²⁰ + 4·2²⁸ + 4·(10⁵ + 3) + 5 < 2³⁰.
+//! - **(G) geometry**: level coordinates within `COORDINATE_MAX` (10⁵ m < 2¹⁷), a capsule
+//!   radius ≤ 2 m and height ≤ 10 m (tuning ranges), `CONTACT_SLOP` < 1 mm.
+//!
+//! So a position plus or minus a displacement, a capsule dimension, a slop or a level
+//! coordinate stays below 2³⁰ + 2²⁸ + 2¹⁸ < 2³¹ m: in range. Velocities are not bounded
+//! within a tick (winds and zones may give any acceleration), so they keep the saturating
+//! operators; so do forces, launches and everything outside the hot path.
 
 use crate::air;
 use crate::contact::{self, Contact, Ignored, Verdict};
@@ -25,7 +52,7 @@ use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
 use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
-use crate::sweep::{self, Capsule, Plane, Touch};
+use crate::sweep::{self, CONTACT_SLOP, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::Vec3;
@@ -39,6 +66,11 @@ const NEARBY_MAX: usize = 48;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
 pub const SPEED_MAX: Fx = Fx::from_int(200);
+/// Bound (m) on every coordinate of a pogo's position when its tick starts (bound (E) of the
+/// module docs): 2²⁰ m, ten times `COORDINATE_MAX`, so that every pogo a tick leaves is well
+/// within it; a position edited beyond it is clamped to it.
+pub const POSITION_MAX: Fx = Fx::from_int(1 << 20);
+const _: () = assert!(POSITION_MAX.to_bits() > 10 * COORDINATE_MAX.to_bits());
 
 /// What one tick needs besides the pogo.
 struct Ctx<'a> {
@@ -47,6 +79,9 @@ struct Ctx<'a> {
     capsule: Capsule,
     /// Half the capsule's height (m): its centre above the tip.
     half_height: Fx,
+    /// Whether the capsule's box holds the capsule (it is at least twice as tall as its
+    /// radius, as every valid tuning's is): see `may_overlap`.
+    boxed: bool,
     tick: Ticks,
 }
 
@@ -63,7 +98,8 @@ pub(crate) fn step(
         world,
         tuning,
         capsule,
-        half_height: capsule.height / Fx::from_int(2),
+        half_height: capsule.height.half(),
+        boxed: capsule.radius + capsule.radius <= capsule.height,
         tick,
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
@@ -90,6 +126,10 @@ fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
         State::Respawn => respawn(ctx, pogo),
         State::Airborne | State::Compression | State::Stunned => {}
     }
+    // Bound (E): the tick's own states are within it already.
+    let p = &mut pogo.position;
+    let c = |x: Fx| x.clamp(-POSITION_MAX, POSITION_MAX);
+    *p = Vec3::new(c(p.x), c(p.y), c(p.z));
     let stick = input.stick();
     controls(ctx, pogo, input, stick);
     if pogo.state == State::Compression {
@@ -248,7 +288,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
         dt,
         ctx.tuning.derived().half_dt_squared,
     );
-    let first_region = ctx.capsule.swept_bounds(pogo.position, first);
+    let first_region = swept_region(ctx, pogo.position, first);
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(ctx, &first_region, &mut ids);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
@@ -260,7 +300,8 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let mut constraint_count = 0;
     for _ in 0..SWEEPS_MAX {
         pogo.velocity = slide_along(pogo.velocity, &constraints[..constraint_count]);
-        let duration = dt * remaining;
+        let duration = dt.mul_in_range(remaining); // both within 0…1
+
         let acceleration = limit(
             slide_along(acceleration, &constraints[..constraint_count]),
             pogo.velocity,
@@ -270,9 +311,9 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
         let (d, swept) = match nearby {
             Some(_) => (first, first_region),
             None => {
-                let half_duration_squared = duration * duration / Fx::from_int(2);
+                let half_duration_squared = duration.mul_in_range(duration).half(); // ≤ dt²
                 let d = displacement(pogo.velocity, acceleration, duration, half_duration_squared);
-                (d, ctx.capsule.swept_bounds(pogo.position, d))
+                (d, swept_region(ctx, pogo.position, d))
             }
         };
         let Some((touch, surface)) = first_touch(
@@ -280,22 +321,23 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
             pogo.position,
             d,
             &swept,
-            Fx::ONE - remaining,
+            Fx::ONE.sub_in_range(remaining), // remaining within 0…1
             remaining,
             nearby.take(),
         ) else {
-            pogo.position += d;
+            pogo.position = pogo.position.add_in_range(d); // (P)
             pogo.velocity =
                 air::limit_fall_speed(pogo.velocity + acceleration * duration, ctx.tuning);
             return false;
         };
-        pogo.position += d * touch.t;
+        // t within 0…1: |d·t| ≤ |d|, and the new position is within (P).
+        pogo.position = pogo.position.add_in_range(d.scale_in_range(touch.t));
         // The limit holds up to rounding already; the clamp makes it exact for the impact.
         pogo.velocity = air::limit_fall_speed(
             pogo.velocity + acceleration * (duration * touch.t),
             ctx.tuning,
         );
-        remaining = remaining * (Fx::ONE - touch.t);
+        remaining = remaining.mul_in_range(Fx::ONE.sub_in_range(touch.t)); // both within 0…1
         match answer_touch(ctx, pogo, &touch, surface, remaining) {
             Answer::Landed => return true,
             Answer::Deflected => {}
@@ -309,15 +351,44 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     false
 }
 
-/// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s),
-/// given `half_duration_squared` = `duration · duration / 2` (s², as `Fx` computes it).
+/// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s,
+/// at most a tick), given `half_duration_squared` = `duration · duration / 2` (s², as `Fx`
+/// computes it).
+///
+/// In range for any velocity and acceleration (bound (D)): each product is at most
+/// 2³¹ · 1/10 or 2³¹ · 1/200, and so is its sum.
 fn displacement(
     velocity: Vec3,
     acceleration: Vec3,
     duration: Fx,
     half_duration_squared: Fx,
 ) -> Vec3 {
-    velocity * duration + acceleration * half_duration_squared
+    velocity
+        .scale_in_range(duration)
+        .add_in_range(acceleration.scale_in_range(half_duration_squared))
+}
+
+/// The capsule's box for a tip at `tip` within (P): `Capsule::bounds`, whose sums of a
+/// position and a capsule dimension are in range (G).
+fn capsule_box(ctx: &Ctx, tip: Vec3) -> Aabb {
+    let r = ctx.capsule.radius;
+    Aabb::new(
+        Vec3::new(tip.x.sub_in_range(r), tip.y, tip.z.sub_in_range(r)),
+        Vec3::new(
+            tip.x.add_in_range(r),
+            tip.y.add_in_range(ctx.capsule.height),
+            tip.z.add_in_range(r),
+        ),
+    )
+}
+
+/// The box swept by the capsule moving from `tip` (within (P)) by `d` (within (D)), grown
+/// by `CONTACT_SLOP`: `Capsule::swept_bounds`, in range (the end `tip + d` is within (P),
+/// and a capsule dimension and a slop more are in range too).
+fn swept_region(ctx: &Ctx, tip: Vec3, d: Vec3) -> Aabb {
+    let b = capsule_box(ctx, tip).union(&capsule_box(ctx, tip.add_in_range(d)));
+    let slop = Vec3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
+    Aabb::new(b.min.sub_in_range(slop), b.max.add_in_range(slop))
 }
 
 /// What `for_each_solid_overlapping(region)` reports (in its order, repeats included), kept
@@ -355,11 +426,10 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
 /// least twice as tall as its radius (as every valid tuning is), so boxes that miss it are
 /// skipped without the distance test.
 fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &[u32]) -> bool {
-    let region = ctx.capsule.bounds(tip);
-    let boxed = ctx.capsule.radius + ctx.capsule.radius <= ctx.capsule.height;
+    let region = capsule_box(ctx, tip);
     let mut overlap = nearby.iter().any(|&i| {
         let bounds = &ctx.world.solid(i).bounds;
-        (!boxed || bounds.overlaps(&region))
+        (!ctx.boxed || bounds.overlaps(&region))
             && sweep::depenetrate_box(&ctx.capsule, tip, bounds).is_some()
     });
     if !overlap {
@@ -444,7 +514,7 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
 /// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
 /// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
 /// [`SurfaceId`], so the result never depends on the order candidates are found in.
-/// `swept` is `ctx.capsule.swept_bounds(tip, d)`; `nearby`, if given, the solids overlapping
+/// `swept` is `swept_region(ctx, tip, d)`; `nearby`, if given, the solids overlapping
 /// it (see `nearby`): a solid whose box misses the path's box cannot be touched.
 fn first_touch(
     ctx: &Ctx,
@@ -483,9 +553,10 @@ fn first_touch(
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
         // the pogo moves by its own displacement minus the platform's over the span.
         let (start, moved) = ctx.world.platform_during(i, ctx.tick);
-        let bounds = start.translated(moved * elapsed);
-        let relative = d - moved * span;
-        if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
+        // (G), (D): a platform's box and its move, one displacement and a fraction of one.
+        let bounds = start.translated(moved.scale_in_range(elapsed));
+        let relative = d.sub_in_range(moved.scale_in_range(span));
+        if bounds.overlaps(&swept_region(ctx, tip, relative)) {
             consider(
                 sweep::sweep_box(&ctx.capsule, tip, relative, &bounds),
                 SurfaceId::Platform(i),
@@ -724,8 +795,9 @@ fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
+/// The body's centre for a tip within (P): in range (G).
 fn body_centre(ctx: &Ctx, tip: Vec3) -> Vec3 {
-    tip + Vec3::new(Fx::ZERO, ctx.half_height, Fx::ZERO)
+    Vec3::new(tip.x, tip.y.add_in_range(ctx.half_height), tip.z)
 }
 
 fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {

@@ -200,6 +200,55 @@ impl Vec3 {
     pub fn reject_from(self, axis: Vec3) -> Vec3 {
         self - axis * self.dot(axis)
     }
+
+    // Arithmetic in range (see `Fx::add_in_range`): the operators without their saturation
+    // tests, for operands the caller proves keep every component in range.
+
+    /// `self + rhs`, every component's sum in range.
+    #[inline]
+    pub(crate) fn add_in_range(self, rhs: Vec3) -> Vec3 {
+        Vec3::new(
+            self.x.add_in_range(rhs.x),
+            self.y.add_in_range(rhs.y),
+            self.z.add_in_range(rhs.z),
+        )
+    }
+
+    /// `self − rhs`, every component's difference in range.
+    #[inline]
+    pub(crate) fn sub_in_range(self, rhs: Vec3) -> Vec3 {
+        Vec3::new(
+            self.x.sub_in_range(rhs.x),
+            self.y.sub_in_range(rhs.y),
+            self.z.sub_in_range(rhs.z),
+        )
+    }
+
+    /// `self · s`, every component's product in range.
+    #[inline]
+    pub(crate) fn scale_in_range(self, s: Fx) -> Vec3 {
+        Vec3::new(
+            self.x.mul_in_range(s),
+            self.y.mul_in_range(s),
+            self.z.mul_in_range(s),
+        )
+    }
+
+    /// [`dot`](Vec3::dot) for vectors whose components are below 2⁶² raw units (2³⁰ m)
+    /// and whose dot product is in range: the three exact 128-bit products (each below
+    /// 2¹²⁴) then sum without the saturation [`dot`](Vec3::dot) needs at the extremes.
+    #[inline]
+    pub(crate) fn dot_in_range(self, rhs: Vec3) -> Fx {
+        let p = |a: Fx, b: Fx| {
+            debug_assert!(a.to_bits().unsigned_abs() < 1 << 62, "{a} beyond 2^30");
+            debug_assert!(b.to_bits().unsigned_abs() < 1 << 62, "{b} beyond 2^30");
+            a.to_bits() as i128 * b.to_bits() as i128
+        };
+        let sum = p(self.x, rhs.x) + p(self.y, rhs.y) + p(self.z, rhs.z);
+        let bits = sum >> Fx::FRAC_BITS;
+        debug_assert!(i64::try_from(bits).is_ok(), "{self:?}·{rhs:?} out of range");
+        Fx::from_bits(bits as i64)
+    }
 }
 
 /// A unit vector perpendicular to the unit vector `axis`: its cross product with the world
@@ -341,6 +390,40 @@ mod tests {
             out.push(Vec3::new(c(), c(), c()));
         }
         out
+    }
+
+    #[test]
+    fn in_range_operations_are_the_operators_in_range() {
+        let vectors: Vec<Vec3> = assorted()
+            .into_iter()
+            .map(|w| Vec3::new(w.x.half().half(), w.y.half().half(), w.z.half().half()))
+            .collect();
+        for (k, &a) in vectors.iter().enumerate() {
+            for &b in vectors.iter().skip(k % 11).step_by(11) {
+                let fits = |x: i128| i64::try_from(x).is_ok();
+                let comps = |w: Vec3| {
+                    [
+                        w.x.to_bits() as i128,
+                        w.y.to_bits() as i128,
+                        w.z.to_bits() as i128,
+                    ]
+                };
+                let (ca, cb) = (comps(a), comps(b));
+                if (0..3).all(|i| fits(ca[i] + cb[i])) {
+                    assert_eq!(a.add_in_range(b), a + b, "{a:?} + {b:?}");
+                }
+                if (0..3).all(|i| fits(ca[i] - cb[i])) {
+                    assert_eq!(a.sub_in_range(b), a - b, "{a:?} - {b:?}");
+                }
+                if (0..3).all(|i| fits((ca[i] * cb[0]) >> 32)) {
+                    assert_eq!(a.scale_in_range(b.x), a * b.x, "{a:?} * {}", b.x);
+                }
+                let dot = (0..3).map(|i| ca[i] * cb[i]).sum::<i128>() >> 32;
+                if fits(dot) {
+                    assert_eq!(a.dot_in_range(b), a.dot(b), "{a:?} . {b:?}");
+                }
+            }
+        }
     }
 
     #[test]
