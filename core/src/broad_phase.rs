@@ -179,17 +179,24 @@ impl Grid {
     }
 
     /// The cells `region` touches, or `None` if it misses the grid entirely.
+    ///
+    /// What clamping `cell_of` of both corners into the grid gives, as `cell_range` does:
+    /// past the miss test, the low corner's cell is at most the last one and the high
+    /// corner's at least the first, so each needs clamping on one side only.
     fn clamped_range(&self, region: &Aabb) -> Option<([u32; 3], [u32; 3])> {
-        let (lo, hi) = (self.cell_of(region.min), self.cell_of(region.max));
+        let min = [region.min.x, region.min.y, region.min.z];
+        let max = [region.max.x, region.max.y, region.max.z];
         let (mut lo_cell, mut hi_cell) = ([0; 3], [0; 3]);
         for a in 0..3 {
+            // As `cell_of`: the saturating difference keeps any region's cells well defined.
+            let lo = min[a].to_bits().saturating_sub(self.origin[a]) >> self.shift;
+            let hi = max[a].to_bits().saturating_sub(self.origin[a]) >> self.shift;
             let last = i64::from(self.dims[a]) - 1;
-            if hi[a] < 0 || lo[a] > last {
+            if hi < 0 || lo > last {
                 return None;
             }
-            // What `cell_range` gives, from the cells already computed.
-            lo_cell[a] = lo[a].clamp(0, last) as u32;
-            hi_cell[a] = hi[a].clamp(0, last) as u32;
+            lo_cell[a] = lo.max(0) as u32;
+            hi_cell[a] = hi.min(last) as u32;
         }
         Some((lo_cell, hi_cell))
     }
@@ -339,6 +346,12 @@ mod tests {
                     Fx::from_ratio(next(600), 100),
                 );
                 let region = Aabb::new(min, min + size);
+                // The range against its definition: both corners' cells clamped into the
+                // grid, `None` if the region misses it on some axis.
+                let (lo, hi) = (grid.cell_of(region.min), grid.cell_of(region.max));
+                let misses = (0..3).any(|a| hi[a] < 0 || lo[a] > i64::from(grid.dims[a]) - 1);
+                let defined = (!misses).then(|| grid.cell_range(&region));
+                assert_eq!(grid.clamped_range(&region), defined, "case {case}");
                 let mut expected = Vec::new();
                 if let Some((lo, hi)) = grid.clamped_range(&region) {
                     grid_for_cells(grid.dims, lo, hi, |cell| {
