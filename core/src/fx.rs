@@ -22,6 +22,8 @@ use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 use fixed::types::I32F32;
 
+use crate::isqrt::{isqrt_u64, isqrt_u128};
+
 /// A saturating 32.32 fixed-point scalar: every operator saturates, none panics or wraps, in
 /// any build profile (a wrapped value would desync a debug client from a release server).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -128,14 +130,13 @@ impl Fx {
             return Fx::ZERO;
         }
         // bits·2³² = value·2⁶⁴, whose integer square root is value·2³², the result's bits.
-        // Below one (the lean's up axis, say) that fits a u64, whose square root is cheaper
-        // and, being the floor square root of the same number, the same.
+        // Below one (the lean's up axis, say) that fits a u64, whose square root is cheaper.
         let bits = self.to_bits() as u64;
         if bits < 1 << Fx::FRAC_BITS {
-            return Fx::from_bits((bits << Fx::FRAC_BITS).isqrt() as i64);
+            return Fx::from_bits(isqrt_u64(bits << Fx::FRAC_BITS) as i64);
         }
         let wide = u128::from(bits) << Fx::FRAC_BITS;
-        Fx::from_bits(wide.isqrt() as i64)
+        Fx::from_bits(isqrt_u128(wide) as i64)
     }
 
     /// `self · n` for an integer `n`, saturating.

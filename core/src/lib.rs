@@ -133,6 +133,7 @@ pub mod driver;
 mod fx;
 mod hash;
 mod input;
+mod isqrt;
 pub mod launch;
 mod lean;
 pub mod motion;

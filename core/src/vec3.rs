@@ -7,6 +7,7 @@
 use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 use crate::fx::Fx;
+use crate::isqrt::isqrt_u128;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
 pub struct Vec3 {
@@ -49,7 +50,7 @@ impl Vec3 {
 
     /// |v| rounded down to the scalar's resolution (so `|v| ≤ true length`), saturating.
     pub fn length(self) -> Fx {
-        let len_bits = self.sum_of_squared_bits().isqrt();
+        let len_bits = isqrt_u128(self.sum_of_squared_bits());
         Fx::from_wide_bits(len_bits.min(i64::MAX as u128) as i128)
     }
 
@@ -62,7 +63,7 @@ impl Vec3 {
     /// |v| rounded up, in raw bits, not saturated: up to √3·2⁶³ < 2⁶⁴ for the longest vectors.
     fn length_ceil_bits(self) -> u128 {
         let sum = self.sum_of_squared_bits();
-        let floor = sum.isqrt();
+        let floor = isqrt_u128(sum);
         if floor * floor == sum {
             floor
         } else {
@@ -93,21 +94,31 @@ impl Vec3 {
     /// real x and whole m > 0, ⌊⌊x⌋/m⌋ = ⌊x/m⌋).
     pub fn normalize_with_length(self) -> Option<(Vec3, Fx)> {
         let bits = [self.x.to_bits(), self.y.to_bits(), self.z.to_bits()];
-        let largest = bits.iter().map(|b| b.unsigned_abs()).max().unwrap_or(0);
+        let magnitudes = bits.map(i64::unsigned_abs);
+        let largest = magnitudes[0].max(magnitudes[1]).max(magnitudes[2]);
         if largest == 0 {
             return None;
         }
-        // Shift so the largest magnitude has bit 61 or 62 as its top bit (never bit 63).
+        // Shift so the largest magnitude has bit 61 or 62 as its top bit (bit 63 only for
+        // i64::MIN, which cannot shift): every shifted magnitude fits a u64, its square a u128,
+        // and the sum of three squares (< 3·2¹²⁶) too.
         let shift = largest.leading_zeros().saturating_sub(2);
-        let scaled = bits.map(|b| (b as i128) << shift);
-        let sum: u128 = scaled.iter().map(|&b| (b * b) as u128).sum();
-        let root = sum.isqrt(); // ≥ |largest component| > 0
-        let len = root as i128;
-        // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero.
-        let unit = scaled.map(|b| Fx::from_bits(((b << Fx::FRAC_BITS) / len) as i64));
+        let scaled = magnitudes.map(|m| m << shift);
+        let sum: u128 = scaled.iter().map(|&m| u128::from(m) * u128::from(m)).sum();
+        let root = isqrt_u128(sum); // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
+        // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero: the magnitude's
+        // quotient with the component's sign.
+        let unit = |b: i64, m: u64| {
+            let q = ((u128::from(m) << Fx::FRAC_BITS) / root) as i64;
+            Fx::from_bits(if b < 0 { -q } else { q })
+        };
         let length_bits = (root >> shift).min(i64::MAX as u128);
         Some((
-            Vec3::new(unit[0], unit[1], unit[2]),
+            Vec3::new(
+                unit(bits[0], scaled[0]),
+                unit(bits[1], scaled[1]),
+                unit(bits[2], scaled[2]),
+            ),
             Fx::from_wide_bits(length_bits as i128),
         ))
     }
