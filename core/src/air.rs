@@ -21,7 +21,13 @@ pub fn gravity_scale(vertical_speed: Fx, diving: bool, tuning: &Tuning) -> Fx {
 /// Vertical acceleration from gravity (m/s², negative: down), including a zone's gravity
 /// multiplier (`zone_scale`, 1 outside zones).
 pub fn gravity(vertical_speed: Fx, diving: bool, zone_scale: Fx, tuning: &Tuning) -> Fx {
-    -(tuning.spec().gravity * gravity_scale(vertical_speed, diving, tuning) * zone_scale)
+    // gravity ≤ 1000 m/s² and its scales ≤ 10 (tuning ranges): their product is in range;
+    // a zone's scale (overlapping zones multiply) is not bounded, so it saturates.
+    let scaled = tuning
+        .spec()
+        .gravity
+        .mul_in_range(gravity_scale(vertical_speed, diving, tuning));
+    -(scaled * zone_scale)
 }
 
 /// `velocity` with its downward speed limited to `terminal_speed`; upward speed is untouched.
@@ -84,7 +90,9 @@ pub fn steering(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
         return Vec3::ZERO;
     }
     let control = air_control_squared(velocity.horizontal().length_squared(), tuning);
-    stick * (tuning.spec().air_accel * control)
+    // air_accel ≤ 200 m/s² (tuning range), and the control of a squared length (≥ 0) is
+    // within air_control_min…1: in range.
+    stick * tuning.spec().air_accel.mul_in_range(control)
 }
 
 #[cfg(test)]

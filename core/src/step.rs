@@ -327,14 +327,14 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
         ) else {
             pogo.position = pogo.position.add_in_range(d); // (P)
             pogo.velocity =
-                air::limit_fall_speed(pogo.velocity + acceleration * duration, ctx.tuning);
+                air::limit_fall_speed(pogo.velocity + gained(acceleration, duration), ctx.tuning);
             return false;
         };
         // t within 0…1: |d·t| ≤ |d|, and the new position is within (P).
         pogo.position = pogo.position.add_in_range(d.scale_in_range(touch.t));
         // The limit holds up to rounding already; the clamp makes it exact for the impact.
         pogo.velocity = air::limit_fall_speed(
-            pogo.velocity + acceleration * (duration * touch.t),
+            pogo.velocity + gained(acceleration, duration.mul_in_range(touch.t)),
             ctx.tuning,
         );
         remaining = remaining.mul_in_range(Fx::ONE.sub_in_range(touch.t)); // both within 0…1
@@ -366,6 +366,13 @@ fn displacement(
     velocity
         .scale_in_range(duration)
         .add_in_range(acceleration.scale_in_range(half_duration_squared))
+}
+
+/// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick): in range for
+/// any acceleration, as in (D) (at most 2³¹ · 1/10 per axis). The sum with a velocity keeps
+/// the saturating operator: velocities are not bounded within a tick.
+fn gained(acceleration: Vec3, duration: Fx) -> Vec3 {
+    acceleration.scale_in_range(duration)
 }
 
 /// The capsule's box for a tip at `tip` within (P): `Capsule::bounds`, whose sums of a
