@@ -789,7 +789,9 @@ fn contact_height(capsule: &Capsule, a: V3, b: &Bx, normal: V3) -> f64 {
     clamp(s + r - normal.y * r, 0.0, capsule.height)
 }
 
-fn slab(a: V3, d: V3, e: &Bx) -> Option<(f64, f64)> {
+/// As core: each crossing placed against 0 and 1 before it is divided, only those strictly
+/// inside (or at 1) divided.
+fn slab(a: V3, d: V3, e: &Bx) -> Option<f64> {
     let mut enter = 0.0f64;
     let mut exit = 1.0f64;
     for (p, dir, lo, hi) in [
@@ -803,15 +805,31 @@ fn slab(a: V3, d: V3, e: &Bx) -> Option<(f64, f64)> {
             }
             continue;
         }
-        let (t1, t2) = ((lo - p) / dir, (hi - p) / dir);
-        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
-        enter = enter.max(near);
-        exit = exit.min(far);
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let (near_face, far_face, m) = if dir > 0.0 {
+            (lo, hi, dir)
+        } else {
+            (hi, lo, -dir)
+        };
+        let sign = dir.signum();
+        let (near, far) = ((near_face - p) * sign, (far_face - p) * sign);
+        if near > 0.0 {
+            if near > m {
+                return None;
+            }
+            enter = enter.max(near / m);
+        }
+        if far < 0.0 {
+            return None;
+        }
+        if far < m {
+            exit = exit.min(far / m);
+        }
         if enter > exit {
             return None;
         }
     }
-    Some((enter, exit))
+    Some(enter)
 }
 
 fn sweep_box(capsule: &Capsule, tip: V3, d: V3, b: &Bx) -> Option<Touch> {
@@ -820,7 +838,7 @@ fn sweep_box(capsule: &Capsule, tip: V3, d: V3, b: &Bx) -> Option<Touch> {
     let a0 = capsule.base(tip);
     let g = r + CONTACT_SLOP;
     let grown = Bx::new(s.min - V3::new(g, g, g), s.max + V3::new(g, g, g));
-    let (mut t, _) = slab(a0, d, &grown)?;
+    let mut t = slab(a0, d, &grown)?;
     for _ in 0..NEWTON_STEPS_MAX {
         let a = a0 + d * t;
         let (dist, n) = box_distance(a, &s);

@@ -138,9 +138,16 @@ fn contact_height(capsule: &Capsule, a: Vec3, b: &Aabb, normal: Vec3) -> Fx {
     (s + r - normal.y * r).clamp(Fx::ZERO, capsule.height)
 }
 
-/// Entry and exit fractions of the segment `a + t·d` through box `e` (slab test), clipped to
+/// The entry fraction of the segment `a + t·d` through box `e` (slab test), clipped to
 /// [0, 1]; `None` if it misses.
-fn slab(a: Vec3, d: Vec3, e: &Aabb) -> Option<(Fx, Fx)> {
+///
+/// Per axis the segment crosses the faces at `(face − p) / dir`; the entry is the largest
+/// nearer crossing (and 0), the exit the smallest farther one (and 1), and it misses if the
+/// entry passes the exit. Only crossings strictly between 0 and 1 (or just at 1) can change
+/// either, so each is first placed against 0 and 1 from its numerator and divisor alone
+/// (see [`Crossing`]) and divided only then: the result is the one dividing every crossing
+/// gives (`tests::slab_is_the_slab_test_with_every_division`).
+fn slab(a: Vec3, d: Vec3, e: &Aabb) -> Option<Fx> {
     let mut enter = Fx::ZERO;
     let mut exit = Fx::ONE;
     for (p, dir, lo, hi) in [
@@ -154,15 +161,84 @@ fn slab(a: Vec3, d: Vec3, e: &Aabb) -> Option<(Fx, Fx)> {
             }
             continue;
         }
-        let (t1, t2) = ((lo - p) / dir, (hi - p) / dir);
-        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
-        enter = enter.max(near);
-        exit = exit.min(far);
+        // Division and saturating subtraction are monotone (non-decreasing in the numerator
+        // for a positive divisor, non-increasing for a negative one), so the nearer crossing
+        // is the lower face's when moving up and the higher face's when moving down.
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let (near_face, far_face) = if dir > Fx::ZERO { (lo, hi) } else { (hi, lo) };
+        let near = Crossing::new(near_face - p, dir);
+        let far = Crossing::new(far_face - p, dir);
+        // enter = max(enter, near), with enter ≥ 0: unchanged by a crossing at or before 0;
+        // past exit (≤ 1) if the crossing is beyond 1.
+        if !near.at_most_zero() {
+            if near.beyond_one() {
+                return None;
+            }
+            enter = enter.max(near.fraction());
+        }
+        // exit = min(exit, far), with exit ≤ 1: unchanged by a crossing at or beyond 1;
+        // before enter (≥ 0) if the crossing is before 0.
+        if far.before_zero() {
+            return None;
+        }
+        if !far.at_least_one() {
+            exit = exit.min(far.fraction());
+        }
         if enter > exit {
             return None;
         }
     }
-    Some((enter, exit))
+    Some(enter)
+}
+
+/// One crossing of the slab test: the fraction `offset / dir` (`Fx` division: the exact
+/// quotient of the raw bits, `offset·2³² / dir`, rounded toward zero and saturated), placed
+/// against 0 and 1 without dividing.
+///
+/// With `n`, `m` the numerator and divisor signed so that `m > 0` (the quotient is the same),
+/// and x = n·2³²/m the exact quotient in raw units, the rounded quotient q is
+/// ≤ 0 ⟺ x < 1 ⟺ n·2³² < m; < 0 ⟺ x ≤ −1 ⟺ n·2³² ≤ −m; ≥ 2³² (one) ⟺ n ≥ m;
+/// > 2³² ⟺ x ≥ 2³² + 1 ⟺ n·2³² ≥ (2³² + 1)·m. Saturation agrees with each (it happens
+/// only for |x| ≥ 2⁶³). Every product is below 2⁹⁷ in magnitude: i128.
+struct Crossing {
+    offset: Fx,
+    dir: Fx,
+    /// `n·2³²` and `m` above.
+    scaled: i128,
+    divisor: i128,
+}
+
+impl Crossing {
+    fn new(offset: Fx, dir: Fx) -> Crossing {
+        let (n, m) = (i128::from(offset.to_bits()), i128::from(dir.to_bits()));
+        let (n, m) = if m > 0 { (n, m) } else { (-n, -m) };
+        Crossing {
+            offset,
+            dir,
+            scaled: n << Fx::FRAC_BITS,
+            divisor: m,
+        }
+    }
+
+    fn at_most_zero(&self) -> bool {
+        self.scaled < self.divisor
+    }
+
+    fn before_zero(&self) -> bool {
+        self.scaled <= -self.divisor
+    }
+
+    fn at_least_one(&self) -> bool {
+        self.scaled >= self.divisor << Fx::FRAC_BITS
+    }
+
+    fn beyond_one(&self) -> bool {
+        self.scaled >= (self.divisor << Fx::FRAC_BITS) + self.divisor
+    }
+
+    fn fraction(&self) -> Fx {
+        self.offset / self.dir
+    }
 }
 
 /// Sweeps the capsule with its tip at `tip` by `d` against box `b`.
@@ -179,7 +255,7 @@ pub fn sweep_box(capsule: &Capsule, tip: Vec3, d: Vec3, b: &Aabb) -> Option<Touc
         s.min - Vec3::new(r + CONTACT_SLOP, r + CONTACT_SLOP, r + CONTACT_SLOP),
         s.max + Vec3::new(r + CONTACT_SLOP, r + CONTACT_SLOP, r + CONTACT_SLOP),
     );
-    let (mut t, _) = slab(a0, d, &grown)?;
+    let mut t = slab(a0, d, &grown)?;
     for _ in 0..NEWTON_STEPS_MAX {
         let a = a0 + d * t;
         let (dist, n) = box_distance(a, &s);
@@ -339,6 +415,107 @@ mod tests {
             radius: fx("0.25"),
             height: fx("1.6"),
         }
+    }
+
+    /// The slab test as first written: every crossing divided, then clipped.
+    fn slab_reference(a: Vec3, d: Vec3, e: &Aabb) -> Option<Fx> {
+        let mut enter = Fx::ZERO;
+        let mut exit = Fx::ONE;
+        for (p, dir, lo, hi) in [
+            (a.x, d.x, e.min.x, e.max.x),
+            (a.y, d.y, e.min.y, e.max.y),
+            (a.z, d.z, e.min.z, e.max.z),
+        ] {
+            if dir == Fx::ZERO {
+                if p < lo || p > hi {
+                    return None;
+                }
+                continue;
+            }
+            let (t1, t2) = ((lo - p) / dir, (hi - p) / dir);
+            let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+            enter = enter.max(near);
+            exit = exit.min(far);
+            if enter > exit {
+                return None;
+            }
+        }
+        Some(enter)
+    }
+
+    /// SplitMix64, for the randomized comparisons.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        /// An edge value, any bits, or a value of tick-like size (2⁻⁸…2⁸ m).
+        fn scalar(&mut self) -> Fx {
+            const EDGES: [Fx; 9] = [
+                Fx::ZERO,
+                Fx::DELTA,
+                Fx::from_bits(-1),
+                Fx::ONE,
+                Fx::from_int(-1),
+                Fx::MAX,
+                Fx::MIN,
+                Fx::HALF,
+                Fx::from_int(3),
+            ];
+            match self.next() % 4 {
+                0 => EDGES[(self.next() % EDGES.len() as u64) as usize],
+                1 => Fx::from_bits((self.next() as i64) >> (self.next() % 64)),
+                _ => Fx::from_bits((self.next() as i64) >> (24 + self.next() % 16)),
+            }
+        }
+
+        /// A face for a segment from `p` along `d`: at random, at `p`, or where the segment
+        /// crosses it at exactly 0 or 1 or a unit away.
+        fn face(&mut self, p: Fx, d: Fx) -> Fx {
+            match self.next() % 5 {
+                0 => {
+                    let at = Fx::from_bits((self.next() % 3) as i64 * (1 << 32));
+                    p + d * at + Fx::from_bits((self.next() % 3) as i64 - 1)
+                }
+                1 => p,
+                _ => p + self.scalar(),
+            }
+        }
+    }
+
+    #[test]
+    fn slab_is_the_slab_test_with_every_division() {
+        let seed = 0x736c_6162u64;
+        let mut rng = Rng(seed);
+        let mut inside = 0;
+        for case in 0..200_000 {
+            let p = Vec3::new(rng.scalar(), rng.scalar(), rng.scalar());
+            let d = Vec3::new(rng.scalar(), rng.scalar(), rng.scalar());
+            let mut corner =
+                || Vec3::new(rng.face(p.x, d.x), rng.face(p.y, d.y), rng.face(p.z, d.z));
+            let (lo, hi) = (corner(), corner());
+            let ordered = Aabb::new(
+                Vec3::new(lo.x.min(hi.x), lo.y.min(hi.y), lo.z.min(hi.z)),
+                Vec3::new(lo.x.max(hi.x), lo.y.max(hi.y), lo.z.max(hi.z)),
+            );
+            // Boxes with min > max on some axis too: `sweep_box` accepts any box.
+            for b in [ordered, Aabb::new(lo, hi)] {
+                let expected = slab_reference(p, d, &b);
+                inside += usize::from(expected.is_some_and(|t| t > Fx::ZERO && t < Fx::ONE));
+                assert_eq!(
+                    slab(p, d, &b),
+                    expected,
+                    "case {case} (seed {seed:#x}): {p:?} {d:?} {b:?}"
+                );
+            }
+        }
+        assert!(inside > 1000, "too few entries strictly inside: {inside}");
     }
 
     /// A 5 cm slab, 4 m wide, its top at y = 0.
