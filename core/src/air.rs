@@ -4,7 +4,7 @@
 
 use crate::fx::Fx;
 use crate::tuning::Tuning;
-use crate::vec3::Vec3;
+use crate::vec3::{Arith, Saturating, Vec3};
 
 /// Gravity's multiplier for this tick (Pittman's faster falling): 1 while rising or level;
 /// while falling (vertical speed below zero) `dive_gravity_scale` if the dive button is held,
@@ -51,8 +51,19 @@ pub fn limit_fall_acceleration(
     duration: Fx,
     tuning: &Tuning,
 ) -> Vec3 {
+    limit_fall_acceleration_with::<Saturating>(acceleration, velocity, duration, tuning)
+}
+
+/// [`limit_fall_acceleration`] in the arithmetic `A` (see [`Arith`]): in range when
+/// `v_y + a_y · duration` and its product are.
+pub(crate) fn limit_fall_acceleration_with<A: Arith>(
+    acceleration: Vec3,
+    velocity: Vec3,
+    duration: Fx,
+    tuning: &Tuning,
+) -> Vec3 {
     let floor = -tuning.spec().terminal_speed;
-    if duration <= Fx::ZERO || velocity.y + acceleration.y * duration >= floor {
+    if duration <= Fx::ZERO || A::add(velocity.y, A::mul(acceleration.y, duration)) >= floor {
         return acceleration;
     }
     // v_y ≥ floor, so the numerator is ≤ 0 and the result lies in [a_y, 0].
@@ -76,23 +87,38 @@ pub fn air_control(horizontal_speed: Fx, tuning: &Tuning) -> Fx {
 /// tuning and rounded up, so that at and beyond the fade speed the result is exactly
 /// `air_control_min`, never below it.
 pub fn air_control_squared(horizontal_speed_squared: Fx, tuning: &Tuning) -> Fx {
+    air_control_squared_with::<Saturating>(horizontal_speed_squared, tuning)
+}
+
+/// [`air_control_squared`] in the arithmetic `A`: in range for a squared speed ≥ 0, whose
+/// fade is at most `fade² · (1 − air_control_min)/fade²` rounded up, about 1.
+fn air_control_squared_with<A: Arith>(horizontal_speed_squared: Fx, tuning: &Tuning) -> Fx {
     let derived = tuning.derived();
-    let faded = horizontal_speed_squared.min(derived.air_control_fade_speed_squared)
-        * derived.air_control_fade_per_speed_squared;
-    (Fx::ONE - faded).max(tuning.spec().air_control_min)
+    let faded = A::mul(
+        horizontal_speed_squared.min(derived.air_control_fade_speed_squared),
+        derived.air_control_fade_per_speed_squared,
+    );
+    A::sub(Fx::ONE, faded).max(tuning.spec().air_control_min)
 }
 
 /// Horizontal steering acceleration (m/s²) for a stick vector (horizontal, length ≤ 1) at the
 /// pogo's current velocity. Zero, with nothing computed, when the stick is centred.
 pub fn steering(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
+    steering_with::<Saturating>(stick, velocity, tuning)
+}
+
+/// [`steering`] in the arithmetic `A`: in range for a stick within the unit circle and a
+/// velocity whose squared horizontal length is (below 2³¹ m²/s²).
+pub(crate) fn steering_with<A: Arith>(stick: Vec3, velocity: Vec3, tuning: &Tuning) -> Vec3 {
     let stick = stick.horizontal();
     if stick == Vec3::ZERO {
         return Vec3::ZERO;
     }
-    let control = air_control_squared(velocity.horizontal().length_squared(), tuning);
+    let horizontal = velocity.horizontal();
+    let control = air_control_squared_with::<A>(A::dot(horizontal, horizontal), tuning);
     // air_accel ≤ 200 m/s² (tuning range), and the control of a squared length (≥ 0) is
     // within air_control_min…1: in range.
-    stick * tuning.spec().air_accel.mul_in_range(control)
+    A::scale(stick, tuning.spec().air_accel.mul_in_range(control))
 }
 
 #[cfg(test)]

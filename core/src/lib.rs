@@ -159,7 +159,7 @@ pub use input::{Buttons, Input, STEER_MAX};
 pub use lean::Lean;
 pub use pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 pub use sim::{PLAYERS_MAX, SimError, SimState, Simulation, Snapshot};
-pub use step::{SPEED_MAX, capsule};
+pub use step::{POSITION_MAX, SPEED_MAX, capsule};
 pub use sync_test::{DISTANCE_MAX, Desync, SyncTest};
 pub use tick::Ticks;
 pub use tuning::{Derived, Key, Tuning, TuningError, TuningSpec, seconds_to_ticks};

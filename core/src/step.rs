@@ -27,10 +27,11 @@
 //! each proof checked by a debug assertion) where the saturating operators would never
 //! saturate. Each use names the bound it relies on:
 //!
-//! - **(E) entry**: a pogo's position is within ±[`POSITION_MAX`] (2²⁰ m) on each axis when
-//!   its tick starts. `step_pogo` clamps it there, which changes nothing for any state a tick
-//!   leaves (a pogo beyond `COORDINATE_MAX` respawns before it moves again): only a state
-//!   edited beyond it is brought back.
+//! - **(E) entry**: a pogo's position is within ±[`POSITION_MAX`] (2²⁰ m) and its velocity
+//!   within ±[`SPEED_MAX`] (200 m/s) on each axis when its tick starts. `step_pogo` clamps
+//!   both there, which changes nothing for any state a tick leaves (a pogo beyond
+//!   `COORDINATE_MAX` respawns before it moves again; every tick ends with the speed clamped,
+//!   or the velocity zero or a platform's): only a state edited beyond them is brought back.
 //! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` with τ ≤ dt ≤ 1/10 s
 //!   (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration each component is
 //!   below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below 5 m (50 m/s · 0.1 s).
@@ -38,13 +39,20 @@
 //!   `SWEEPS_MAX` sweeps of at most (D) each, at most `SWEEPS_MAX` pushes out of an overlap
 //!   (each at most a box's half extent, ≤ 10⁵ m, plus r + `SKIN`) and a landing's ride on a
 //!   platform (≤ 5 m): 2²⁰ + 4·2²⁸ + 4·(10⁵ + 3) + 5 < 2³⁰.
+//! - **(V) velocity**: every velocity within a tick is within 2²⁹ m/s on each axis: from (E)
+//!   (length ≤ 200·√3), it changes by accelerations over at most a tick (any `Fx`
+//!   acceleration adds a length of at most √3·2³¹/10 < 2²⁸·⁶ in all), by removing its part
+//!   along a unit normal (no longer, up to rounding), by ricochets and blocks against a
+//!   surface moving at v_s (at most 2|v_s| longer each, |v_s| ≤ 100·√3 m/s for a platform, at
+//!   most `SWEEPS_MAX` of them) and by landing (v_s itself): below 2²⁸·⁷.
 //! - **(G) geometry**: level coordinates within `COORDINATE_MAX` (10⁵ m < 2¹⁷), a capsule
 //!   radius ≤ 2 m and height ≤ 10 m (tuning ranges), `CONTACT_SLOP` < 1 mm.
 //!
 //! So a position plus or minus a displacement, a capsule dimension, a slop or a level
-//! coordinate stays below 2³⁰ + 2²⁸ + 2¹⁸ < 2³¹ m: in range. Velocities are not bounded
-//! within a tick (winds and zones may give any acceleration), so they keep the saturating
-//! operators; so do forces, launches and everything outside the hot path.
+//! coordinate stays below 2³⁰ + 2²⁸ + 2¹⁸ < 2³¹ m, and a velocity plus what an acceleration
+//! adds over part of a tick below 2²⁹ + 2²⁸: in range. Accelerations are not bounded (zones
+//! multiply their gravity scales, winds add), so forces keep the saturating operators; so do
+//! launches, ricochets and everything outside the hot path.
 
 use crate::air;
 use crate::contact::{self, Contact, Ignored, Verdict};
@@ -55,7 +63,7 @@ use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 use crate::sweep::{self, CONTACT_SLOP, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
-use crate::vec3::Vec3;
+use crate::vec3::{InRange, Vec3};
 use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
@@ -130,6 +138,7 @@ fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
     let p = &mut pogo.position;
     let c = |x: Fx| x.clamp(-POSITION_MAX, POSITION_MAX);
     *p = Vec3::new(c(p.x), c(p.y), c(p.z));
+    pogo.velocity = clamp_speed(pogo.velocity);
     let stick = input.stick();
     controls(ctx, pogo, input, stick);
     if pogo.state == State::Compression {
@@ -262,7 +271,9 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
     let diving = input.buttons.contains(Buttons::DIVE);
     let gravity = air::gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
     let steering = if pogo.state == State::Airborne {
-        air::steering(stick, pogo.velocity, ctx.tuning)
+        // In range: the stick is within the unit circle, and the velocity is the tick's
+        // entry velocity (E), whose squared horizontal length is at most 2·200².
+        air::steering_with::<InRange>(stick, pogo.velocity, ctx.tuning)
     } else {
         Vec3::ZERO
     };
@@ -278,8 +289,9 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
 /// the same list its own lookup would have given. Otherwise the tick runs as written.
 fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let dt = ctx.tuning.derived().dt;
+    // In range: a velocity (V) and what an acceleration adds over at most a tick (D).
     let limit = |acceleration, velocity, duration| {
-        air::limit_fall_acceleration(acceleration, velocity, duration, ctx.tuning)
+        air::limit_fall_acceleration_with::<InRange>(acceleration, velocity, duration, ctx.tuning)
     };
     // The first sweep lasts the whole tick: its dt²/2 is the tuning's.
     let first = displacement(
@@ -326,15 +338,18 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
             nearby.take(),
         ) else {
             pogo.position = pogo.position.add_in_range(d); // (P)
-            pogo.velocity =
-                air::limit_fall_speed(pogo.velocity + gained(acceleration, duration), ctx.tuning);
+            pogo.velocity = air::limit_fall_speed(
+                pogo.velocity.add_in_range(gained(acceleration, duration)),
+                ctx.tuning,
+            );
             return false;
         };
         // t within 0…1: |d·t| ≤ |d|, and the new position is within (P).
         pogo.position = pogo.position.add_in_range(d.scale_in_range(touch.t));
         // The limit holds up to rounding already; the clamp makes it exact for the impact.
         pogo.velocity = air::limit_fall_speed(
-            pogo.velocity + gained(acceleration, duration.mul_in_range(touch.t)),
+            pogo.velocity
+                .add_in_range(gained(acceleration, duration.mul_in_range(touch.t))),
             ctx.tuning,
         );
         remaining = remaining.mul_in_range(Fx::ONE.sub_in_range(touch.t)); // both within 0…1
@@ -369,8 +384,8 @@ fn displacement(
 }
 
 /// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick): in range for
-/// any acceleration, as in (D) (at most 2³¹ · 1/10 per axis). The sum with a velocity keeps
-/// the saturating operator: velocities are not bounded within a tick.
+/// any acceleration, as in (D) (at most 2³¹ · 1/10 per axis); so is its sum with a velocity
+/// (V).
 fn gained(acceleration: Vec3, duration: Fx) -> Vec3 {
     acceleration.scale_in_range(duration)
 }

@@ -197,9 +197,12 @@ fn slab(a: Vec3, d: Vec3, e: &Aabb) -> Option<Fx> {
 ///
 /// With `n`, `m` the numerator and divisor signed so that `m > 0` (the quotient is the same),
 /// and x = n·2³²/m the exact quotient in raw units, the rounded quotient q is
-/// ≤ 0 ⟺ x < 1 ⟺ n·2³² < m; < 0 ⟺ x ≤ −1 ⟺ n·2³² ≤ −m; ≥ 2³² (one) ⟺ n ≥ m;
-/// > 2³² ⟺ x ≥ 2³² + 1 ⟺ n·2³² ≥ (2³² + 1)·m. Saturation agrees with each (it happens
-/// only for |x| ≥ 2⁶³). Every product is below 2⁹⁷ in magnitude: i128.
+///
+/// - at most 0 ⟺ x < 1 ⟺ n·2³² < m; below 0 ⟺ x ≤ −1 ⟺ n·2³² ≤ −m;
+/// - at least 2³² (one) ⟺ n ≥ m; above 2³² ⟺ x ≥ 2³² + 1 ⟺ n·2³² ≥ (2³² + 1)·m.
+///
+/// Saturation agrees with each (it happens only for |x| ≥ 2⁶³). Every product is below 2⁹⁷
+/// in magnitude: i128.
 struct Crossing {
     offset: Fx,
     dir: Fx,

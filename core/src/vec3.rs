@@ -262,6 +262,60 @@ impl Vec3 {
     }
 }
 
+/// The arithmetic a rule is carried out in: [`Saturating`] (the operators: any operands, as
+/// the public functions take them) or [`InRange`] (the in-range operations, for operands the
+/// caller has bounded: the tick, see `step.rs`, "Bounds"). A rule written once over
+/// `A: Arith` gives the same bits in both wherever no operation would saturate, which is what
+/// each in-range call proves.
+pub(crate) trait Arith {
+    fn add(a: Fx, b: Fx) -> Fx;
+    fn sub(a: Fx, b: Fx) -> Fx;
+    fn mul(a: Fx, b: Fx) -> Fx;
+    fn dot(a: Vec3, b: Vec3) -> Fx;
+
+    fn scale(v: Vec3, s: Fx) -> Vec3 {
+        Vec3::new(Self::mul(v.x, s), Self::mul(v.y, s), Self::mul(v.z, s))
+    }
+}
+
+/// The saturating operators.
+#[derive(Debug)]
+pub(crate) enum Saturating {}
+
+/// The in-range operations (debug-asserted).
+#[derive(Debug)]
+pub(crate) enum InRange {}
+
+impl Arith for Saturating {
+    fn add(a: Fx, b: Fx) -> Fx {
+        a + b
+    }
+    fn sub(a: Fx, b: Fx) -> Fx {
+        a - b
+    }
+    fn mul(a: Fx, b: Fx) -> Fx {
+        a * b
+    }
+    fn dot(a: Vec3, b: Vec3) -> Fx {
+        a.dot(b)
+    }
+}
+
+impl Arith for InRange {
+    fn add(a: Fx, b: Fx) -> Fx {
+        a.add_in_range(b)
+    }
+    fn sub(a: Fx, b: Fx) -> Fx {
+        a.sub_in_range(b)
+    }
+    fn mul(a: Fx, b: Fx) -> Fx {
+        a.mul_in_range(b)
+    }
+    fn dot(a: Vec3, b: Vec3) -> Fx {
+        a.dot_in_range(b)
+    }
+}
+
 /// A unit vector perpendicular to the unit vector `axis`: its cross product with the world
 /// axis it is least aligned with, normalised.
 fn any_perpendicular(axis: Vec3) -> Vec3 {

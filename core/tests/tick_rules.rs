@@ -862,3 +862,43 @@ fn landing_on_a_floor_of_many_small_tiles_bounces() {
         "lands again on the tiles"
     );
 }
+
+/// The tick's arithmetic relies on bounds its own states keep (step.rs, "Bounds"); a state
+/// edited beyond them through `state_mut` is brought back at the start of the tick, so even
+/// the extremes run without an overflow (debug builds assert every in-range operation) and
+/// the pogo, outside the world, respawns.
+#[test]
+fn a_state_edited_beyond_the_bounds_is_brought_back_and_respawns() {
+    for (position, velocity) in [
+        (
+            Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX),
+            Vec3::new(Fx::MIN, Fx::MAX, Fx::MIN),
+        ),
+        (
+            Vec3::new(Fx::MIN, Fx::MAX, Fx::ZERO),
+            Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX),
+        ),
+        (v("0", "1", "0"), Vec3::new(Fx::MAX, Fx::MIN, Fx::MAX)),
+    ] {
+        let mut s = sim(level(vec![ground()]), &[]);
+        place(&mut s, position, velocity);
+        s.step(&[Input {
+            steer_x: 127,
+            steer_z: -128,
+            buttons: Buttons::DIVE,
+        }]);
+        let p = *pogo(&s);
+        assert!(
+            [p.position.x, p.position.y, p.position.z]
+                .iter()
+                .all(|c| c.abs() <= pogo_core::POSITION_MAX + fx("10")),
+            "{p:?}"
+        );
+        // Clamped to 200 m/s and moved at most a tick's worth from a clamped position.
+        if position.x.abs() > pogo_core::POSITION_MAX {
+            assert_eq!(p.state, State::Respawn, "{p:?}");
+        }
+        s.step(&[NEUTRAL]);
+        assert!(pogo(&s).velocity.x.abs() <= pogo_core::SPEED_MAX);
+    }
+}
