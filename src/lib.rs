@@ -3,6 +3,11 @@
 //! Facade over [`pogo_core`] (the deterministic simulation) and [`pogo_replay`] (file formats,
 //! replays, the verifier), and the home of the `pogo` command-line tool.
 //!
+//! To embed the simulation, depend on `pogo = { version = "0.1", default-features = false }`:
+//! this library is then the two crates above and nothing else. The default `cli` feature builds
+//! the `pogo` binary and brings what only it needs (clap, rayon, indicatif, plotters,
+//! serde_json, unicode-properties); nothing in this library depends on it.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use pogo::core::{Input, Simulation, Tuning, world::World};
