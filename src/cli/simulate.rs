@@ -52,8 +52,8 @@ use pogo::core::{Input, PLAYERS_MAX, Pogo, Simulation, Ticks, Tuning};
 use pogo::replay::format::{DATE_BYTES_MAX, DATE_CHARS};
 use pogo::replay::input_script::INPUT_SCRIPT_BYTES_MAX;
 use pogo::replay::{
-    BUILTIN_LEVELS, Header, InputScriptError, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level,
-    check_player_name, parse_input_script, parse_level_json,
+    BUILTIN_LEVELS, Header, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level, check_player_name,
+    parse_input_script, parse_level_json,
 };
 
 use super::signature::signature_lines;
@@ -260,9 +260,8 @@ impl InputSource {
             return Ok((source, args.players.unwrap_or(1)));
         };
         let text = input::read_text(path, INPUT_SCRIPT_BYTES_MAX)?;
-        let script = parse_input_script(&text).map_err(|e| {
-            CliError::bad_input(format!("{}: {}", path.display(), explain(&text, &e)))
-        })?;
+        let script = parse_input_script(&text)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
         let scripted = script.player_count();
         let players = args.players.unwrap_or(scripted);
         if players < scripted {
@@ -289,56 +288,6 @@ impl InputSource {
             InputSource::Script(events) => events,
             InputSource::Neutral | InputSource::Bot => &[],
         }
-    }
-}
-
-/// An input script error as shown: the parser's, except that a line whose TIME is a
-/// well-formed number too large to be one (a tick beyond `u32`, seconds beyond `u64`
-/// nanoseconds) says "too large" rather than "not a tick number".
-///
-/// TIME is the first thing the parser reads on a line, so when the failing line's TIME is
-/// such a number, it is what failed.
-// The parser (pogo-replay's input_script) could say so itself; until it does, the CLI does.
-fn explain(text: &str, error: &InputScriptError) -> String {
-    let time = error
-        .line
-        .checked_sub(1)
-        .and_then(|i| text.lines().nth(i))
-        .and_then(|line| line.split('#').next())
-        .and_then(|content| content.split_whitespace().next())
-        .unwrap_or("");
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let too_large = if digits(time) {
-        time.parse::<u32>()
-            .is_err()
-            .then(|| format!("tick {time} is too large: at most {}", u32::MAX))
-    } else if let Some(seconds) = time.strip_suffix('s') {
-        // Exactly the parser's rule: digits, an optional fraction of 1 to 9 digits, and
-        // whole · 10⁹ + fraction in nanoseconds within u64.
-        let (whole, frac) = seconds.split_once('.').unwrap_or((seconds, ""));
-        let well_formed =
-            digits(whole) && (!seconds.contains('.') || digits(frac)) && frac.len() <= 9;
-        let fits = || {
-            let frac_ns: u64 = format!("{frac:0<9}").parse().ok()?;
-            whole
-                .parse::<u64>()
-                .ok()?
-                .checked_mul(NS_PER_SECOND)?
-                .checked_add(frac_ns)
-        };
-        (well_formed && fits().is_none()).then(|| {
-            format!(
-                "time {time} is too large: at most {}.{:09}s",
-                u64::MAX / NS_PER_SECOND,
-                u64::MAX % NS_PER_SECOND
-            )
-        })
-    } else {
-        None
-    };
-    match too_large {
-        Some(problem) => format!("line {}: {problem}", error.line),
-        None => error.to_string(),
     }
 }
 
@@ -709,35 +658,6 @@ mod tests {
             "6 0",
         ] {
             assert_eq!(parse_fps(bad), None, "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn script_times_too_large_say_so() {
-        let error = |text: &str| explain(text, &parse_input_script(text).unwrap_err());
-        assert_eq!(
-            error("0 0 0\n4294967296 0 0\n"),
-            "line 2: tick 4294967296 is too large: at most 4294967295"
-        );
-        assert_eq!(
-            error("18446744073.709551616s 0 0"),
-            "line 1: time 18446744073.709551616s is too large: at most 18446744073.709551615s"
-        );
-        // The largest time that fits is no error; a bad steer after it is the parser's.
-        assert!(parse_input_script("18446744073.709551615s 0 0").is_ok());
-        let steer = "4294967295 300 0";
-        assert_eq!(
-            error(steer),
-            parse_input_script(steer).unwrap_err().to_string()
-        );
-        for other in [
-            "1.5 0 0",
-            "-1 0 0",
-            "1e3 0 0",
-            "12x 0 0",
-            "1.0000000001s 0 0",
-        ] {
-            assert!(!error(other).contains("too large"), "{other}");
         }
     }
 
