@@ -1,7 +1,8 @@
 //! # pogo
 //!
 //! Facade over [`pogo_core`] (the deterministic simulation) and [`pogo_replay`] (file formats,
-//! replays, the verifier), and the home of the `pogo` command-line tool.
+//! replays, the verifier) — and, with the default `netplay` feature, `pogo_netplay` (rollback
+//! netplay with GGRS) — and the home of the `pogo` command-line tool.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -22,4 +23,6 @@
 //! ```
 
 pub use pogo_core as core;
+#[cfg(feature = "netplay")]
+pub use pogo_netplay as netplay;
 pub use pogo_replay as replay;

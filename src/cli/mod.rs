@@ -23,6 +23,8 @@ mod diff;
 mod input;
 mod inspect;
 mod levels;
+#[cfg(feature = "netplay")]
+mod netplay;
 mod plot;
 mod race;
 mod replays;
@@ -75,6 +77,13 @@ enum Command {
     Salvage(salvage::SalvageCommand),
     /// Draw replays' trajectories over their level, seen from the side, as an SVG file.
     Plot(plot::PlotCommand),
+    /// Play one peer of a two-player rollback session (GGRS) over UDP: drive the local player
+    /// (--bot, --inputs, --random), play the remote one as it arrives, and print the SIG lines
+    /// of `simulate` when --ticks are confirmed. --record writes the confirmed session as a
+    /// replay (the same bytes on both peers). --loss, --delay-ms, --duplicate, --reorder make
+    /// the outgoing packets faulty.
+    #[cfg(feature = "netplay")]
+    Netplay(netplay::NetplayCommand),
 }
 
 /// Why a command failed; decides the exit code.
@@ -156,6 +165,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Race(args) => race::run(&args, out),
         Command::Salvage(args) => salvage::run(&args, out),
         Command::Plot(args) => plot::run(&args, out),
+        #[cfg(feature = "netplay")]
+        Command::Netplay(args) => netplay::run(&args, out),
     }
 }
 

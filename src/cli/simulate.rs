@@ -152,7 +152,7 @@ pub(crate) fn run(args: &SimulateCommand, out: &mut dyn Write) -> Result<(), Cli
 // Level and world.
 
 /// The level named by `--level`, built for `tuning`.
-fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
+pub(crate) fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
     let desc = load_level(level)?;
     World::new(desc, tuning).map_err(|e| CliError::bad_input(format!("level {level}: {e}")))
 }
@@ -579,7 +579,7 @@ impl Recording {
 }
 
 /// One `SIG` line per pogo (prefixed `P<i> ` with several).
-fn write_signatures(sim: &Simulation, out: &mut dyn Write) -> Result<(), CliError> {
+pub(crate) fn write_signatures(sim: &Simulation, out: &mut dyn Write) -> Result<(), CliError> {
     let state = sim.state();
     let hash = sim.state_hash();
     let several = state.pogos.len() > 1;
