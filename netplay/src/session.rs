@@ -17,7 +17,7 @@
 //! rolled back. Those ticks are taken from the adapter in order and stepped once more in a
 //! second simulation, the *record*, which feeds the replay [`Recorder`] and ends at exactly N
 //! ticks. Every record state is compared with the hash the rollback simulation saved for the
-//! same tick (when it saved one): a mismatch is [`NetplayError::Diverged`], caught at the tick.
+//! same tick: a mismatch is [`NetplayError::Diverged`], caught at the tick.
 //!
 //! A peer that has recorded its N ticks still has to keep the session going for the other
 //! one, which may not have all of this peer's inputs yet. So from then on its input carries
@@ -369,7 +369,11 @@ pub fn run_peer<W: Write>(
 
         // Frame pacing: one frame per tick time, a tenth slower while ahead of the peer.
         let now = Instant::now();
-        let due = *next_due.get_or_insert(now);
+        let due = *next_due.get_or_insert_with(|| {
+            // Running from now: the stall clock starts with play, not with synchronising.
+            last_progress = now;
+            now
+        });
         if now < due {
             std::thread::sleep(due - now);
             continue;
@@ -413,9 +417,11 @@ pub fn run_peer<W: Write>(
         }
 
         // Confirmed ticks, in order, into the record (or, past the end, checked for DONE).
+        // A tick is taken once the state after it has been saved too (GGRS saves the current
+        // frame at the start of the next call), so that every record tick is checked.
         let ran = adapter.simulation().state().tick.0;
         let confirmed = session.confirmed_frame();
-        while i64::from(next_tick) <= i64::from(confirmed) && next_tick < ran {
+        while i64::from(next_tick) <= i64::from(confirmed) && next_tick + 1 < ran {
             let Some((inputs, rollback_hash)) = adapter.take_tick(next_tick) else {
                 return Err(RequestError::FrameMismatch {
                     request: "confirm",
