@@ -23,7 +23,7 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use pogo::core::world::World;
 use pogo::core::{Simulation, Tuning};
 use pogo::netplay::ggrs::{GameStateCell, GgrsRequest, InputStatus};
-use pogo::netplay::{Adapter, NetInput, Player, PogoConfig, Requests};
+use pogo::netplay::{Adapter, NetInput, Player, Requests};
 use pogo::replay::builtin_level;
 
 /// Ticks played before the rollback point.
@@ -45,7 +45,10 @@ fn scenario(players: usize) -> Scenario {
     let mut sim = Simulation::new(Arc::new(world), tuning, players).unwrap();
     let mut bots: Vec<Player> = (0..players).map(|_| Player::bot()).collect();
     let mut next_inputs = |sim: &Simulation| -> Vec<NetInput> {
-        let inputs = bots.iter_mut().enumerate().map(|(p, bot)| bot.input(sim, p));
+        let inputs = bots
+            .iter_mut()
+            .enumerate()
+            .map(|(p, bot)| bot.input(sim, p));
         inputs.map(NetInput::from).collect()
     };
     for _ in 0..WARM_UP_TICKS {

@@ -51,7 +51,10 @@ struct Peer {
 fn free_ports() -> (u16, u16) {
     let a = UdpSocket::bind("127.0.0.1:0").unwrap();
     let b = UdpSocket::bind("127.0.0.1:0").unwrap();
-    (a.local_addr().unwrap().port(), b.local_addr().unwrap().port())
+    (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    )
 }
 
 fn spawn_peer(args: &[String]) -> Child {
@@ -156,7 +159,11 @@ fn rollback_summary(stderr: &str) -> &str {
 
 fn check_profile(profile: &Profile, seed: u64) {
     let dir = temp_dir(&format!("netplay-{}", profile.name));
-    eprintln!("{}: --seed {seed} {}", profile.name, profile.flags.join(" "));
+    eprintln!(
+        "{}: --seed {seed} {}",
+        profile.name,
+        profile.flags.join(" ")
+    );
     let (peers, records) = session(dir.path(), profile.flags, ["course", "course"], seed);
     for (i, peer) in peers.iter().enumerate() {
         assert!(
@@ -166,10 +173,15 @@ fn check_profile(profile: &Profile, seed: u64) {
             peer.status,
             peer.stderr
         );
-        eprintln!("{} peer {i}: rollbacks={}", profile.name, rollback_summary(&peer.stderr));
+        eprintln!(
+            "{} peer {i}: rollbacks={}",
+            profile.name,
+            rollback_summary(&peer.stderr)
+        );
         // Every recorded tick was compared with the rollback simulation's saved state.
         assert!(
-            peer.stderr.contains(&format!("record checked on {TICKS} ticks")),
+            peer.stderr
+                .contains(&format!("record checked on {TICKS} ticks")),
             "{}: peer {i}: {}",
             profile.name,
             peer.stderr
@@ -182,8 +194,14 @@ fn check_profile(profile: &Profile, seed: u64) {
     );
     let lines: Vec<&str> = peers[0].stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}: {:?}", profile.name, peers[0].stdout);
-    assert!(lines[0].starts_with(&format!("P0 SIG ticks={TICKS} ")), "{lines:?}");
-    assert!(lines[1].starts_with(&format!("P1 SIG ticks={TICKS} ")), "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!("P0 SIG ticks={TICKS} ")),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("P1 SIG ticks={TICKS} ")),
+        "{lines:?}"
+    );
     let expected = expected_hash("course");
     assert_eq!(
         sig_hash(lines[0]),
@@ -207,7 +225,11 @@ fn check_profile(profile: &Profile, seed: u64) {
         .args(&records)
         .output()
         .unwrap();
-    assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stdout));
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stdout)
+    );
 }
 
 const CLEAN: Profile = Profile {
@@ -228,7 +250,14 @@ const JITTER: Profile = Profile {
 };
 const DUPLICATE_REORDER: Profile = Profile {
     name: "duplicate-reorder",
-    flags: &["--duplicate", "20%", "--reorder", "20%", "--delay-ms", "5..20"],
+    flags: &[
+        "--duplicate",
+        "20%",
+        "--reorder",
+        "20%",
+        "--delay-ms",
+        "5..20",
+    ],
 };
 const EVERYTHING: Profile = Profile {
     name: "loss-20-delay-duplicate-reorder",
@@ -297,7 +326,10 @@ fn netplay_rejects_bad_arguments() {
     for (args, needle) in [
         (&["--player", "2"][..], "--player 2"),
         (&["--player", "0", "--loss", "1.5"][..], "--loss"),
-        (&["--player", "0", "--delay-ms", "120..30"][..], "--delay-ms"),
+        (
+            &["--player", "0", "--delay-ms", "120..30"][..],
+            "--delay-ms",
+        ),
         (&["--player", "0", "--ticks", "0"][..], "--ticks 0"),
         (&["--player", "0", "--level", "nowhere"][..], "nowhere"),
     ] {

@@ -221,11 +221,12 @@ impl<S: Rollback> Adapter<S> {
                     }
                     let tick = self.tick();
                     self.inputs.clear();
-                    self.inputs.extend(inputs.iter().map(|(net, status)| match status {
-                        // A disconnected player's input is GGRS's neutral default anyway.
-                        InputStatus::Disconnected => Input::default(),
-                        InputStatus::Confirmed | InputStatus::Predicted => net.input(),
-                    }));
+                    self.inputs
+                        .extend(inputs.iter().map(|(net, status)| match status {
+                            // A disconnected player's input is GGRS's neutral default anyway.
+                            InputStatus::Disconnected => Input::default(),
+                            InputStatus::Confirmed | InputStatus::Predicted => net.input(),
+                        }));
                     self.sim.step(&self.inputs);
                     if self.keep {
                         self.advanced
@@ -284,7 +285,10 @@ mod tests {
             ..Input::default()
         });
         GgrsRequest::AdvanceFrame {
-            inputs: vec![(input, InputStatus::Confirmed), (input, InputStatus::Predicted)],
+            inputs: vec![
+                (input, InputStatus::Confirmed),
+                (input, InputStatus::Predicted),
+            ],
         }
     }
 
@@ -305,7 +309,11 @@ mod tests {
         assert_eq!(adapter.simulation().state_hash(), first);
         let stats = adapter.stats();
         assert_eq!(
-            (stats.rollbacks, stats.longest_ticks, stats.resimulated_ticks),
+            (
+                stats.rollbacks,
+                stats.longest_ticks,
+                stats.resimulated_ticks
+            ),
             (1, 5, 5)
         );
         assert_eq!((stats.advanced_ticks, stats.saves), (10, 1));

@@ -16,8 +16,8 @@
 use std::cell::Cell;
 use std::collections::BinaryHeap;
 use std::fmt;
-use std::rc::Rc;
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use ggrs::{Message, NonBlockingSocket};

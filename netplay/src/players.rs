@@ -76,7 +76,7 @@ impl Player {
 }
 
 /// Random input: a new stick position (uniform on each axis) and buttons every
-/// [`RANDOM_HOLD_TICKS_MIN`]…[`RANDOM_HOLD_TICKS_MAX`] ticks, all from one SplitMix64 stream.
+/// 3…30 ticks (`RANDOM_HOLD_TICKS_MIN`…`RANDOM_HOLD_TICKS_MAX`), all from one SplitMix64 stream.
 /// The same seed gives the same input sequence everywhere.
 #[derive(Debug, Clone)]
 pub struct RandomPlayer {

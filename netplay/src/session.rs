@@ -120,27 +120,42 @@ pub struct PeerOutcome<W> {
 #[derive(Debug)]
 pub enum NetplayError {
     /// The simulation must have exactly [`PLAYERS`] pogos, at tick 0.
-    Simulation { players: usize, tick: u32 },
+    Simulation {
+        players: usize,
+        tick: u32,
+    },
     /// The local player must be 0 or 1.
-    Player { found: usize },
+    Player {
+        found: usize,
+    },
     /// Ticks must be 1…[`TICKS_MAX`].
-    Ticks { found: u32 },
+    Ticks {
+        found: u32,
+    },
     Faults(FaultsError),
     /// The UDP port could not be bound.
-    Bind { port: u16, error: io::Error },
+    Bind {
+        port: u16,
+        error: io::Error,
+    },
     /// GGRS refused the session or a call.
     Ggrs(GgrsError),
     /// GGRS's requests did not fit the simulation.
     Request(RequestError),
     /// The other peer did not answer in time.
-    SyncTimeout { remote: SocketAddr, waited: Duration },
+    SyncTimeout {
+        remote: SocketAddr,
+        waited: Duration,
+    },
     /// The other peer went away before every tick was confirmed.
     Disconnected {
         remote: SocketAddr,
         confirmed_ticks: u32,
     },
     /// No tick was confirmed for [`STALL_MAX`].
-    Stalled { confirmed_ticks: u32 },
+    Stalled {
+        confirmed_ticks: u32,
+    },
     /// GGRS's checksum exchange found the peers' states differ after `tick`'s frame.
     Desync {
         frame: i32,
@@ -148,7 +163,11 @@ pub enum NetplayError {
         remote: u128,
     },
     /// The record simulation's state after `tick` differs from the rollback simulation's.
-    Diverged { tick: u32, record: u64, rollback: u64 },
+    Diverged {
+        tick: u32,
+        record: u64,
+        rollback: u64,
+    },
     /// Writing the replay failed.
     Record(io::Error),
 }
@@ -172,11 +191,9 @@ impl fmt::Display for NetplayError {
             }
             NetplayError::Ggrs(e) => write!(f, "GGRS: {e}"),
             NetplayError::Request(e) => e.fmt(f),
-            NetplayError::SyncTimeout { remote, waited } => write!(
-                f,
-                "no answer from {remote} within {} s",
-                waited.as_secs()
-            ),
+            NetplayError::SyncTimeout { remote, waited } => {
+                write!(f, "no answer from {remote} within {} s", waited.as_secs())
+            }
             NetplayError::Disconnected {
                 remote,
                 confirmed_ticks,
@@ -240,7 +257,11 @@ impl<W: Write> Record<W> {
 
     /// Steps the record through one confirmed tick and records it; `rollback_hash` is the
     /// rollback simulation's saved hash of the state after it, if there is one.
-    fn step(&mut self, inputs: &[NetInput], rollback_hash: Option<u64>) -> Result<(), NetplayError> {
+    fn step(
+        &mut self,
+        inputs: &[NetInput],
+        rollback_hash: Option<u64>,
+    ) -> Result<(), NetplayError> {
         let tick = self.sim.state().tick.0;
         let inputs: Vec<Input> = inputs.iter().map(|net| net.input()).collect();
         self.sim.step(&inputs);
@@ -378,7 +399,9 @@ pub fn run_peer<W: Write>(
             std::thread::sleep(due - now);
             continue;
         }
-        let behind_limit = now.checked_sub(frame_time * CATCH_UP_FRAMES_MAX).unwrap_or(now);
+        let behind_limit = now
+            .checked_sub(frame_time * CATCH_UP_FRAMES_MAX)
+            .unwrap_or(now);
         let mut next = due.max(behind_limit) + frame_time;
         if session.frames_ahead() > 0 {
             next += frame_time / 10;

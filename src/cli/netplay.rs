@@ -140,8 +140,8 @@ pub(crate) fn run(args: &NetplayCommand, out: &mut dyn Write) -> Result<(), CliE
         faults,
     };
     let mut notes = |note: std::fmt::Arguments| eprintln!("netplay: {note}");
-    let outcome = run_peer(sim, local, &config, recorder, &mut notes)
-        .map_err(|e| peer_error(args, e))?;
+    let outcome =
+        run_peer(sim, local, &config, recorder, &mut notes).map_err(|e| peer_error(args, e))?;
     // The recording is complete: `run_peer` wrote the trailer and flushed the file.
     eprintln!("netplay: {}", summary(args.player, tick_rate, &outcome));
     write_signatures(&outcome.sim, out)
@@ -187,7 +187,8 @@ fn faults(args: &NetplayCommand) -> Result<Faults, CliError> {
             ))
         })?,
     };
-    let seed = SplitMix64::new(args.seed ^ (args.player as u64).wrapping_mul(0x9E37_79B9)).next_u64();
+    let seed =
+        SplitMix64::new(args.seed ^ (args.player as u64).wrapping_mul(0x9E37_79B9)).next_u64();
     Ok(Faults {
         loss_ppm: probability("--loss", &args.loss)?,
         duplicate_ppm: probability("--duplicate", &args.duplicate)?,
@@ -216,7 +217,11 @@ fn parse_probability(text: &str) -> Option<u32> {
         return None;
     }
     let whole: u64 = whole.parse().ok()?;
-    let frac_value: u64 = if frac.is_empty() { 0 } else { frac.parse().ok()? };
+    let frac_value: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
     let unit = 10u64.pow(decimals as u32);
     let ppm = whole * unit + frac_value * 10u64.pow((decimals - frac.len()) as u32);
     u32::try_from(ppm).ok().filter(|&p| p <= PPM)
@@ -292,8 +297,19 @@ mod tests {
         assert_eq!(parse_probability("100%"), Some(PPM));
         assert_eq!(parse_probability("0.0001%"), Some(1));
         for bad in [
-            "", "1.5", "101%", "0.0000001", "0.00001%", "-0.1", ".5", "5.", "1e-2", "%", "abc",
-            "5 %", "99999999999",
+            "",
+            "1.5",
+            "101%",
+            "0.0000001",
+            "0.00001%",
+            "-0.1",
+            ".5",
+            "5.",
+            "1e-2",
+            "%",
+            "abc",
+            "5 %",
+            "99999999999",
         ] {
             assert_eq!(parse_probability(bad), None, "{bad:?}");
         }
@@ -304,7 +320,9 @@ mod tests {
         assert_eq!(parse_delay("30..120"), Some((30, 120)));
         assert_eq!(parse_delay("40"), Some((40, 40)));
         assert_eq!(parse_delay("0..0"), Some((0, 0)));
-        for bad in ["120..30", "..5", "5..", "a..b", "-1..3", "0..1001", "1.5..2", ""] {
+        for bad in [
+            "120..30", "..5", "5..", "a..b", "-1..3", "0..1001", "1.5..2", "",
+        ] {
             assert_eq!(parse_delay(bad), None, "{bad:?}");
         }
     }
