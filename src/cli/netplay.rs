@@ -51,7 +51,7 @@ const PROBABILITY_DECIMALS_MAX: usize = 6;
 /// Arguments of `pogo netplay`.
 #[derive(Debug, Args)]
 pub(crate) struct NetplayCommand {
-    /// The UDP port to listen on.
+    /// The UDP port to listen on (on all interfaces: GGRS's UDP socket).
     #[arg(long, value_name = "PORT")]
     local_port: u16,
     /// The other peer's address, IP:PORT (e.g. 127.0.0.1:7001).
