@@ -6,7 +6,8 @@
 //!   1's seeded random player stepped in-process, tick by tick),
 //! - byte-identical replays, which the library `Verifier` and `pogo verify` accept.
 //!
-//! Plus: two peers on different levels are caught by GGRS's checksum exchange (exit 1).
+//! Plus: junk datagrams from a stranger change nothing; two peers on different levels are
+//! caught by GGRS's checksum exchange (exit 1); bad arguments exit 2.
 //!
 //! Bounded: each session plays [`TICKS`] ticks (4 s at 60 Hz) and a child still running after
 //! [`PEER_TIMEOUT`] is killed. Ports: two free loopback ports are found by binding port 0, so
@@ -99,6 +100,17 @@ fn wait_both(mut children: [Child; 2]) -> [Peer; 2] {
 /// Runs the two peers of one session: player 0 the bot, player 1 a random player, each with
 /// `flags` and recording into `dir`; `levels` per peer.
 fn session(dir: &Path, flags: &[&str], levels: [&str; 2], seed: u64) -> ([Peer; 2], [PathBuf; 2]) {
+    session_with(dir, flags, levels, seed, |_| {})
+}
+
+/// [`session`], calling `meanwhile` with the peers' ports once both are started.
+fn session_with(
+    dir: &Path,
+    flags: &[&str],
+    levels: [&str; 2],
+    seed: u64,
+    meanwhile: impl FnOnce([u16; 2]),
+) -> ([Peer; 2], [PathBuf; 2]) {
     let (port0, port1) = free_ports();
     let records = [dir.join("p0.pogo"), dir.join("p1.pogo")];
     let peer = |player: usize, local: u16, remote: u16| {
@@ -126,6 +138,7 @@ fn session(dir: &Path, flags: &[&str], levels: [&str; 2], seed: u64) -> ([Peer; 
         spawn_peer(&args)
     };
     let children = [peer(0, port0, port1), peer(1, port1, port0)];
+    meanwhile([port0, port1]);
     (wait_both(children), records)
 }
 
@@ -158,13 +171,23 @@ fn rollback_summary(stderr: &str) -> &str {
 }
 
 fn check_profile(profile: &Profile, seed: u64) {
+    check_profile_with(profile, seed, |_| {});
+}
+
+fn check_profile_with(profile: &Profile, seed: u64, meanwhile: impl FnOnce([u16; 2])) {
     let dir = temp_dir(&format!("netplay-{}", profile.name));
     eprintln!(
         "{}: --seed {seed} {}",
         profile.name,
         profile.flags.join(" ")
     );
-    let (peers, records) = session(dir.path(), profile.flags, ["course", "course"], seed);
+    let (peers, records) = session_with(
+        dir.path(),
+        profile.flags,
+        ["course", "course"],
+        seed,
+        meanwhile,
+    );
     for (i, peer) in peers.iter().enumerate() {
         assert!(
             peer.status.success(),
@@ -301,6 +324,41 @@ fn netplay_with_duplication_and_reordering() {
 #[test]
 fn netplay_with_everything_at_once() {
     check_profile(&EVERYTHING, 6);
+}
+
+/// Datagrams from a stranger are hostile input: while a session runs, a third socket on
+/// loopback sprays both peers with junk — random bytes, half of them with small values up
+/// front (an enum tag and lengths bincode accepts, so decoding gets further) — for two
+/// seconds. Both peers ignore it and finish as on a clean network.
+#[test]
+fn netplay_ignores_junk_from_a_stranger() {
+    const JUNK: Profile = Profile {
+        name: "junk",
+        flags: &[],
+    };
+    let seed = 8;
+    check_profile_with(&JUNK, seed, |ports| {
+        let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut rng = pogo::netplay::SplitMix64::new(seed);
+        let started = Instant::now();
+        let mut sent = 0u32;
+        while started.elapsed() < Duration::from_secs(2) {
+            for port in ports {
+                let len = rng.below(600) as usize;
+                let mut junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+                if rng.below(2) == 0 {
+                    for b in junk.iter_mut().take(16) {
+                        *b = rng.below(4) as u8;
+                    }
+                }
+                let _ = stranger.send_to(&junk, ("127.0.0.1", port));
+                sent += 1;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        eprintln!("junk: {sent} datagrams sent");
+        assert!(sent > 100);
+    });
 }
 
 /// Peers on different levels disagree from the first tick: GGRS's checksum exchange says so
