@@ -291,7 +291,7 @@ impl<W: Write> Record<W> {
 /// one-line progress notes for a human (synchronised, network interrupted, …).
 pub fn run_peer<W: Write>(
     sim: Simulation,
-    mut local: Player,
+    local: Player,
     config: &PeerConfig,
     recorder: Option<Recorder<W>>,
     notes: &mut dyn FnMut(fmt::Arguments),
@@ -313,30 +313,96 @@ pub fn run_peer<W: Write>(
     }
     config.faults.check().map_err(NetplayError::Faults)?;
     let tick_rate = sim.tuning().spec().tick_rate;
+    let (session, network) = start_session(config, tick_rate)?;
+    let now = Instant::now();
+    Peer {
+        config: *config,
+        session,
+        network,
+        adapter: Adapter::new(sim.clone()).keeping_history(),
+        record: Record {
+            sim,
+            recorder,
+            ticks: config.ticks,
+            checked: 0,
+        },
+        local,
+        notes,
+        started: now,
+        frame_time: Duration::from_nanos(1_000_000_000 / u64::from(tick_rate.max(1))),
+        next_due: None,
+        local_input: None,
+        next_tick: 0,
+        last_progress: now,
+        complete_at: None,
+        peer_done_at: None,
+    }
+    .run()
+}
 
-    let (mut session, network) = start_session(config, tick_rate)?;
-    let started = Instant::now();
-    let remote_player = 1 - config.player;
-    let mut adapter = Adapter::new(sim.clone()).keeping_history();
-    let mut record = Record {
-        sim,
-        recorder,
-        ticks: config.ticks,
-        checked: 0,
-    };
-    let frame_time = Duration::from_nanos(1_000_000_000 / u64::from(tick_rate.max(1)));
-    let mut next_due: Option<Instant> = None;
-    // The local input of the current frame, made once per frame (the bot has state).
-    let mut local_input: Option<(i32, NetInput)> = None;
-    // The next tick to take from the adapter as confirmed.
-    let mut next_tick: u32 = 0;
-    let mut last_progress = Instant::now();
-    let mut complete_at: Option<Instant> = None;
-    let mut peer_done_at: Option<Instant> = None;
+/// Whether the session goes on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    /// The record is complete and this peer may leave.
+    End,
+}
 
-    loop {
-        session.poll_remote_clients();
-        for event in session.events() {
+/// A running peer: the session, both simulations, the frame clock, the end handshake.
+struct Peer<'n, W: Write> {
+    config: PeerConfig,
+    session: P2PSession<PogoConfig>,
+    network: Rc<Cell<FaultStats>>,
+    /// The rollback simulation GGRS drives.
+    adapter: Adapter,
+    /// The confirmed ticks, once each.
+    record: Record<W>,
+    local: Player,
+    notes: &'n mut dyn FnMut(fmt::Arguments),
+    started: Instant,
+    frame_time: Duration,
+    /// When the next frame is due; set when the session starts running.
+    next_due: Option<Instant>,
+    /// The local input of the current frame, made once per frame (the bot has state) even if
+    /// GGRS stalls on the frame.
+    local_input: Option<(i32, NetInput)>,
+    /// The next tick to take from the adapter as confirmed.
+    next_tick: u32,
+    /// When a tick was last confirmed (or play started).
+    last_progress: Instant,
+    /// When the record became complete.
+    complete_at: Option<Instant>,
+    /// When a confirmed input of the other peer first carried DONE.
+    peer_done_at: Option<Instant>,
+}
+
+impl<W: Write> Peer<'_, W> {
+    /// The loop: the network and GGRS's events, then — when a frame is due — one frame and
+    /// the ticks it confirmed, until the end.
+    fn run(mut self) -> Result<PeerOutcome<W>, NetplayError> {
+        loop {
+            self.session.poll_remote_clients();
+            if self.handle_events()? == Flow::End {
+                return self.finish();
+            }
+            if self.session.current_state() != SessionState::Running {
+                self.wait_for_sync()?;
+                continue;
+            }
+            if !self.frame_due() {
+                continue;
+            }
+            self.play_frame()?;
+            self.take_confirmed()?;
+            if self.end_reached()? == Flow::End {
+                return self.finish();
+            }
+        }
+    }
+
+    fn handle_events(&mut self) -> Result<Flow, NetplayError> {
+        let notes = &mut *self.notes;
+        for event in self.session.events() {
             match event {
                 GgrsEvent::Synchronized { addr } => notes(format_args!("synchronized with {addr}")),
                 GgrsEvent::NetworkInterrupted {
@@ -347,8 +413,8 @@ pub fn run_peer<W: Write>(
                 )),
                 GgrsEvent::NetworkResumed { addr } => notes(format_args!("{addr} is back")),
                 GgrsEvent::WaitRecommendation { skip_frames } => {
-                    if let Some(due) = &mut next_due {
-                        *due += frame_time * skip_frames;
+                    if let Some(due) = &mut self.next_due {
+                        *due += self.frame_time * skip_frames;
                     }
                 }
                 GgrsEvent::DesyncDetected {
@@ -364,115 +430,174 @@ pub fn run_peer<W: Write>(
                     });
                 }
                 GgrsEvent::Disconnected { addr } => {
-                    if record.complete() {
+                    if self.record.complete() {
                         notes(format_args!("{addr} has left"));
-                        return finish(record, &adapter, &network, started);
+                        return Ok(Flow::End);
                     }
                     return Err(NetplayError::Disconnected {
                         remote: addr,
-                        confirmed_ticks: record.sim.state().tick.0,
+                        confirmed_ticks: self.record.sim.state().tick.0,
                     });
                 }
                 GgrsEvent::Synchronizing { .. } => {}
             }
         }
+        Ok(Flow::Continue)
+    }
 
-        if session.current_state() != SessionState::Running {
-            if started.elapsed() > SYNC_TIMEOUT {
-                return Err(NetplayError::SyncTimeout {
-                    remote: config.remote,
-                    waited: SYNC_TIMEOUT,
-                });
-            }
-            std::thread::sleep(SYNC_POLL);
-            continue;
+    /// Waits a little for the other peer's answer, or gives up after [`SYNC_TIMEOUT`].
+    fn wait_for_sync(&self) -> Result<(), NetplayError> {
+        if self.started.elapsed() > SYNC_TIMEOUT {
+            return Err(NetplayError::SyncTimeout {
+                remote: self.config.remote,
+                waited: SYNC_TIMEOUT,
+            });
         }
+        std::thread::sleep(SYNC_POLL);
+        Ok(())
+    }
 
-        // Frame pacing: one frame per tick time, a tenth slower while ahead of the peer.
+    /// Frame pacing: one frame per tick time, a tenth slower while GGRS says this peer is
+    /// ahead. False (after sleeping until the frame is due) when it is not time yet.
+    fn frame_due(&mut self) -> bool {
         let now = Instant::now();
-        let due = *next_due.get_or_insert_with(|| {
-            // Running from now: the stall clock starts with play, not with synchronising.
-            last_progress = now;
-            now
-        });
-        if now < due {
-            std::thread::sleep(due - now);
-            continue;
-        }
-        let behind_limit = now
-            .checked_sub(frame_time * CATCH_UP_FRAMES_MAX)
-            .unwrap_or(now);
-        let mut next = due.max(behind_limit) + frame_time;
-        if session.frames_ahead() > 0 {
-            next += frame_time / 10;
-        }
-        next_due = Some(next);
-
-        // This frame's local input, made once even if GGRS stalls on it.
-        let frame = session.current_frame();
-        let input = match local_input {
-            Some((f, input)) if f == frame => input,
-            _ => {
-                let sim_tick = adapter.simulation().state().tick.0;
-                if i64::from(sim_tick) != i64::from(frame) {
-                    return Err(RequestError::FrameMismatch {
-                        request: "play",
-                        frame,
-                        tick: sim_tick,
-                    }
-                    .into());
-                }
-                let flags = if record.complete() { NetInput::DONE } else { 0 };
-                let input = if sim_tick < config.ticks {
-                    local.input(adapter.simulation(), config.player)
-                } else {
-                    Input::default()
-                };
-                NetInput::new(input, flags)
+        let due = match self.next_due {
+            Some(due) => due,
+            None => {
+                // Running from now: the stall clock starts with play, not synchronising.
+                self.last_progress = now;
+                now
             }
         };
-        local_input = Some((frame, input));
-        session.add_local_input(config.player, input)?;
-        match session.advance_frame() {
-            Ok(requests) => adapter.fulfil(requests)?,
+        if now < due {
+            self.next_due = Some(due);
+            std::thread::sleep(due - now);
+            return false;
+        }
+        let behind_limit = now
+            .checked_sub(self.frame_time * CATCH_UP_FRAMES_MAX)
+            .unwrap_or(now);
+        let mut next = due.max(behind_limit) + self.frame_time;
+        if self.session.frames_ahead() > 0 {
+            next += self.frame_time / 10;
+        }
+        self.next_due = Some(next);
+        true
+    }
+
+    /// Hands GGRS the local input of the current frame and fulfils what it asks.
+    fn play_frame(&mut self) -> Result<(), NetplayError> {
+        let frame = self.session.current_frame();
+        let input = match self.local_input {
+            Some((f, input)) if f == frame => input,
+            _ => self.new_local_input(frame)?,
+        };
+        self.local_input = Some((frame, input));
+        self.session.add_local_input(self.config.player, input)?;
+        match self.session.advance_frame() {
+            Ok(requests) => self.adapter.fulfil(requests)?,
             Err(GgrsError::PredictionThreshold | GgrsError::NotSynchronized) => {}
             Err(e) => return Err(e.into()),
         }
+        Ok(())
+    }
 
-        // Confirmed ticks, in order, into the record (or, past the end, checked for DONE).
-        // A tick is taken once the state after it has been saved too (GGRS saves the current
-        // frame at the start of the next call), so that every record tick is checked.
-        let ran = adapter.simulation().state().tick.0;
-        let confirmed = session.confirmed_frame();
-        while i64::from(next_tick) <= i64::from(confirmed) && next_tick + 1 < ran {
-            let Some((inputs, rollback_hash)) = adapter.take_tick(next_tick) else {
+    /// The local player's input for `frame`, flagged DONE once the record is complete;
+    /// neutral past the end.
+    fn new_local_input(&mut self, frame: i32) -> Result<NetInput, NetplayError> {
+        let sim = self.adapter.simulation();
+        let tick = sim.state().tick.0;
+        if i64::from(tick) != i64::from(frame) {
+            return Err(RequestError::FrameMismatch {
+                request: "play",
+                frame,
+                tick,
+            }
+            .into());
+        }
+        let flags = if self.record.complete() {
+            NetInput::DONE
+        } else {
+            0
+        };
+        let input = if tick < self.config.ticks {
+            self.local.input(sim, self.config.player)
+        } else {
+            Input::default()
+        };
+        Ok(NetInput::new(input, flags))
+    }
+
+    /// Confirmed ticks, in order, into the record (or, past the end, checked for the other
+    /// peer's DONE). A tick is taken once the state after it has been saved too (GGRS saves
+    /// the current frame at the start of the next call), so that every record tick is
+    /// checked against the rollback simulation.
+    fn take_confirmed(&mut self) -> Result<(), NetplayError> {
+        let ran = self.adapter.simulation().state().tick.0;
+        let confirmed = self.session.confirmed_frame();
+        let remote_player = 1 - self.config.player;
+        while i64::from(self.next_tick) <= i64::from(confirmed) && self.next_tick + 1 < ran {
+            let tick = self.next_tick;
+            let Some((inputs, rollback_hash)) = self.adapter.take_tick(tick) else {
                 return Err(RequestError::FrameMismatch {
                     request: "confirm",
-                    frame: next_tick as i32,
+                    frame: tick as i32,
                     tick: ran,
                 }
                 .into());
             };
-            if next_tick < config.ticks {
-                record.step(&inputs, rollback_hash)?;
+            if tick < self.config.ticks {
+                self.record.step(&inputs, rollback_hash)?;
             } else if inputs.get(remote_player).is_some_and(|i| i.done()) {
-                peer_done_at.get_or_insert_with(Instant::now);
+                self.peer_done_at.get_or_insert_with(Instant::now);
             }
-            next_tick += 1;
-            last_progress = Instant::now();
+            self.next_tick += 1;
+            self.last_progress = Instant::now();
         }
+        Ok(())
+    }
 
-        if record.complete() {
-            let complete = *complete_at.get_or_insert_with(Instant::now);
-            let linger_over = peer_done_at.is_some_and(|t| t.elapsed() >= LINGER);
-            if linger_over || complete.elapsed() >= DONE_WAIT_MAX {
-                return finish(record, &adapter, &network, started);
+    /// Whether this peer may leave: its record is complete and it has seen the other's DONE
+    /// (and lingered), or waited [`DONE_WAIT_MAX`] for it. An error if nothing is confirmed
+    /// for [`STALL_MAX`] before that.
+    fn end_reached(&mut self) -> Result<Flow, NetplayError> {
+        if !self.record.complete() {
+            if self.last_progress.elapsed() > STALL_MAX {
+                return Err(NetplayError::Stalled {
+                    confirmed_ticks: self.record.sim.state().tick.0,
+                });
             }
-        } else if last_progress.elapsed() > STALL_MAX {
-            return Err(NetplayError::Stalled {
-                confirmed_ticks: record.sim.state().tick.0,
-            });
+            return Ok(Flow::Continue);
         }
+        let complete = *self.complete_at.get_or_insert_with(Instant::now);
+        let linger_over = self.peer_done_at.is_some_and(|t| t.elapsed() >= LINGER);
+        if linger_over || complete.elapsed() >= DONE_WAIT_MAX {
+            return Ok(Flow::End);
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The outcome of a complete record: the trailer written, the figures gathered.
+    fn finish(self) -> Result<PeerOutcome<W>, NetplayError> {
+        let record = self.record;
+        let recording = match record.recorder {
+            Some(recorder) => Some(
+                recorder
+                    .finish_simulation(&record.sim)
+                    .map_err(NetplayError::Record)?,
+            ),
+            None => None,
+        };
+        let ran = self.adapter.simulation().state().tick.0;
+        Ok(PeerOutcome {
+            sim: record.sim,
+            recording,
+            rollbacks: self.adapter.stats(),
+            network: self.network.get(),
+            checked_ticks: record.checked,
+            extra_ticks: ran.saturating_sub(record.ticks),
+            wall: self.started.elapsed(),
+        })
     }
 }
 
@@ -502,36 +627,4 @@ fn start_session(
         .add_player(PlayerType::Remote(config.remote), 1 - config.player)?
         .start_p2p_session(socket)?;
     Ok((session, network))
-}
-
-/// The outcome of a complete record: the trailer written, the figures gathered.
-fn finish<W: Write>(
-    record: Record<W>,
-    adapter: &Adapter,
-    network: &Rc<Cell<FaultStats>>,
-    started: Instant,
-) -> Result<PeerOutcome<W>, NetplayError> {
-    let recording = match record.recorder {
-        Some(recorder) => Some(
-            recorder
-                .finish_simulation(&record.sim)
-                .map_err(NetplayError::Record)?,
-        ),
-        None => None,
-    };
-    let extra_ticks = adapter
-        .simulation()
-        .state()
-        .tick
-        .0
-        .saturating_sub(record.ticks);
-    Ok(PeerOutcome {
-        sim: record.sim,
-        recording,
-        rollbacks: adapter.stats(),
-        network: network.get(),
-        checked_ticks: record.checked,
-        extra_ticks,
-        wall: started.elapsed(),
-    })
 }
