@@ -1,7 +1,8 @@
 //! # pogo
 //!
 //! Facade over [`pogo_core`] (the deterministic simulation) and [`pogo_replay`] (file formats,
-//! replays, the verifier), and the home of the `pogo` command-line tool.
+//! replays, the verifier) — and, with the default `netplay` feature, `pogo_netplay` (rollback
+//! netplay with GGRS) — and the home of the `pogo` command-line tool.
 //!
 //! To embed the simulation, depend on `pogo = { version = "0.1", default-features = false }`:
 //! this library is then the two crates above and nothing else. The default `cli` feature builds
@@ -52,4 +53,6 @@
 //! versions (`pogo = "=0.1.0"`), and check the rules version and the tuning and level hashes.
 
 pub use pogo_core as core;
+#[cfg(feature = "netplay")]
+pub use pogo_netplay as netplay;
 pub use pogo_replay as replay;

@@ -561,7 +561,7 @@ fn help_is_short_per_command_and_names_the_exit_codes() {
         .skip(1)
         .take_while(|l| !l.is_empty())
         .collect();
-    assert_eq!(commands.len(), 10, "nine commands and help: {text}");
+    assert_eq!(commands.len(), 11, "ten commands and help: {text}");
     for line in &commands {
         assert!(line.len() <= 100, "not a one-line summary: {line:?}");
     }
@@ -571,6 +571,7 @@ fn help_is_short_per_command_and_names_the_exit_codes() {
     }
     for command in [
         "tuning", "levels", "simulate", "verify", "inspect", "diff", "race", "salvage", "plot",
+        "netplay",
     ] {
         let out = expect(0, &[command, "--help"]);
         let help = stdout(&out);

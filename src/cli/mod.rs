@@ -38,6 +38,8 @@ mod escape;
 mod input;
 mod inspect;
 mod levels;
+#[cfg(feature = "netplay")]
+mod netplay;
 mod plot;
 mod race;
 mod replays;
@@ -99,6 +101,10 @@ const EXIT_SALVAGE: &str = "Exit status: 0 salvaged (a truncated recording, or a
 const EXIT_PLOT: &str = "Exit status: 0 written; 1 a replay does not verify; 2 bad arguments, a \
     file that cannot be read or is not a well-formed replay, replays of different levels or \
     tunings, or OUT cannot be written.";
+#[cfg(feature = "netplay")]
+const EXIT_NETPLAY: &str = "Exit status: 0 the session completed (both peers confirmed --ticks); \
+    1 it ran but did not complete (no answer from the peer, an early disconnect, a desync); 2 \
+    bad arguments, a port that cannot be bound, or a recording that cannot be written.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -191,6 +197,15 @@ enum Command {
     /// under them.
     #[command(after_help = EXIT_PLOT)]
     Plot(plot::PlotCommand),
+    /// Play one peer of a two-player rollback session (GGRS) over UDP.
+    ///
+    /// Drive the local player (--bot, --inputs, --random), play the remote one as it arrives,
+    /// and print the SIG lines of `simulate` when --ticks are confirmed. --record writes the
+    /// confirmed session as a replay (the same bytes on both peers). --loss, --delay-ms,
+    /// --duplicate, --reorder make the outgoing packets faulty.
+    #[cfg(feature = "netplay")]
+    #[command(after_help = EXIT_NETPLAY)]
+    Netplay(netplay::NetplayCommand),
 }
 
 /// Why a command failed; decides the exit code.
@@ -353,6 +368,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Race(args) => race::run(&args, out),
         Command::Salvage(args) => salvage::run(&args, out),
         Command::Plot(args) => plot::run(&args, out),
+        #[cfg(feature = "netplay")]
+        Command::Netplay(args) => netplay::run(&args, out),
     }
 }
 

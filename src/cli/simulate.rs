@@ -200,7 +200,7 @@ fn check_metadata(args: &SimulateCommand) -> Result<(), CliError> {
 // Level and world.
 
 /// The level named by `--level`, built for `tuning`.
-fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
+pub(crate) fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
     let desc = load_level(level)?;
     World::new(desc, tuning).map_err(|e| CliError::bad_input(format!("level {level}: {e}")))
 }
