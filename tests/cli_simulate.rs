@@ -20,7 +20,7 @@ fn simulate(args: &[&str]) -> String {
     stdout(&out)
 }
 
-/// The fields of one `SIG` line, checked against the format of SPEC §8.
+/// The fields of one `SIG` line, checked against its documented format.
 #[derive(Debug, PartialEq)]
 struct Sig {
     ticks: u32,
@@ -31,7 +31,7 @@ struct Sig {
     hash: String,
 }
 
-/// A one-player SIG line: SPEC §8's exactly, ending `hash=<16 hex>`.
+/// A one-player SIG line, exactly as documented, ending `hash=<16 hex>`.
 fn parse_sig(line: &str) -> Sig {
     parse_sig_fields(line, "hash")
 }

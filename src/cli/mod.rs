@@ -1,5 +1,5 @@
 //! The `pogo` command line: argument parsing, dispatch to one module per subcommand, and the
-//! error contract of SPEC §8.
+//! error contract below.
 //!
 //! # Exit codes (one rule for every command)
 //!

@@ -1,4 +1,4 @@
-//! `pogo netplay`: one peer of a two-player rollback session with GGRS over UDP (SPEC §11).
+//! `pogo netplay`: one peer of a two-player rollback session with GGRS over UDP.
 //! The session itself is `pogo_netplay::run_peer`; this module turns flags into its inputs
 //! and its outcome into the `SIG` lines of `pogo simulate`.
 //!

@@ -1,7 +1,7 @@
-//! The `SIG` lines that `pogo simulate` prints at the end of a run (SPEC §8), in one place, so
+//! The `SIG` lines that `pogo simulate` prints at the end of a run, in one place, so
 //! every command that ends a run (`simulate`, later `netplay`) prints the same lines.
 //!
-//! One player, SPEC §8's line exactly:
+//! One player, one line:
 //!
 //! ```text
 //! SIG ticks=600 bounces=7 apex=3.3241 finish=none hash=0123456789abcdef

@@ -1,5 +1,5 @@
 //! `pogo simulate`: run a level for some ticks with scripted, bot or neutral input, through the
-//! frame driver at a chosen render rate, and print each pogo's signature line (SPEC §8).
+//! frame driver at a chosen render rate, and print each pogo's signature line.
 //!
 //! ```text
 //! SIG ticks=600 bounces=7 apex=3.3241 finish=none hash=0123456789abcdef
@@ -67,7 +67,7 @@ const RENDER_FPS_MAX: u64 = 10_000;
 /// Most decimals of `--render-fps` (a denominator of at most 10⁹).
 const RENDER_FPS_DECIMALS_MAX: usize = 9;
 
-/// The trace header of SPEC §8 (one player).
+/// The trace header (one player).
 const TRACE_HEADER: &str = "tick,state,px,py,pz,vx,vy,vz,combo,bounces";
 /// The trace header with several players.
 const TRACE_HEADER_PLAYERS: &str = "tick,player,state,px,py,pz,vx,vy,vz,combo,bounces";

@@ -1,4 +1,4 @@
-//! `pogo verify`: verify replays by re-simulating them, several files at once (SPEC §7, §8).
+//! `pogo verify`: verify replays by re-simulating them, several files at once.
 //!
 //! ```text
 //! OK  samples/course-bot.pogo  ticks=3456 finish=3455 player=bot
