@@ -600,21 +600,21 @@ fn prelude(model: &mut Model) -> Result<(), TestCaseError> {
 
 #[test]
 fn random_call_sequences_never_crash_and_always_explain() {
-    let baseline = pogo_handle_count();
     let level_json = pogo_replay::level_to_json(&pogo_replay::levels::flat());
     let mut runner = TestRunner::new(config());
     let statuses = Cell::new([0usize; 14]);
     runner
         .run(&proptest::collection::vec(op(), 1..80), |ops| {
+            let baseline = pogo_handle_count();
             let mut model = Model {
                 level_json: level_json.clone(),
                 ..Model::default()
             };
-            prelude(&mut model)?;
-            for op in &ops {
-                run_op(&mut model, op)?;
-            }
-            // Free everything: nothing may be left behind.
+            let outcome = prelude(&mut model).and_then(|()| {
+                ops.iter().try_for_each(|op| run_op(&mut model, op))
+            });
+            // Free everything, also after a failure (so shrinking starts clean): nothing may
+            // be left behind.
             for &(kind, id) in &model.live {
                 let status = match kind {
                     Kind::Level => pogo_level_free(PogoLevel { id }),
@@ -627,6 +627,7 @@ fn random_call_sequences_never_crash_and_always_explain() {
                 };
                 prop_assert_eq!(status, PogoStatus::Ok);
             }
+            outcome?;
             prop_assert_eq!(pogo_handle_count(), baseline, "objects left alive");
             prop_assert_eq!(pogo_block_count(), 0, "blocks left allocated");
             let mut sum = statuses.get();
