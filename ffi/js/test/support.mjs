@@ -2,9 +2,9 @@
 // the golden runs of tests/golden_hashes.rs written against pogo.mjs.
 //
 //   POGO_WASM  the module (default: target/wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm)
-//   POGO_BIN   the pogo binary (default: target/release/pogo, else target/debug/pogo)
+//   POGO_BIN   the pogo binary (default: the newer of target/release/pogo and target/debug/pogo)
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,13 +15,17 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 export const WASM = process.env.POGO_WASM
   ?? join(ROOT, 'target/wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm');
 
+/** POGO_BIN, else the newer of target/release/pogo and target/debug/pogo. */
 export function pogoBin() {
   if (process.env.POGO_BIN) return process.env.POGO_BIN;
-  for (const profile of ['release', 'debug']) {
-    const bin = join(ROOT, 'target', profile, 'pogo');
-    if (existsSync(bin)) return bin;
+  const found = ['release', 'debug']
+    .map((profile) => join(ROOT, 'target', profile, 'pogo'))
+    .filter((bin) => existsSync(bin))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (found.length === 0) {
+    throw new Error('no pogo binary: build it (cargo build -p pogo --bin pogo) or set POGO_BIN');
   }
-  throw new Error('no pogo binary: build it (cargo build --release -p pogo --bin pogo) or set POGO_BIN');
+  return found[0];
 }
 
 let module;
