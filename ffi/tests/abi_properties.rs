@@ -85,7 +85,11 @@ enum Bytes {
 fn bytes() -> impl Strategy<Value = Bytes> {
     prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..700).prop_map(Bytes::Garbage),
-        (any::<u8>(), proptest::option::of(any::<u16>()), proptest::option::of(any::<u16>()))
+        (
+            any::<u8>(),
+            proptest::option::of(any::<u16>()),
+            proptest::option::of(any::<u16>())
+        )
             .prop_map(|(which, flip, cut)| Bytes::Earlier { which, flip, cut }),
     ]
 }
@@ -94,27 +98,84 @@ fn bytes() -> impl Strategy<Value = Bytes> {
 enum Op {
     Level(u8),
     Tuning(u8),
-    Sim { level: Pick, tuning: Pick, players: u32, cookie: bool },
+    Sim {
+        level: Pick,
+        tuning: Pick,
+        players: u32,
+        cookie: bool,
+    },
     Free(Pick, u8),
-    Step { sim: Pick, count: usize, buttons: u8, null: bool },
+    Step {
+        sim: Pick,
+        count: usize,
+        buttons: u8,
+        null: bool,
+    },
     /// Steps a simulation `ticks` times with the bot's input for player 0, recording each
     /// tick with a recorder (whichever statuses that gives).
-    Play { sim: Pick, recorder: Pick, bot: Pick, ticks: u8 },
-    PlayerState { sim: Pick, player: u32, previous: bool, null: bool },
+    Play {
+        sim: Pick,
+        recorder: Pick,
+        bot: Pick,
+        ticks: u8,
+    },
+    PlayerState {
+        sim: Pick,
+        player: u32,
+        previous: bool,
+        null: bool,
+    },
     Getters(Pick, u8),
-    Snapshot { sim: Pick, capacity: u16, null_len: bool },
-    Restore { sim: Pick, bytes: Bytes },
-    Recorder { sim: Pick, name: u8 },
+    Snapshot {
+        sim: Pick,
+        capacity: u16,
+        null_len: bool,
+    },
+    Restore {
+        sim: Pick,
+        bytes: Bytes,
+    },
+    Recorder {
+        sim: Pick,
+        name: u8,
+    },
     Record(Pick),
     Finish(Pick),
-    RecorderBytes { recorder: Pick, capacity: u16 },
-    Driver { players: u32, rate: u32, cap: u32 },
-    Push { driver: Pick, at: u64, player: u32, buttons: u8 },
-    Advance { driver: Pick, sim: Pick, recorder: Option<Pick>, now: u64 },
-    Verifier { tuning: Pick, interval: u32 },
-    Verify { verifier: Pick, bytes: Bytes },
+    RecorderBytes {
+        recorder: Pick,
+        capacity: u16,
+    },
+    Driver {
+        players: u32,
+        rate: u32,
+        cap: u32,
+    },
+    Push {
+        driver: Pick,
+        at: u64,
+        player: u32,
+        buttons: u8,
+    },
+    Advance {
+        driver: Pick,
+        sim: Pick,
+        recorder: Option<Pick>,
+        now: u64,
+    },
+    Verifier {
+        tuning: Pick,
+        interval: u32,
+    },
+    Verify {
+        verifier: Pick,
+        bytes: Bytes,
+    },
     Bot,
-    BotInput { bot: Pick, sim: Pick, player: u32 },
+    BotInput {
+        bot: Pick,
+        sim: Pick,
+        player: u32,
+    },
     Alloc(u32),
     LastError(u16),
 }
@@ -190,7 +251,10 @@ struct Model {
 impl Model {
     fn resolve(&self, kind: Kind, pick: Pick) -> (u32, Fate) {
         let of = |list: &[(Kind, u32)], same: bool| -> Vec<u32> {
-            list.iter().filter(|(k, _)| (*k == kind) == same).map(|(_, id)| *id).collect()
+            list.iter()
+                .filter(|(k, _)| (*k == kind) == same)
+                .map(|(_, id)| *id)
+                .collect()
         };
         let choose = |ids: Vec<u32>, n: u8, fate: Fate| match ids.len() {
             0 => (0, Fate::Zero),
@@ -251,11 +315,19 @@ fn checked(model: &mut Model, what: &str, status: PogoStatus) -> Result<PogoStat
         let mut buf = [0 as c_char; 1100];
         // SAFETY: the buffer is valid for its length.
         let len = unsafe { pogo_last_error(buf.as_mut_ptr(), buf.len()) };
-        let bytes: Vec<u8> = buf[..len.min(buf.len() - 1)].iter().map(|&c| c as u8).collect();
+        let bytes: Vec<u8> = buf[..len.min(buf.len() - 1)]
+            .iter()
+            .map(|&c| c as u8)
+            .collect();
         let message = String::from_utf8(bytes);
         prop_assert!(message.is_ok(), "{}: message is not UTF-8", what);
         let message = message.unwrap();
-        prop_assert!(!message.is_empty(), "{}: {:?} without a message", what, status);
+        prop_assert!(
+            !message.is_empty(),
+            "{}: {:?} without a message",
+            what,
+            status
+        );
         prop_assert!(
             !message.chars().any(char::is_control),
             "{}: unprintable message {:?}",
@@ -284,8 +356,8 @@ fn text(s: &str) -> (*const c_char, usize) {
 }
 
 fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
-    // SAFETY (for every call below): pointers passed are NULL or point to live locals of the
-    // right type and length, exactly as the header's contract asks of a C caller.
+    // SAFETY: for every call below, the pointers passed are NULL or point to live locals of
+    // the right type and length, exactly as the header's contract asks of a C caller.
     unsafe {
         match op {
             Op::Level(n) => {
@@ -326,13 +398,22 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     model.live.push((Kind::Tuning, tuning.id));
                 }
             }
-            Op::Sim { level, tuning, players, cookie } => {
+            Op::Sim {
+                level,
+                tuning,
+                players,
+                cookie,
+            } => {
                 let mut def = pogo_default_sim_def();
                 if !cookie {
                     def.internal_value = 0;
                 }
-                def.level = PogoLevel { id: model.resolve(Kind::Level, *level).0 };
-                def.tuning = PogoTuning { id: model.resolve(Kind::Tuning, *tuning).0 };
+                def.level = PogoLevel {
+                    id: model.resolve(Kind::Level, *level).0,
+                };
+                def.tuning = PogoTuning {
+                    id: model.resolve(Kind::Tuning, *tuning).0,
+                };
                 def.players = *players;
                 let mut sim = PogoSim::default();
                 if checked(model, "sim", pogo_sim_create(&def, &mut sim))? == PogoStatus::Ok {
@@ -358,35 +439,76 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     model.freed.push((kind, id));
                 }
             }
-            Op::Step { sim, count, buttons, null: no_inputs } => {
+            Op::Step {
+                sim,
+                count,
+                buttons,
+                null: no_inputs,
+            } => {
                 let (id, _) = model.resolve(Kind::Sim, *sim);
-                let inputs = vec![PogoInput { steer_x: 40, steer_z: -128, buttons: *buttons }; 17];
-                let ptr = if *no_inputs { std::ptr::null() } else { inputs.as_ptr() };
+                let inputs = [PogoInput {
+                    steer_x: 40,
+                    steer_z: -128,
+                    buttons: *buttons,
+                }; 17];
+                let ptr = if *no_inputs {
+                    std::ptr::null()
+                } else {
+                    inputs.as_ptr()
+                };
                 checked(model, "step", pogo_sim_step(PogoSim { id }, ptr, *count))?;
             }
-            Op::Play { sim, recorder, bot, ticks } => {
-                let sim = PogoSim { id: model.resolve(Kind::Sim, *sim).0 };
-                let recorder = PogoRecorder { id: model.resolve(Kind::Recorder, *recorder).0 };
-                let bot = PogoBot { id: model.resolve(Kind::Bot, *bot).0 };
+            Op::Play {
+                sim,
+                recorder,
+                bot,
+                ticks,
+            } => {
+                let sim = PogoSim {
+                    id: model.resolve(Kind::Sim, *sim).0,
+                };
+                let recorder = PogoRecorder {
+                    id: model.resolve(Kind::Recorder, *recorder).0,
+                };
+                let bot = PogoBot {
+                    id: model.resolve(Kind::Bot, *bot).0,
+                };
                 let mut players = 0u32;
-                if checked(model, "players", pogo_sim_players(sim, &mut players))? != PogoStatus::Ok {
+                if checked(model, "players", pogo_sim_players(sim, &mut players))? != PogoStatus::Ok
+                {
                     return Ok(());
                 }
                 for _ in 0..*ticks {
                     let mut inputs = vec![PogoInput::default(); players as usize];
-                    checked(model, "bot input", pogo_bot_input(bot, sim, 0, &mut inputs[0]))?;
-                    if checked(model, "play step", pogo_sim_step(sim, inputs.as_ptr(), inputs.len()))?
-                        != PogoStatus::Ok
+                    checked(
+                        model,
+                        "bot input",
+                        pogo_bot_input(bot, sim, 0, &mut inputs[0]),
+                    )?;
+                    if checked(
+                        model,
+                        "play step",
+                        pogo_sim_step(sim, inputs.as_ptr(), inputs.len()),
+                    )? != PogoStatus::Ok
                     {
                         break;
                     }
                     checked(model, "play record", pogo_recorder_record(recorder))?;
                 }
             }
-            Op::PlayerState { sim, player, previous, null: no_out } => {
+            Op::PlayerState {
+                sim,
+                player,
+                previous,
+                null: no_out,
+            } => {
                 let (id, _) = model.resolve(Kind::Sim, *sim);
                 let mut state = PogoPlayerState::default();
-                let out = if *no_out { null_mut() } else { &mut state as *mut _ };
+                let out = if *no_out {
+                    null_mut()
+                } else {
+                    &mut state as *mut _
+                };
                 let status = if *previous {
                     pogo_sim_previous_player_state(PogoSim { id }, *player, out)
                 } else {
@@ -413,12 +535,24 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 let status = checked(model, "getter", status)?;
                 expect_fate("getter", fate, status)?;
             }
-            Op::Snapshot { sim, capacity, null_len } => {
+            Op::Snapshot {
+                sim,
+                capacity,
+                null_len,
+            } => {
                 let (id, _) = model.resolve(Kind::Sim, *sim);
                 let mut buf = vec![0u8; *capacity as usize];
                 let mut len = 0usize;
-                let len_ptr = if *null_len { null_mut() } else { &mut len as *mut usize };
-                let ptr = if buf.is_empty() { null_mut() } else { buf.as_mut_ptr() };
+                let len_ptr = if *null_len {
+                    null_mut()
+                } else {
+                    &mut len as *mut usize
+                };
+                let ptr = if buf.is_empty() {
+                    null_mut()
+                } else {
+                    buf.as_mut_ptr()
+                };
                 let status = checked(
                     model,
                     "snapshot",
@@ -436,7 +570,11 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 let b = model.blob(bytes);
                 let mut before = 0u64;
                 pogo_sim_state_hash(PogoSim { id }, &mut before);
-                let status = checked(model, "restore", pogo_sim_restore(PogoSim { id }, b.as_ptr(), b.len()))?;
+                let status = checked(
+                    model,
+                    "restore",
+                    pogo_sim_restore(PogoSim { id }, b.as_ptr(), b.len()),
+                )?;
                 if status != PogoStatus::Ok {
                     let mut after = 0u64;
                     pogo_sim_state_hash(PogoSim { id }, &mut after);
@@ -444,13 +582,23 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 }
             }
             Op::Recorder { sim, name } => {
-                let names = ["", "bot", "bad\nname", "Émile", "a name of more than thirty-two characters"];
+                let names = [
+                    "",
+                    "bot",
+                    "bad\nname",
+                    "Émile",
+                    "a name of more than thirty-two characters",
+                ];
                 let name = names[*name as usize % names.len()];
                 let mut def = pogo_default_recorder_def();
-                def.sim = PogoSim { id: model.resolve(Kind::Sim, *sim).0 };
+                def.sim = PogoSim {
+                    id: model.resolve(Kind::Sim, *sim).0,
+                };
                 (def.player_name, def.player_name_len) = text(name);
                 let mut recorder = PogoRecorder::default();
-                if checked(model, "recorder", pogo_recorder_create(&def, &mut recorder))? == PogoStatus::Ok {
+                if checked(model, "recorder", pogo_recorder_create(&def, &mut recorder))?
+                    == PogoStatus::Ok
+                {
                     model.live.push((Kind::Recorder, recorder.id));
                 }
             }
@@ -466,7 +614,11 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 let (id, _) = model.resolve(Kind::Recorder, *recorder);
                 let mut buf = vec![0u8; *capacity as usize];
                 let mut len = 0usize;
-                let ptr = if buf.is_empty() { null_mut() } else { buf.as_mut_ptr() };
+                let ptr = if buf.is_empty() {
+                    null_mut()
+                } else {
+                    buf.as_mut_ptr()
+                };
                 let status = checked(
                     model,
                     "recorder bytes",
@@ -483,13 +635,24 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 def.tick_rate = *rate;
                 def.ticks_per_frame_max = *cap;
                 let mut driver = PogoDriver::default();
-                if checked(model, "driver", pogo_driver_create(&def, &mut driver))? == PogoStatus::Ok {
+                if checked(model, "driver", pogo_driver_create(&def, &mut driver))?
+                    == PogoStatus::Ok
+                {
                     model.live.push((Kind::Driver, driver.id));
                 }
             }
-            Op::Push { driver, at, player, buttons } => {
+            Op::Push {
+                driver,
+                at,
+                player,
+                buttons,
+            } => {
                 let (id, _) = model.resolve(Kind::Driver, *driver);
-                let input = PogoInput { steer_x: -90, steer_z: 12, buttons: *buttons };
+                let input = PogoInput {
+                    steer_x: -90,
+                    steer_z: 12,
+                    buttons: *buttons,
+                };
                 let mut filed = 0u64;
                 checked(
                     model,
@@ -497,9 +660,18 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     pogo_driver_push_event(PogoDriver { id }, *at, *player, &input, &mut filed),
                 )?;
             }
-            Op::Advance { driver, sim, recorder, now } => {
-                let driver = PogoDriver { id: model.resolve(Kind::Driver, *driver).0 };
-                let sim = PogoSim { id: model.resolve(Kind::Sim, *sim).0 };
+            Op::Advance {
+                driver,
+                sim,
+                recorder,
+                now,
+            } => {
+                let driver = PogoDriver {
+                    id: model.resolve(Kind::Driver, *driver).0,
+                };
+                let sim = PogoSim {
+                    id: model.resolve(Kind::Sim, *sim).0,
+                };
                 let recorder = PogoRecorder {
                     id: recorder.map_or(0, |r| model.resolve(Kind::Recorder, r).0),
                 };
@@ -515,10 +687,14 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
             }
             Op::Verifier { tuning, interval } => {
                 let mut def = pogo_default_verifier_def();
-                def.tuning = PogoTuning { id: model.resolve(Kind::Tuning, *tuning).0 };
+                def.tuning = PogoTuning {
+                    id: model.resolve(Kind::Tuning, *tuning).0,
+                };
                 def.max_hash_interval_s = *interval;
                 let mut verifier = PogoVerifier::default();
-                if checked(model, "verifier", pogo_verifier_create(&def, &mut verifier))? == PogoStatus::Ok {
+                if checked(model, "verifier", pogo_verifier_create(&def, &mut verifier))?
+                    == PogoStatus::Ok
+                {
                     model.live.push((Kind::Verifier, verifier.id));
                 }
             }
@@ -543,10 +719,18 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 }
             }
             Op::BotInput { bot, sim, player } => {
-                let bot = PogoBot { id: model.resolve(Kind::Bot, *bot).0 };
-                let sim = PogoSim { id: model.resolve(Kind::Sim, *sim).0 };
+                let bot = PogoBot {
+                    id: model.resolve(Kind::Bot, *bot).0,
+                };
+                let sim = PogoSim {
+                    id: model.resolve(Kind::Sim, *sim).0,
+                };
                 let mut input = PogoInput::default();
-                checked(model, "bot input", pogo_bot_input(bot, sim, *player, &mut input))?;
+                checked(
+                    model,
+                    "bot input",
+                    pogo_bot_input(bot, sim, *player, &mut input),
+                )?;
             }
             Op::Alloc(len) => {
                 let len = *len as usize % 5000;
@@ -554,14 +738,21 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 if block.is_null() {
                     prop_assert_eq!(len, 0);
                 } else {
-                    prop_assert_eq!(checked(model, "dealloc", pogo_dealloc(block))?, PogoStatus::Ok);
+                    prop_assert_eq!(
+                        checked(model, "dealloc", pogo_dealloc(block))?,
+                        PogoStatus::Ok
+                    );
                     let again = checked(model, "dealloc twice", pogo_dealloc(block))?;
                     prop_assert_eq!(again, PogoStatus::InvalidArgument);
                 }
             }
             Op::LastError(capacity) => {
                 let mut buf = vec![0 as c_char; *capacity as usize];
-                let ptr = if buf.is_empty() { null_mut() } else { buf.as_mut_ptr() };
+                let ptr = if buf.is_empty() {
+                    null_mut()
+                } else {
+                    buf.as_mut_ptr()
+                };
                 let full = pogo_last_error(ptr, buf.len());
                 if !buf.is_empty() {
                     let written = buf.iter().position(|&c| c == 0).unwrap();
@@ -583,13 +774,36 @@ fn prelude(model: &mut Model) -> Result<(), TestCaseError> {
         Op::Level(0),
         Op::Tuning(0),
         Op::Tuning(3),
-        Op::Sim { level: live(0), tuning: live(0), players: 1, cookie: true },
-        Op::Sim { level: live(1), tuning: live(0), players: 2, cookie: true },
-        Op::Recorder { sim: live(0), name: 1 },
-        Op::Recorder { sim: live(1), name: 0 },
+        Op::Sim {
+            level: live(0),
+            tuning: live(0),
+            players: 1,
+            cookie: true,
+        },
+        Op::Sim {
+            level: live(1),
+            tuning: live(0),
+            players: 2,
+            cookie: true,
+        },
+        Op::Recorder {
+            sim: live(0),
+            name: 1,
+        },
+        Op::Recorder {
+            sim: live(1),
+            name: 0,
+        },
         Op::Bot,
-        Op::Driver { players: 1, rate: 60, cap: 240 },
-        Op::Verifier { tuning: live(0), interval: 1 },
+        Op::Driver {
+            players: 1,
+            rate: 60,
+            cap: 240,
+        },
+        Op::Verifier {
+            tuning: live(0),
+            interval: 1,
+        },
     ];
     for op in &ops {
         run_op(model, op)?;
@@ -610,9 +824,8 @@ fn random_call_sequences_never_crash_and_always_explain() {
                 level_json: level_json.clone(),
                 ..Model::default()
             };
-            let outcome = prelude(&mut model).and_then(|()| {
-                ops.iter().try_for_each(|op| run_op(&mut model, op))
-            });
+            let outcome = prelude(&mut model)
+                .and_then(|()| ops.iter().try_for_each(|op| run_op(&mut model, op)));
             // Free everything, also after a failure (so shrinking starts clean): nothing may
             // be left behind.
             for &(kind, id) in &model.live {
@@ -652,6 +865,9 @@ fn random_call_sequences_never_crash_and_always_explain() {
     eprintln!("abi_properties: {}", summary.join(" "));
     let reached = statuses.get();
     for code in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
-        assert!(reached[code] > 0, "no call returned status {code}: {summary:?}");
+        assert!(
+            reached[code] > 0,
+            "no call returned status {code}: {summary:?}"
+        );
     }
 }

@@ -173,3 +173,34 @@ fn the_c_program_is_clean_under_valgrind() {
     assert!(section(&out, "errors").starts_with("errors ok: "), "{out}");
     assert_eq!(section(&out, "handles").trim(), "0 0");
 }
+
+/// The C example a game developer copies (`examples/c/fixed_step.c`): it builds against the
+/// header, runs its real-time loop for 1.5 s, ends on exactly 90 ticks (the driver counts
+/// time exactly) and writes a replay `pogo verify` accepts.
+#[test]
+fn the_fixed_step_example_runs_and_its_replay_verifies() {
+    let example = build_c(
+        "fixed_step",
+        &[repo_root().join("ffi/examples/c/fixed_step.c")],
+    );
+    let dir = scratch_dir("fixed-step");
+    let replay = dir.path().join("fixed_step.pogo");
+    let out = Command::new(&example.path)
+        .arg("1.5")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done = stdout.lines().last().unwrap();
+    assert!(
+        done.starts_with("done: ") && done.contains(", 90 ticks,"),
+        "{done}"
+    );
+    let verified = pogo(&["verify".as_ref(), replay.as_os_str()]);
+    assert!(verified.status.success(), "{verified:?}");
+}
