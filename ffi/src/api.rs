@@ -471,8 +471,9 @@ pub unsafe extern "C" fn pogo_sim_step(
     count: usize,
 ) -> PogoStatus {
     call(sim.id, || {
-        let inputs = ptr::array(inputs, count, PLAYERS_MAX, "inputs")?;
-        handle::with(|r| r.sim_mut(sim)?.step_checked(&inputs))
+        let mut buffer = [PogoInput::default(); PLAYERS_MAX];
+        let inputs = ptr::array_into(inputs, count, &mut buffer, "inputs")?;
+        handle::with(|r| r.sim_mut(sim)?.step_checked(inputs))
     })
 }
 

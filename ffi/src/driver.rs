@@ -139,7 +139,7 @@ pub fn advance(
         });
     let players = reg.sim(sim_h)?.players();
     for tick_inputs in inputs.chunks(players.max(1)) {
-        reg.sim_mut(sim_h)?.step(tick_inputs.to_vec());
+        reg.sim_mut(sim_h)?.step(tick_inputs);
         if recording {
             recorder::record_tick(reg, recorder_h)?;
         }

@@ -111,6 +111,34 @@ pub fn array<T: Copy>(ptr: *const T, len: usize, max: usize, what: &str) -> Resu
     Ok(values)
 }
 
+/// Like [`array`], into `buffer` instead of a new vector (for the per-tick inputs, so a step
+/// allocates nothing): returns the filled prefix. `len` must be at most `buffer.len()`.
+pub fn array_into<'b, T: Copy>(
+    ptr: *const T,
+    len: usize,
+    buffer: &'b mut [T],
+    what: &str,
+) -> Result<&'b [T], Error> {
+    if len > buffer.len() {
+        return Err(Error::invalid(format_args!(
+            "{what}: {len} elements, at most {} are allowed",
+            buffer.len()
+        )));
+    }
+    if len == 0 {
+        return Ok(&buffer[..0]);
+    }
+    if ptr.is_null() {
+        return Err(Error::null(what));
+    }
+    for (i, slot) in buffer[..len].iter_mut().enumerate() {
+        // SAFETY: as in `array`: non-NULL, valid for reading `len` values of `T` by the call's
+        // contract, `i < len` ≤ 16, no alignment assumed, any bits a valid `T`.
+        *slot = unsafe { ptr::read_unaligned(ptr.wrapping_add(i)) };
+    }
+    Ok(&buffer[..len])
+}
+
 /// Copies `data` into the caller's buffer of `capacity` bytes and writes `data.len()` to
 /// `len_out`: the "how many bytes are needed" convention of every variable-length output.
 ///

@@ -4,7 +4,7 @@
 //! stepped since the last record: a caller cannot record other inputs than it played, skip a
 //! tick or record one twice without being told.
 
-use pogo_core::Input;
+use pogo_core::{Input, PLAYERS_MAX};
 use pogo_replay::{Header, Recorder};
 
 use crate::error::Error;
@@ -28,8 +28,10 @@ pub struct RecorderObject {
 struct Stepped {
     /// The simulation's tick now.
     tick: u32,
-    /// The last step's tick and inputs.
-    last: Option<(u32, Vec<Input>)>,
+    /// The last step's tick, and its inputs (the first `players`).
+    last: Option<u32>,
+    inputs: [Input; PLAYERS_MAX],
+    players: usize,
     /// The state hash now, if the recorder stores this tick's.
     hash: Option<u64>,
 }
@@ -48,10 +50,15 @@ pub fn record_tick(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Err
     })?;
     let stepped = Stepped {
         tick: sim.sim.state().tick.0,
-        last: sim
-            .last_step
-            .as_ref()
-            .map(|(t, inputs)| (t.0, inputs.clone())),
+        last: sim.last_step.map(|t| t.0),
+        inputs: {
+            let mut inputs = [Input::default(); PLAYERS_MAX];
+            for (slot, input) in inputs.iter_mut().zip(&sim.last_inputs) {
+                *slot = *input;
+            }
+            inputs
+        },
+        players: sim.last_inputs.len(),
         hash: needs_hash.then(|| sim.sim.state_hash()),
     };
     reg.recorder_mut(recorder)?.record(stepped)
@@ -126,11 +133,13 @@ impl RecorderObject {
         let recorder = self.recording()?;
         let recorded = recorder.ticks();
         let inputs = match stepped.last {
-            Some((tick, inputs)) if tick == recorded && stepped.tick == recorded + 1 => inputs,
+            Some(tick) if tick == recorded && stepped.tick == recorded + 1 => {
+                &stepped.inputs[..stepped.players]
+            }
             last => {
                 let last = last.map_or(
                     "no step since its creation or last restore".to_string(),
-                    |(t, _)| format!("its last step ran tick {t}"),
+                    |t| format!("its last step ran tick {t}"),
                 );
                 return Err(Error::state(format_args!(
                     "tick {recorded} is the next to record, but the simulation is at tick {} \
@@ -145,7 +154,7 @@ impl RecorderObject {
             )));
         }
         recorder
-            .record(&inputs, || stepped.hash.unwrap_or_default())
+            .record(inputs, || stepped.hash.unwrap_or_default())
             .map_err(|e| Error::state(format_args!("cannot record: {e}")))
     }
 

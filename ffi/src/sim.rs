@@ -3,7 +3,7 @@
 //! from) and the inputs that tick used (what a recorder records, so a caller cannot record
 //! other inputs than it stepped with).
 
-use pogo_core::{Buttons, Events, Fx, Input, Pogo, Simulation, State, Ticks};
+use pogo_core::{Buttons, Events, Fx, Input, PLAYERS_MAX, Pogo, Simulation, State, Ticks};
 
 use crate::error::Error;
 use crate::snapshot;
@@ -45,15 +45,18 @@ pub struct SimObject {
     pub sim: Simulation,
     /// Every pogo before the last tick (equal to the current ones after creation or restore).
     pub previous: Vec<Pogo>,
-    /// The inputs of the last tick, and that tick's number; `None` after creation or restore,
-    /// when no tick has been stepped since.
-    pub last_step: Option<(Ticks, Vec<Input>)>,
+    /// The number of the last tick stepped; `None` after creation or restore, when no tick
+    /// has been stepped since.
+    pub last_step: Option<Ticks>,
+    /// The inputs of that tick, one per player (kept, not reallocated, from tick to tick).
+    pub last_inputs: Vec<Input>,
 }
 
 impl SimObject {
     pub fn new(sim: Simulation) -> SimObject {
         SimObject {
             previous: sim.state().pogos.clone(),
+            last_inputs: Vec::with_capacity(sim.state().pogos.len()),
             sim,
             last_step: None,
         }
@@ -72,21 +75,22 @@ impl SimObject {
                 self.players()
             )));
         }
-        let inputs = inputs
-            .iter()
-            .enumerate()
-            .map(|(player, i)| input(i, player))
-            .collect::<Result<Vec<Input>, Error>>()?;
-        self.step(inputs);
+        let mut checked = [Input::default(); PLAYERS_MAX];
+        for (player, (slot, i)) in checked.iter_mut().zip(inputs).enumerate() {
+            *slot = input(i, player)?;
+        }
+        self.step(&checked[..inputs.len()]);
         Ok(())
     }
 
     /// Runs one tick with checked inputs (one per player).
-    pub fn step(&mut self, inputs: Vec<Input>) {
+    pub fn step(&mut self, inputs: &[Input]) {
         self.previous.clone_from(&self.sim.state().pogos);
         let tick = self.sim.state().tick;
-        self.sim.step(&inputs);
-        self.last_step = Some((tick, inputs));
+        self.sim.step(inputs);
+        self.last_step = Some(tick);
+        self.last_inputs.clear();
+        self.last_inputs.extend_from_slice(inputs);
     }
 
     /// Player `player`'s pogo now (`previous` false) or before the last tick.
