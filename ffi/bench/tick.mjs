@@ -11,6 +11,9 @@ import { hex, load } from '../js/pogo.mjs';
 
 const WASM = process.argv[2] ?? new URL('../../target/wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm', import.meta.url);
 const REPS = 41;
+// V8 first runs wasm in its baseline compiler and tiers hot functions up to the optimizing
+// one while they run: unmeasured repetitions first, so the medians are of optimized code.
+const WARMUP = 20;
 
 const pogo = await load(readFileSync(WASM));
 const level = pogo.level('course'), tuning = pogo.tuning();
@@ -28,6 +31,10 @@ const expected = sim.stateHash();
 const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
 
 function measure(label, stepAll) {
+  for (let r = 0; r < WARMUP; r++) {
+    sim.restore(start);
+    stepAll();
+  }
   const perTick = [];
   for (let r = 0; r < REPS; r++) {
     sim.restore(start);
