@@ -3,7 +3,8 @@
 //! linear memory. `pogo_alloc` returns a zeroed block; `pogo_dealloc` frees it and refuses
 //! any pointer it did not return (instead of corrupting the heap, as `free` would).
 //!
-//! Blocks are `Vec<u8>`s kept in a map by address: no unsafe code, and a freed block's
+//! Blocks are `Vec<u64>`s (8-byte aligned, so a JavaScript caller may lay a `Float64Array` or
+//! `BigInt64Array` over one) kept in a map by address: no unsafe code, and a freed block's
 //! address is forgotten, so a double free is an error, not a crash.
 
 use std::collections::BTreeMap;
@@ -17,9 +18,9 @@ pub(crate) const ALLOC_BYTES_MAX: usize = 128 << 20;
 /// Most blocks alive at once.
 pub(crate) const ALLOCS_MAX: usize = 4096;
 
-static BLOCKS: Mutex<BTreeMap<usize, Vec<u8>>> = Mutex::new(BTreeMap::new());
+static BLOCKS: Mutex<BTreeMap<usize, Vec<u64>>> = Mutex::new(BTreeMap::new());
 
-/// A zeroed block of `len` bytes (1…`ALLOC_BYTES_MAX`).
+/// A zeroed, 8-byte aligned block of `len` bytes (1…`ALLOC_BYTES_MAX`).
 pub fn alloc(len: usize) -> Result<*mut u8, Error> {
     if len == 0 || len > ALLOC_BYTES_MAX {
         return Err(Error::invalid(format_args!(
@@ -32,8 +33,8 @@ pub fn alloc(len: usize) -> Result<*mut u8, Error> {
             "{ALLOCS_MAX} blocks are allocated: free some with pogo_dealloc"
         )));
     }
-    let mut block = vec![0u8; len];
-    let ptr = block.as_mut_ptr();
+    let mut block = vec![0u64; len.div_ceil(8)];
+    let ptr = block.as_mut_ptr().cast::<u8>();
     // Moving the Vec into the map moves its (pointer, length, capacity), not its bytes.
     blocks.insert(ptr as usize, block);
     Ok(ptr)

@@ -611,8 +611,10 @@ static void errors(void) {
     FAIL("names");
   checks++;
   if (pogo_alloc(0) != NULL) FAIL("pogo_alloc(0)");
-  uint8_t *block = pogo_alloc(64);
-  if (!block) FAIL("pogo_alloc(64)");
+  uint8_t *block = pogo_alloc(61);
+  if (!block || (uintptr_t)block % 8 != 0) FAIL("pogo_alloc(61): %p", (void *)block);
+  for (int i = 0; i < 61; i++)
+    if (block[i] != 0) FAIL("pogo_alloc: not zeroed");
   OK(pogo_dealloc(block));
   EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_dealloc(block)); /* twice */
   EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_dealloc(small));
