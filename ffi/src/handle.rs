@@ -86,6 +86,7 @@ impl Kind {
 }
 
 /// A live object.
+#[derive(Debug)]
 pub enum Object {
     Level(Arc<Level>),
     Tuning(Box<Tuning>),
@@ -314,5 +315,85 @@ impl Registry {
             None if id == 0 => "null handle (id 0)".to_string(),
             None => format!("{id:#010x} is not a handle"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Registry {
+        Registry {
+            slots: Vec::new(),
+            free: VecDeque::new(),
+        }
+    }
+
+    fn bot() -> Object {
+        Object::Bot(Box::new(Bot::new()))
+    }
+
+    /// An id never names two objects: a slot reused until its generation would wrap is
+    /// retired, and every id it gave out stays stale.
+    #[test]
+    fn ids_never_repeat_and_freed_ones_stay_stale() {
+        let mut r = registry();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut last = 0;
+        for _ in 0..GENERATION_MAX + 10 {
+            let id = r.insert(bot()).unwrap();
+            assert!(seen.insert(id), "id {id:#x} issued twice");
+            r.remove(id, Kind::Bot).unwrap();
+            last = id;
+        }
+        // One slot went through every generation and was retired; the rest came from a
+        // second slot.
+        assert_eq!(r.slots.len(), 2);
+        for id in [seen.first().copied().unwrap(), last] {
+            let e = r.get(id, Kind::Bot).unwrap_err();
+            assert_eq!(e.status, PogoStatus::StaleHandle, "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn lookups_say_what_is_wrong() {
+        let mut r = registry();
+        let id = r.insert(bot()).unwrap();
+        assert!(r.get(id, Kind::Bot).is_ok());
+        let wrong = r.get(id, Kind::Sim).unwrap_err();
+        assert_eq!(wrong.status, PogoStatus::WrongHandleKind);
+        assert!(wrong.message.contains("bot handle"), "{}", wrong.message);
+        assert_eq!(
+            r.get(0, Kind::Bot).unwrap_err().status,
+            PogoStatus::InvalidHandle
+        );
+        // The next generation of the slot has not been issued yet.
+        let future = id + (1 << GENERATION_SHIFT);
+        assert_eq!(
+            r.get(future, Kind::Bot).unwrap_err().status,
+            PogoStatus::InvalidHandle
+        );
+        // No kind 0 or 8…15.
+        assert_eq!(
+            r.get(id & !(0xf << INDEX_BITS), Kind::Bot)
+                .unwrap_err()
+                .status,
+            PogoStatus::InvalidHandle
+        );
+        r.remove(id, Kind::Bot).unwrap();
+        assert_eq!(
+            r.remove(id, Kind::Bot).unwrap_err().status,
+            PogoStatus::StaleHandle
+        );
+        assert_eq!(r.live(), 0);
+    }
+
+    #[test]
+    fn the_registry_is_bounded() {
+        let mut r = registry();
+        for _ in 0..HANDLES_MAX {
+            r.insert(bot()).unwrap();
+        }
+        assert_eq!(r.insert(bot()).unwrap_err().status, PogoStatus::Limit);
     }
 }
