@@ -918,8 +918,32 @@ mod tests {
         ));
     }
 
+    /// Seeded like the other randomized tests: fixed for CI, printed, overridable with
+    /// `POGO_TEST_SEED=<u64>` (or `random`) and `POGO_TEST_CASES=<n>`.
+    fn config() -> ProptestConfig {
+        use proptest::test_runner::RngSeed;
+        let seed = match std::env::var("POGO_TEST_SEED").ok().as_deref() {
+            None => 0x706f_676f_5a00_0001,
+            Some("random") => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64),
+            Some(text) => text.parse().expect("POGO_TEST_SEED is a u64 or `random`"),
+        };
+        let cases = std::env::var("POGO_TEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(256);
+        eprintln!("snapshot any_bytes: POGO_TEST_SEED={seed} POGO_TEST_CASES={cases}");
+        ProptestConfig {
+            cases,
+            rng_seed: RngSeed::Fixed(seed),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(config())]
 
         /// Any bytes: an error or a state that passes every rule, never a panic; bytes with a
         /// flipped bit but the right check decode only to states the rules allow.
