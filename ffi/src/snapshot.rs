@@ -62,8 +62,8 @@ use std::fmt;
 
 use pogo_core::world::{COORDINATE_MAX, SurfaceId, World};
 use pogo_core::{
-    Buttons, Compression, Events, Fx, Launch, Lean, Pogo, RULES_VERSION, SPEED_MAX, SimState, Simulation,
-    State, Ticks, TipMemory, Tuning, Vec3,
+    Buttons, Compression, Events, Fx, Launch, Lean, Pogo, RULES_VERSION, SPEED_MAX, SimState,
+    Simulation, State, Ticks, TipMemory, Tuning, Vec3,
 };
 use xxhash_rust::xxh3::xxh3_64;
 
