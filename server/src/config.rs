@@ -38,7 +38,9 @@ pub struct Config {
     /// Tuning file (JSON) the server verifies with (default: the default tuning).
     #[arg(long, value_name = "FILE", env = "POGO_TUNING")]
     pub tuning: Option<PathBuf>,
-    /// Verification workers (blocking threads at once), default one per core.
+    /// Verification workers (verifications at once), default one per core. 0: this process
+    /// serves the API and verifies nothing (another process on the same PostgreSQL database
+    /// does).
     #[arg(long, value_name = "N", env = "POGO_WORKERS")]
     pub workers: Option<usize>,
     /// Longest run accepted, in ticks (the verifier's player-tick budget for one
@@ -185,9 +187,6 @@ impl Config {
 
     /// Checks the values against each other; the message names the flag.
     pub fn check(&self) -> Result<(), String> {
-        if self.workers == Some(0) {
-            return Err("--workers 0: at least one worker is needed".into());
-        }
         if self.max_player_ticks == 0 || self.max_player_ticks > u64::from(u32::MAX) {
             return Err(format!(
                 "--max-player-ticks {}: must be within 1..={}",
