@@ -296,13 +296,13 @@ async fn kill_9_mid_burst_loses_nothing_acknowledged() {
         let dir = tempfile::tempdir().unwrap();
         let (log1, log2) = (dir.path().join("first.log"), dir.path().join("second.log"));
         let args = server_args(&db, &[]);
-        let mut first = ServerProcess::start(&args, &log1).await;
+        let first = ServerProcess::start(&args, &log1).await;
         let http = client();
         let mut tokens = Vec::new();
         for p in 0..4 {
             tokens.push(register(&http, &first.base, &format!("k{p}")).await);
         }
-        let pid = first.child.id();
+        let kill9 = first.killer();
         let acked = burst(
             &[first.base.clone()],
             &tokens,
@@ -310,14 +310,12 @@ async fn kill_9_mid_burst_loses_nothing_acknowledged() {
             16,
             move |n| {
                 if n == KILL_AFTER_ACKS {
-                    let _ = std::process::Command::new("kill")
-                        .args(["-9", &pid.to_string()])
-                        .status();
+                    kill9();
                 }
             },
         )
         .await;
-        let _ = first.child.wait();
+        first.killer()();
         assert!(
             acked.len() >= KILL_AFTER_ACKS && acked.len() < UPLOADS,
             "killed mid-burst: {} acks",
@@ -356,7 +354,7 @@ async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_cl
     let dir = tempfile::tempdir().unwrap();
     let (log_a, log_b) = (dir.path().join("a.log"), dir.path().join("b.log"));
     let args = server_args(&db, &[]);
-    let mut a = ServerProcess::start(&args, &log_a).await;
+    let a = ServerProcess::start(&args, &log_a).await;
     let b = ServerProcess::start(&args, &log_b).await;
     let http = client();
     let mut tokens = Vec::new();
@@ -387,18 +385,16 @@ async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_cl
         "both servers verified runs"
     );
     // The second half to A alone, killed mid-burst: B takes over what A held and had queued.
-    let pid = a.child.id();
+    let kill9 = a.killer();
     acked.extend(
         burst(&[a.base.clone()], &tokens, second.to_vec(), 16, move |n| {
             if n == UPLOADS / 4 {
-                let _ = std::process::Command::new("kill")
-                    .args(["-9", &pid.to_string()])
-                    .status();
+                kill9();
             }
         })
         .await,
     );
-    let _ = a.child.wait();
+    a.killer()();
     drained(&b.base).await;
     eprint!("two servers: ");
     check_every_ack(&b.base, &acked, &[&log_a, &log_b], 2).await;

@@ -33,12 +33,18 @@ async fn the_openapi_document_validates_and_lists_exactly_the_routes() {
     config.admin_token = Some("openapi-test-admin-token".into());
     let server = TestServer::start(config).await;
     let (http, base) = (&server.http, server.base.as_str());
-    let response = http.get(format!("{base}/api/openapi.json")).send().await.unwrap();
+    let response = http
+        .get(format!("{base}/api/openapi.json"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
 
     let spec = oas3::from_json(&text).expect("the document parses as OpenAPI 3");
-    let version = spec.validate_version().expect("a supported OpenAPI version");
+    let version = spec
+        .validate_version()
+        .expect("a supported OpenAPI version");
     assert_eq!(version.major, 3);
     let json: Value = serde_json::from_str(&text).unwrap();
 
@@ -47,7 +53,9 @@ async fn the_openapi_document_validates_and_lists_exactly_the_routes() {
     refs(&json, &mut all);
     assert!(!all.is_empty());
     for r in all {
-        let pointer = r.strip_prefix('#').unwrap_or_else(|| panic!("external $ref {r}"));
+        let pointer = r
+            .strip_prefix('#')
+            .unwrap_or_else(|| panic!("external $ref {r}"));
         assert!(json.pointer(pointer).is_some(), "unresolved $ref {r}");
     }
 
@@ -60,13 +68,14 @@ async fn the_openapi_document_validates_and_lists_exactly_the_routes() {
         assert!(operation_ids.insert(id.clone()), "operationId {id:?} twice");
         let responses = operation.responses.as_ref().map_or(0, |r| r.len());
         assert!(responses > 0, "{method} {path}: no responses");
-        let declared: BTreeSet<String> = json["paths"][&path][method.as_str().to_lowercase()]["parameters"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|p| p["in"] == "path")
-            .map(|p| p["name"].as_str().unwrap().to_string())
-            .collect();
+        let declared: BTreeSet<String> =
+            json["paths"][&path][method.as_str().to_lowercase()]["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "path")
+                .map(|p| p["name"].as_str().unwrap().to_string())
+                .collect();
         let in_path: BTreeSet<String> = path
             .split('/')
             .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
@@ -82,14 +91,22 @@ async fn the_openapi_document_validates_and_lists_exactly_the_routes() {
         .collect();
     let missing: Vec<_> = routed.difference(&documented).collect();
     let extra: Vec<_> = documented.difference(&routed).collect();
-    assert!(missing.is_empty(), "routes missing from the OpenAPI document: {missing:?}");
-    assert!(extra.is_empty(), "documented routes the router does not list: {extra:?}");
+    assert!(
+        missing.is_empty(),
+        "routes missing from the OpenAPI document: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "documented routes the router does not list: {extra:?}"
+    );
 
     // And the router serves each documented route (not the 404 fallback, not 405).
     for (method, path) in &documented {
         let url = format!(
             "{base}{}",
-            path.replace("{id}", "1").replace("{level}", "course").replace("{name}", "x")
+            path.replace("{id}", "1")
+                .replace("{level}", "course")
+                .replace("{name}", "x")
         );
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let response = http.request(method.clone(), &url).send().await.unwrap();

@@ -195,7 +195,7 @@ pub fn client() -> reqwest::Client {
 /// The real `pogo-server` binary, as an operator starts it.
 pub struct ServerProcess {
     pub base: String,
-    pub child: Child,
+    pub child: Arc<std::sync::Mutex<Child>>,
     pub log: PathBuf,
 }
 
@@ -242,39 +242,28 @@ impl ServerProcess {
         }
         ServerProcess {
             base,
-            child,
+            child: Arc::new(std::sync::Mutex::new(child)),
             log: log.to_path_buf(),
         }
     }
 
-    /// SIGKILL: no shutdown, no flushing, nothing.
-    pub fn kill9(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-
-    /// SIGTERM, then wait (bounded) for the graceful exit.
-    pub fn terminate(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let started = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
-            if started.elapsed() > Duration::from_secs(30) {
-                self.kill9();
-                panic!("the server did not stop within 30 s of SIGTERM");
+    /// A function that SIGKILLs the process (no shutdown, no flushing, nothing) and reaps it;
+    /// callable from any thread, any number of times.
+    pub fn killer(&self) -> impl Fn() + Send + Sync + 'static {
+        let child = self.child.clone();
+        move || {
+            let mut child = child.lock().unwrap_or_else(|p| p.into_inner());
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+                let _ = child.wait();
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.killer()();
     }
 }
 
