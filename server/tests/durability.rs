@@ -304,7 +304,7 @@ async fn kill_9_mid_burst_loses_nothing_acknowledged() {
         }
         let kill9 = first.killer();
         let acked = burst(
-            &[first.base.clone()],
+            std::slice::from_ref(&first.base),
             &tokens,
             replays.clone(),
             16,
@@ -387,7 +387,7 @@ async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_cl
     // The second half to A alone, killed mid-burst: B takes over what A held and had queued.
     let kill9 = a.killer();
     acked.extend(
-        burst(&[a.base.clone()], &tokens, second.to_vec(), 16, move |n| {
+        burst(std::slice::from_ref(&a.base), &tokens, second.to_vec(), 16, move |n| {
             if n == UPLOADS / 4 {
                 kill9();
             }
