@@ -1,6 +1,6 @@
 //! The HTTP API: [`router`] lists every route; one module per resource.
 //!
-//! Every failure goes through [`ApiError`](crate::error::ApiError); the success types are in
+//! Every failure goes through `crate::error::ApiError`; the success types are in
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
@@ -60,7 +60,7 @@ pub fn route_list() -> Vec<(Method, &'static str)> {
     table().listed
 }
 
-/// The whole application: every route of [`table`], the fallbacks (JSON 404 and 405), the
+/// The whole application: every route of `table`, the fallbacks (JSON 404 and 405), the
 /// per-address rate limit on `/api/`, per-request tracing spans, gzip, a panic guard that
 /// answers 500 in JSON (a handler never panics on input; this is the last line), and the
 /// body limit of the JSON routes.
