@@ -387,11 +387,17 @@ async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_cl
     // The second half to A alone, killed mid-burst: B takes over what A held and had queued.
     let kill9 = a.killer();
     acked.extend(
-        burst(std::slice::from_ref(&a.base), &tokens, second.to_vec(), 16, move |n| {
-            if n == UPLOADS / 4 {
-                kill9();
-            }
-        })
+        burst(
+            std::slice::from_ref(&a.base),
+            &tokens,
+            second.to_vec(),
+            16,
+            move |n| {
+                if n == UPLOADS / 4 {
+                    kill9();
+                }
+            },
+        )
         .await,
     );
     a.killer()();

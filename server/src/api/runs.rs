@@ -222,8 +222,14 @@ async fn accept(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Upl
         retry_after_s: RETRY_AFTER_BUSY_S,
     })?;
     let bytes = read_body(body, limit).await?;
-    let verifier = state.catalog.verifier();
-    let replay = Replay::decode(&bytes, verifier.limits()).map_err(ApiError::BadReplay)?;
+    // Decoding checks every chunk (a worst-case file near the limit takes tens of ms): off the
+    // async threads.
+    let limits = state.catalog.verifier().limits();
+    let (replay, bytes) =
+        tokio::task::spawn_blocking(move || (Replay::decode(&bytes, limits), bytes))
+            .await
+            .map_err(|e| ApiError::Internal(format!("decoding an upload: {e}")))?;
+    let replay = replay.map_err(ApiError::BadReplay)?;
     let header = &replay.header;
     if header.players != 1 {
         return Err(ApiError::NotSinglePlayer {

@@ -310,3 +310,40 @@ fn record_all(level: &str, names: &[String]) -> Result<Vec<Vec<u8>>, String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_servers_are_targets() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "http://127.8.0.1",
+            "http://localhost:1/x",
+            "http://[::1]:80",
+        ] {
+            assert_eq!(check_loopback(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://10.0.0.1:8080",
+            "http://192.168.1.2",
+            "http://example.com",
+            "https://127.0.0.1",
+            "http://127.0.0.1.example.com:80",
+            "127.0.0.1:8080",
+        ] {
+            assert!(check_loopback(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(
+            (pct(&v, 50.0), pct(&v, 99.0), pct(&v, 100.0)),
+            (50.0, 99.0, 100.0)
+        );
+        assert_eq!(pct(&[], 50.0), 0.0);
+    }
+}
