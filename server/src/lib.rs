@@ -106,6 +106,16 @@ impl Server {
             max_duration: Some(config.max_duration()),
         };
         let catalog = Arc::new(Catalog::new(tuning, levels, limits));
+        // Build every level's world now (sprawl's takes a moment), not in the first request
+        // that names it.
+        let warm = catalog.clone();
+        tokio::task::spawn_blocking(move || {
+            for level in warm.levels() {
+                warm.verifier().world(&level.name);
+            }
+        })
+        .await
+        .map_err(|e| ServerError::Config(format!("building the levels: {e}")))?;
         let store = Store::open(&config.database_url())
             .await
             .map_err(ServerError::Store)?;
