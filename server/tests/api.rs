@@ -1038,3 +1038,73 @@ async fn levels_say_the_rules_and_metrics_count_what_happened() {
     assert!(page.text().await.unwrap().contains("/api/openapi.json"));
     server.stop().await;
 }
+
+/// A run that falls off and respawns: the ghost marks each teleport and keeps the tick before
+/// it and the tick of it as points even at a coarse `every`, so a renderer never
+/// interpolates across a respawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ghosts_mark_teleports_so_renderers_do_not_interpolate_across_them() {
+    let m = pogo_core::Fx::from_int;
+    let v = pogo_core::Vec3::new;
+    let cliff = pogo_core::world::WorldDesc {
+        name: "cliff".into(),
+        spawn: pogo_core::Vec3::ZERO,
+        solids: vec![pogo_core::world::Solid {
+            bounds: pogo_core::world::Aabb::new(v(m(-5), m(-1), m(-5)), v(m(5), m(0), m(5))),
+            no_bounce: false,
+        }],
+        ..Default::default()
+    };
+    let bytes = record(&cliff, "faller", 1200, false, |_, _| pogo_core::Input {
+        steer_x: 127,
+        ..Default::default()
+    });
+    let verifier = verifier(vec![cliff.clone()]);
+    let ghost = Ghost::load(&bytes, &verifier).unwrap();
+    let teleports: Vec<u32> = ghost
+        .frames()
+        .filter(|f| f.2)
+        .map(|f| f.0.0)
+        .filter(|&t| t > 0)
+        .collect();
+    assert!(teleports.len() >= 2, "the run respawns: {teleports:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cliff.json");
+    std::fs::write(&file, pogo_replay::level_to_json(&cliff)).unwrap();
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let mut config = config(&db);
+    config.levels = vec![file];
+    let server = TestServer::start(config).await;
+    let (http, base) = (&server.http, server.base.as_str());
+    let token = register(http, base, "faller").await;
+    let (_, body) = upload(http, base, &token, &bytes).await;
+    let id = body["id"].as_i64().unwrap();
+    assert_eq!(verdict(http, base, id).await["status"], "verified");
+    let (status, trajectory) =
+        get_json(http, &format!("{base}/api/runs/{id}/ghost?every=500")).await;
+    assert_eq!(status, 200, "{trajectory}");
+    let points: Vec<(u32, bool)> = trajectory["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["tick"].as_u64().unwrap() as u32, p["teleport"] == true))
+        .collect();
+    for &t in &teleports {
+        assert!(
+            points.contains(&(t, true)),
+            "teleport at {t} marked: {points:?}"
+        );
+        assert!(
+            points.iter().any(|p| p.0 == t - 1),
+            "the tick before {t} kept"
+        );
+    }
+    // A point is marked exactly when a teleport happened since the previous point.
+    let all: Vec<bool> = ghost.frames().map(|f| f.2).collect();
+    for pair in points.windows(2) {
+        let (prev, (tick, marked)) = (pair[0].0, pair[1]);
+        let happened = all[(prev + 1) as usize..=tick as usize].iter().any(|&t| t);
+        assert_eq!(marked, happened, "point {tick}");
+    }
+    server.stop().await;
+}

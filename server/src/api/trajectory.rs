@@ -45,7 +45,8 @@ pub struct Point {
     pub y: f64,
     pub z: f64,
     /// The pogo teleported (respawned) after the previous point, at the latest on this
-    /// tick: do not interpolate from the previous point to this one.
+    /// tick: do not interpolate from the previous point to this one. The first point is
+    /// usually marked: a run starts with a spawn on tick 0.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub teleport: bool,
 }
@@ -194,4 +195,25 @@ fn sample(ghost: &Ghost, every: u32, rate: u32) -> Vec<Point> {
         teleport_since = false;
     }
     points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_is_raised_to_keep_long_runs_within_the_point_budget() {
+        assert_eq!(min_every(0), 1);
+        assert_eq!(min_every(20_000), 1);
+        assert_eq!(min_every(20_001), 2);
+        assert_eq!(min_every(216_000), 11);
+        assert_eq!(min_every(u32::MAX), u32::MAX.div_ceil(20_000));
+        for ticks in [1, 19_999, 20_001, 216_000, 864_000] {
+            let every = u64::from(min_every(ticks));
+            assert!(
+                u64::from(ticks).div_ceil(every) <= TRAJECTORY_POINTS_MAX,
+                "{ticks}"
+            );
+        }
+    }
 }
