@@ -5,7 +5,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::api::{admin, leaderboard, levels, ops, players, runs, trajectory};
+use crate::api::{admin, inspect, leaderboard, levels, ops, players, runs, trajectory};
 use crate::catalog;
 use crate::error::ErrorBody;
 
@@ -25,7 +25,7 @@ use crate::error::ErrorBody;
         ops::index, ops::healthz, ops::metrics, ops::openapi,
         levels::list, levels::geometry, leaderboard::leaderboard,
         players::register,
-        runs::upload, runs::status, runs::replay, trajectory::ghost,
+        runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::hide_run, admin::hide_player,
     ),
     components(schemas(
@@ -33,6 +33,7 @@ use crate::error::ErrorBody;
         runs::Uploaded, runs::RunStatus, runs::RunState, runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
+        inspect::Inspection,
         catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
         admin::Hidden, admin::RunHidden, admin::PlayerHidden,

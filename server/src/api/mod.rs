@@ -4,6 +4,7 @@
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
+pub mod inspect;
 pub mod leaderboard;
 pub mod levels;
 pub mod ops;
@@ -47,6 +48,7 @@ fn table() -> Table {
         .add(Method::GET, "/api/runs/{id}", runs::status)
         .add(Method::GET, "/api/runs/{id}/replay", runs::replay)
         .add(Method::GET, "/api/runs/{id}/ghost", trajectory::ghost)
+        .add(Method::GET, "/api/runs/{id}/inspect", inspect::inspect)
         .add(Method::PUT, "/api/admin/runs/{id}/hidden", admin::hide_run)
         .add(
             Method::PUT,
