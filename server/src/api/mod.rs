@@ -32,7 +32,8 @@ use crate::state::AppState;
 /// document must list exactly these (a test compares them).
 fn table() -> Table {
     Table::default()
-        .add(Method::GET, "/", ops::index)
+        .add(Method::GET, "/", crate::web::index)
+        .add(Method::GET, "/web/{file}", crate::web::file)
         .add(Method::GET, "/healthz", ops::healthz)
         .add(Method::GET, "/metrics", ops::metrics)
         .add(Method::GET, "/api/openapi.json", ops::openapi)
