@@ -77,15 +77,16 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
     assert!(page.contains(r#"<script type="module" src="/web/app.js"></script>"#));
     assert!(page.contains("/api/openapi.json"));
 
-    for missing in [
-        "/web/nope.js",
-        "/web/..%2Fsrc%2Flib.rs",
-        "/web/",
-        "/web/a/b.js",
+    for (missing, code) in [
+        ("/web/nope.js", "unknown_file"),
+        ("/web/..%2Fsrc%2Flib.rs", "unknown_file"),
+        ("/web/%7Bfile%7D", "unknown_file"),
+        ("/web/", "no_route"),
+        ("/web/a/b.js", "no_route"),
     ] {
         let (status, body) = get_json(http, &format!("{base}{missing}")).await;
         assert_eq!(status, 404, "{missing}: {body}");
-        assert_eq!(body["error"], "no_route", "{missing}");
+        assert_eq!(body["error"], code, "{missing}");
     }
     server.stop().await;
 }
