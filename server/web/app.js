@@ -39,6 +39,9 @@ async function route() {
     a.toggleAttribute('aria-current', a.dataset.route === (parts[0] ?? 'level'));
   });
   main.dataset.view = parts[0] ?? 'level';
+  // Which route the content is of, and whether it has finished rendering (tests wait on it).
+  main.dataset.route = location.hash;
+  delete main.dataset.rendered;
   try {
     if (parts.length === 0) await renderBoard(main, null, params, view);
     else if (parts[0] === 'level' && parts.length === 2) await renderBoard(main, parts[1], params, view);
@@ -46,6 +49,7 @@ async function route() {
     else if (parts[0] === 'run' && parts.length === 2) await renderRun(main, Number(parts[1]), view);
     else if (parts[0] === 'upload') renderUpload(main, params, view);
     else replace(main, el('p', { class: 'error' }, 'No such page. '), el('a', { href: '#/' }, 'The leaderboards'));
+    if (!view.signal.aborted) main.dataset.rendered = 'true';
   } catch (e) {
     if (e.name === 'AbortError' || view.signal.aborted) return;
     const message = e instanceof ApiError ? `${e.message} (${e.status} ${e.code})` : String(e);
