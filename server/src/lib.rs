@@ -40,6 +40,7 @@ pub mod openapi;
 pub mod state;
 pub mod store;
 pub mod times;
+pub mod web;
 pub mod worker;
 
 use std::future::Future;

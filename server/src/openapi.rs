@@ -5,9 +5,9 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::api::{admin, leaderboard, levels, ops, players, runs, trajectory};
-use crate::catalog;
+use crate::api::{admin, inspect, leaderboard, levels, ops, players, runs, trajectory};
 use crate::error::ErrorBody;
+use crate::{catalog, web};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -22,10 +22,10 @@ use crate::error::ErrorBody;
             \"message\": TEXT}` with a fitting status; 429 and 503 carry Retry-After."
     ),
     paths(
-        ops::index, ops::healthz, ops::metrics, ops::openapi,
+        web::index, web::file, ops::healthz, ops::metrics, ops::openapi,
         levels::list, levels::geometry, leaderboard::leaderboard,
         players::register,
-        runs::upload, runs::status, runs::replay, trajectory::ghost,
+        runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::hide_run, admin::hide_player,
     ),
     components(schemas(
@@ -33,6 +33,7 @@ use crate::error::ErrorBody;
         runs::Uploaded, runs::RunStatus, runs::RunState, runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
+        inspect::Inspection,
         catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
         admin::Hidden, admin::RunHidden, admin::PlayerHidden,
@@ -45,6 +46,7 @@ use crate::error::ErrorBody;
         (name = "leaderboards", description = "Ranked verified finishes"),
         (name = "admin", description = "Moderation (needs ADMIN_TOKEN)"),
         (name = "operations", description = "Health, metrics, this document"),
+        (name = "web", description = "The web page and its files"),
     )
 )]
 pub struct ApiDoc;

@@ -4,6 +4,7 @@
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
+pub mod inspect;
 pub mod leaderboard;
 pub mod levels;
 pub mod ops;
@@ -31,7 +32,8 @@ use crate::state::AppState;
 /// document must list exactly these (a test compares them).
 fn table() -> Table {
     Table::default()
-        .add(Method::GET, "/", ops::index)
+        .add(Method::GET, "/", crate::web::index)
+        .add(Method::GET, "/web/{file}", crate::web::file)
         .add(Method::GET, "/healthz", ops::healthz)
         .add(Method::GET, "/metrics", ops::metrics)
         .add(Method::GET, "/api/openapi.json", ops::openapi)
@@ -47,6 +49,7 @@ fn table() -> Table {
         .add(Method::GET, "/api/runs/{id}", runs::status)
         .add(Method::GET, "/api/runs/{id}/replay", runs::replay)
         .add(Method::GET, "/api/runs/{id}/ghost", trajectory::ghost)
+        .add(Method::GET, "/api/runs/{id}/inspect", inspect::inspect)
         .add(Method::PUT, "/api/admin/runs/{id}/hidden", admin::hide_run)
         .add(
             Method::PUT,

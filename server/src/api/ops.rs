@@ -1,10 +1,10 @@
-//! The operator's routes: `/healthz`, `/metrics`, `/api/openapi.json`, and `/` (a
-//! placeholder until the web page lands).
+//! The operator's routes: `/healthz`, `/metrics`, `/api/openapi.json`. (The web page, `/`,
+//! is `crate::web`.)
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::header;
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
@@ -60,20 +60,3 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
 pub async fn openapi() -> Response {
     Json(crate::openapi::ApiDoc::openapi()).into_response()
 }
-
-/// The web page (a placeholder: links to the API until the page lands).
-#[utoipa::path(get, path = "/", tag = "operations",
-    responses((status = 200, description = "HTML page", content_type = "text/html", body = String)))]
-pub async fn index() -> Html<&'static str> {
-    Html(INDEX_HTML)
-}
-
-const INDEX_HTML: &str = r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>pogo leaderboards</title></head>
-<body>
-<h1>pogo leaderboards</h1>
-<p>The page is coming. Meanwhile: <a href="/api/levels">levels</a>,
-<a href="/api/levels/course/leaderboard">the course leaderboard</a>,
-<a href="/api/openapi.json">the API (OpenAPI 3)</a>.</p>
-</body></html>
-"#;
