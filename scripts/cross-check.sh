@@ -5,8 +5,12 @@
 #   s390x   64-bit big-endian,    Rust 1.85, under qemu-s390x
 #   aarch64 64-bit little-endian, Rust 1.85, under qemu-aarch64
 #   i686    32-bit little-endian, Rust 1.85, natively
+#   wasm32  WebAssembly (wasm32-unknown-unknown), stable rustup toolchain, under Node: the
+#           golden runs through the C ABI of pogo-ffi (ffi/js/test/golden.test.mjs)
 # The golden files pin exact bits, so a pass everywhere means every architecture computes the
 # same results. (x86_64 debug and release with the stable toolchain run in .ci/run.)
+# The `pogo` package is built without its `netplay` feature everywhere (GGRS needs Rust 1.87;
+# pogo-netplay is not on the golden path), with every other default feature.
 #
 # Usage, from anywhere in the repo:   bash scripts/cross-check.sh
 # Runs as root on a Debian 12 x86_64 machine with rustup's cargo. Installs what it needs the
@@ -36,6 +40,12 @@ CROSS_TARGETS=(
 DEB_RUST_VERSION="1.85.0+dfsg3-1~deb12u3"
 RUSTC_185=/usr/bin/rustc
 RUSTLIB=/usr/lib/rustlib
+
+# The wasm32 run: built with the rustup stable toolchain, because Debian's Rust 1.85 ships no
+# wasm32 standard library; rustup adds the wasm32-unknown-unknown target from its own channel.
+# Its golden test is the Node test of the wasm build (the Rust test harness cannot run there).
+WASM_TARGET=wasm32-unknown-unknown
+WASM_GOLDEN_TEST=ffi/js/test/golden.test.mjs
 
 # Separate target dirs, so neither the 1.85 nor the native-CPU build invalidates the normal
 # `target/` cache (cargo fingerprints include the compiler and RUSTFLAGS).
@@ -197,6 +207,23 @@ test_args_for() {
   printf '%s\n' "${args[@]}"
 }
 
+# cargo feature arguments for building PKG's golden tests, one per line: the `pogo` package
+# without its `netplay` feature (GGRS needs Rust 1.87, these builds prove 1.85; see Cargo.toml),
+# keeping every other default feature; nothing for other packages.
+feature_args_for() {
+  [ "$1" = pogo ] || return 0
+  cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+meta = json.load(sys.stdin)
+pogo = next(p for p in meta["packages"] if p["name"] == "pogo")
+rest = [f for f in pogo["features"].get("default", []) if f != "netplay"]
+print("--no-default-features")
+if rest:
+    print("--features")
+    print(",".join(rest))
+'
+}
+
 golden_packages() {
   local pair
   for pair in $GOLDEN_TESTS; do echo "${pair%%:*}"; done | awk '!seen[$0]++'
@@ -210,13 +237,14 @@ run_variant() {
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
-  local pkg pkgs tests result=pass
+  local pkg pkgs tests features result=pass
   mapfile -t pkgs < <(golden_packages)
   for pkg in "${pkgs[@]}"; do
     mapfile -t tests < <(test_args_for "$pkg")
-    log "$label ($toolchain): ${envs[*]} cargo test --locked $* -p $pkg ${tests[*]}"
+    mapfile -t features < <(feature_args_for "$pkg")
+    log "$label ($toolchain): ${envs[*]} cargo test --locked $* -p $pkg ${features[*]} ${tests[*]}"
     # </dev/null: nothing under test (nor qemu) may wait on the terminal.
-    if ! env "${envs[@]}" cargo test --locked "$@" -p "$pkg" "${tests[@]}" -- "${HARNESS[@]}" </dev/null; then
+    if ! env "${envs[@]}" cargo test --locked "$@" -p "$pkg" "${features[@]}" "${tests[@]}" -- "${HARNESS[@]}" </dev/null; then
       result=FAIL
     fi
   done
@@ -263,9 +291,28 @@ run_cross() {
   HARNESS=()
 }
 
+# wasm32: build pogo-ffi for WebAssembly and run the golden runs in it under Node (the
+# hashes of tests/golden/hashes.txt, the chains' final states, the golden replays).
+run_wasm() {
+  local result=pass stable node
+  stable=$(rustc --version | awk '{print "rustc " $2 " (stable)"}')
+  node=$(node --version 2>/dev/null || echo "no node")
+  log "$WASM_TARGET (wasm-release, node $node): cargo build -p pogo-ffi, node --test $WASM_GOLDEN_TEST"
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$WASM_TARGET"; then
+    rustup target add "$WASM_TARGET" || result=FAIL
+  fi
+  if [ "$result" = pass ]; then
+    cargo build --locked -p pogo-ffi --target "$WASM_TARGET" --profile wasm-release </dev/null \
+      && node --test "$WASM_GOLDEN_TEST" </dev/null \
+      || result=FAIL
+  fi
+  [ "$result" = pass ] || FAILED=1
+  SUMMARY+=("$WASM_TARGET (wasm-release, node $node)|$stable|$result")
+}
+
 print_summary() {
   local row target toolchain result
-  printf '\n==> summary (golden tests: %s)\n' "$GOLDEN_TESTS"
+  printf '\n==> summary (golden tests: %s; wasm32: %s)\n' "$GOLDEN_TESTS" "$WASM_GOLDEN_TEST"
   printf '%-56s %-26s %s\n' TARGET TOOLCHAIN RESULT
   for row in "${SUMMARY[@]}"; do
     IFS='|' read -r target toolchain result <<<"$row"
@@ -292,6 +339,7 @@ main() {
     read -r triple deb_arch gcc runner <<<"$spec"
     run_cross "$triple" "$gcc" "$runner"
   done
+  run_wasm
 
   print_summary
   if [ "$FAILED" != 0 ]; then

@@ -152,8 +152,9 @@ fn verify_json_lines_have_the_fields() {
     let bad = dir.write("bad.pogo", bad_bytes);
     let missing = dir.path().join("missing.pogo");
     let junk = dir.write("junk.pogo", "hello, world");
+    // The worst outcome decides: unreadable and malformed files (2) over a desync (1).
     let text = expect(
-        1,
+        2,
         &["verify", "--json", s(&good), s(&bad), s(&missing), s(&junk)],
     );
     let lines: Vec<Value> = text
@@ -166,6 +167,7 @@ fn verify_json_lines_have_the_fields() {
     assert_eq!(ok["ok"], true);
     assert_eq!(ok["level"], "course");
     assert_eq!(ok["player_name"], "bot");
+    assert_eq!(ok.get("exit"), None);
     let ticks = ok["ticks"].as_u64().unwrap();
     let finish = ok["finish"][0]
         .as_u64()
@@ -179,6 +181,7 @@ fn verify_json_lines_have_the_fields() {
     assert_eq!(desync["file"], s(&bad));
     assert_eq!(desync["ok"], false);
     assert_eq!(desync["error"], "desync");
+    assert_eq!(desync["exit"], 1);
     assert!(desync["tick"].is_u64());
     assert_eq!(desync["expected"].as_str().unwrap().len(), 16);
     assert_eq!(desync["found"].as_str().unwrap().len(), 16);
@@ -191,8 +194,10 @@ fn verify_json_lines_have_the_fields() {
 
     assert_eq!(lines[2]["file"], s(&missing));
     assert_eq!(lines[2]["error"], "io");
+    assert_eq!(lines[2]["exit"], 2);
     assert_eq!(lines[3]["error"], "bad_magic");
     assert_eq!(lines[3]["ok"], false);
+    assert_eq!(lines[3]["exit"], 2);
 }
 
 #[test]
@@ -237,7 +242,8 @@ fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
     assert!(text.contains("tuning mismatch"), "{text}");
     let text = expect(0, &["verify", "--max-ticks", "400", s(&a)]);
     assert!(text.starts_with("OK"), "{text}");
-    let text = expect(1, &["verify", "--max-ticks", "399", s(&a)]);
+    // Longer than the reader accepts: not a replay it will read (2).
+    let text = expect(2, &["verify", "--max-ticks", "399", s(&a)]);
     assert!(
         text.contains("longer than the limit of 399 ticks"),
         "{text}"
@@ -301,9 +307,7 @@ fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
 
     let same = expect(0, &["diff", s(&a), s(&a)]);
     assert_eq!(same, "identical for 900 ticks\n");
-    let out = pogo(["diff", s(&a), s(&b)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = expect(1, &["diff", s(&a), s(&b)]);
     let rest = text
         .strip_prefix("first difference after tick ")
         .unwrap_or_else(|| panic!("{text}"));
@@ -312,14 +316,17 @@ fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
         (changed_at..=changed_at + 1).contains(&tick),
         "changed at {changed_at}: {text}"
     );
-    let fields = rest
-        .split_once(": P0 ")
-        .unwrap_or_else(|| panic!("{text}"))
-        .1;
+    // One line per differing field, each with A's value and B's.
+    let fields: Vec<&str> = text.lines().skip(1).collect();
+    assert!(!fields.is_empty(), "{text}");
+    for line in &fields {
+        assert!(line.starts_with("  P0 "), "{text}");
+        assert!(line.contains(": A ") && line.contains(", B "), "{text}");
+    }
     assert!(
         ["velocity", "lean", "buttons_held"]
             .iter()
-            .any(|f| fields.contains(f)),
+            .any(|f| fields.iter().any(|l| l.starts_with(&format!("  P0 {f}: ")))),
         "{text}"
     );
     // Unreadable input: exit 2.
@@ -346,7 +353,7 @@ fn a_truncated_recording_is_salvaged_and_then_verifies() {
     let bytes = std::fs::read(&full).unwrap();
     // Cut 100 bytes before the end: inside the last input chunk (ticks 900…999).
     let cut = dir.write("cut.pogo", &bytes[..bytes.len() - 100]);
-    let text = expect(1, &["verify", s(&cut)]);
+    let text = expect(2, &["verify", s(&cut)]);
     assert!(text.contains("truncated at byte"), "{text}");
     let fixed = dir.path().join("fixed.pogo");
     let text = expect(0, &["salvage", s(&cut), s(&fixed)]);
@@ -457,8 +464,10 @@ fn race_against_itself_has_zero_gaps_and_a_later_run_is_behind() {
     let text = expect(0, &["race", s(&ghost), s(&ghost)]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "level: course");
-    assert!(lines[1].starts_with("split "), "{text}");
-    let rows = &lines[2..lines.len() - 1];
+    assert_eq!(lines[1], format!("ghost: {}", s(&ghost)));
+    assert_eq!(lines[2], format!("run:   {}", s(&ghost)));
+    assert!(lines[3].starts_with("split "), "{text}");
+    let rows = &lines[4..lines.len() - 1];
     assert_eq!(rows.len(), 5, "4 checkpoints and the finish: {text}");
     for row in rows {
         assert!(row.ends_with("+0.000 s"), "{row}");
@@ -535,7 +544,11 @@ fn plot_writes_an_svg_of_the_trajectories() {
     record(&flat, &["--level", "flat", "--ticks", "60"]);
     let out = pogo(["plot", s(&a), s(&flat), "-o", s(&dir.path().join("x.svg"))]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("one level"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot plot replays of different levels"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -575,14 +588,162 @@ fn the_samples_verify_and_the_bad_ones_fail() {
     let text = expect(0, &args);
     assert_eq!(text.lines().count(), samples.len());
     let bad = root.join("samples/bad");
+    // Tampered: a replay that does not verify (1); truncated: not a whole replay (2); both: 2.
+    let text = expect(1, &["verify", s(&bad.join("tampered.pogo"))]);
+    assert!(text.contains("desync at tick "), "{text}");
+    let text = expect(2, &["verify", s(&bad.join("truncated.pogo"))]);
+    assert!(text.contains("truncated at byte"), "{text}");
     let text = expect(
-        1,
+        2,
         &[
             "verify",
             s(&bad.join("tampered.pogo")),
             s(&bad.join("truncated.pogo")),
         ],
     );
-    assert!(text.contains("desync at tick 179"), "{text}");
-    assert!(text.contains("truncated at byte"), "{text}");
+    assert_eq!(text.lines().count(), 2, "{text}");
+}
+
+#[test]
+fn diff_names_players_missing_from_one_run_and_compares_the_rest() {
+    let dir = temp_dir("diff-players");
+    let (three, two) = (dir.path().join("three.pogo"), dir.path().join("two.pogo"));
+    let args = |n: &'static str| {
+        [
+            "--level",
+            "course",
+            "--bot",
+            "--ticks",
+            "300",
+            "--players",
+            n,
+        ]
+    };
+    record(&three, &args("3"));
+    record(&two, &args("2"));
+    // Bots do not see each other: the players both runs have are identical.
+    let text = expect(1, &["diff", s(&three), s(&two)]);
+    assert_eq!(
+        text,
+        "P2 missing from B (A has 3 players, B has 2)\nidentical for 300 ticks (P0 to P1)\n"
+    );
+    let text = expect(1, &["diff", s(&two), s(&three)]);
+    assert!(
+        text.starts_with("P2 missing from A (A has 2 players, B has 3)\n"),
+        "{text}"
+    );
+    let out = pogo(["diff", s(&two), s(&three)]);
+    assert!(
+        stderr(&out).contains("differ in players"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn race_picks_the_player_of_a_multi_player_replay() {
+    use pogo::core::Tuning;
+    use pogo::replay::{Ghost, Limits, Verifier};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let multi = root.join("tests/golden/course-multi.pogo");
+    let verifier = Verifier::with_builtin_levels(Tuning::default(), Limits::default());
+    let ghost = Ghost::load(&std::fs::read(&multi).unwrap(), &verifier).unwrap();
+    // The tick each player first reached checkpoint 1, from the library.
+    let first_split = |player: usize| {
+        ghost
+            .splits(player)
+            .iter()
+            .find(|s| s.checkpoint == Some(0))
+            .map_or("-".to_string(), |s| s.tick.0.to_string())
+    };
+    assert_ne!(first_split(0), first_split(1), "the players differ");
+    let text = expect(
+        0,
+        &[
+            "race",
+            s(&multi),
+            s(&multi),
+            "--ghost-player",
+            "0",
+            "--player",
+            "1",
+        ],
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1], format!("ghost: {} P0 (of 3 players)", s(&multi)));
+    assert_eq!(lines[2], format!("run:   {} P1 (of 3 players)", s(&multi)));
+    let row: Vec<&str> = lines
+        .iter()
+        .find(|l| l.starts_with("checkpoint 1 "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // checkpoint 1 | ghost tick | ghost time s | run tick | run time s | gap s
+    assert_eq!(row[2], first_split(0), "{text}");
+    assert_eq!(row[5], first_split(1), "{text}");
+    // --player alone picks both; out of range is bad input.
+    let text = expect(0, &["race", s(&multi), s(&multi), "--player", "2"]);
+    assert!(text.contains(" P2 (of 3 players)\nrun:"), "{text}");
+    let out = pogo(["race", s(&multi), s(&multi), "--player", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--player 3"), "{}", stderr(&out));
+}
+
+#[test]
+fn plot_marks_every_second_and_each_split_and_draws_the_zones() {
+    use pogo::core::Tuning;
+    use pogo::replay::{Ghost, Limits, Verifier};
+
+    let dir = temp_dir("plot-time");
+    let run = dir.path().join("run.pogo");
+    record(&run, &["--level", "course", "--bot"]);
+    let svg = dir.path().join("run.svg");
+    expect(0, &["plot", s(&run), "-o", s(&svg)]);
+    let content = std::fs::read_to_string(&svg).unwrap();
+
+    let verifier = Verifier::with_builtin_levels(Tuning::default(), Limits::default());
+    let ghost = Ghost::load(&std::fs::read(&run).unwrap(), &verifier).unwrap();
+    let seconds = ghost.ticks() / 60;
+    // A dot every second (plus the legend's), labelled where labels fit.
+    let dots = content.matches("<circle").count() as u32;
+    assert!(dots > seconds, "{dots} dots for {seconds} s");
+    // (The SVG backend writes a text's content on its own line.)
+    for label in ["1 s", "2 s"] {
+        assert!(
+            content.contains(&format!("\n{label}\n</text>")),
+            "no {label} label"
+        );
+    }
+    // Labels that would overlap a split's are left out, so not every second has one.
+    let labelled = (1..=seconds)
+        .filter(|s| content.contains(&format!("\n{s} s\n</text>")))
+        .count() as u32;
+    assert!(
+        labelled * 4 >= seconds * 3,
+        "{labelled} of {seconds} seconds labelled"
+    );
+    // Every split labelled on the line and listed in the legend, with its time.
+    let splits = ghost.splits(0);
+    assert_eq!(splits.len(), 5, "4 checkpoints and the finish");
+    for split in splits {
+        let ms = (u64::from(split.tick.0 + 1) * 2000 + 60) / 120;
+        let name = split
+            .checkpoint
+            .map_or("finish".to_string(), |i| format!("CP{}", i + 1));
+        let label = format!("{name} {}.{:03} s", ms / 1000, ms % 1000);
+        assert!(
+            content.matches(&label).count() >= 2,
+            "{label}: on the line and in the legend"
+        );
+    }
+    // The zones, drawn and named by what they do.
+    for zone in [
+        "wind (0, 0, 4) m/s²",
+        "gravity ×0.5",
+        "wind zone",
+        "gravity zone",
+    ] {
+        assert!(content.contains(zone), "{zone}");
+    }
 }

@@ -20,17 +20,31 @@ fn simulate(args: &[&str]) -> String {
     stdout(&out)
 }
 
-/// The fields of one `SIG` line, checked against the format of SPEC §8.
+/// The fields of one `SIG` line, checked against its documented format.
 #[derive(Debug, PartialEq)]
 struct Sig {
     ticks: u32,
     bounces: u32,
+    /// 4 decimals, or `none` before the first tick.
     apex: String,
     finish: Option<u32>,
     hash: String,
 }
 
+/// A one-player SIG line, exactly as documented, ending `hash=<16 hex>`.
 fn parse_sig(line: &str) -> Sig {
+    parse_sig_fields(line, "hash")
+}
+
+/// Player `i`'s line of a several-player run: `P<i> SIG … sim_hash=<16 hex>`.
+fn parse_player_sig(line: &str, i: usize) -> Sig {
+    let rest = line
+        .strip_prefix(&format!("P{i} "))
+        .unwrap_or_else(|| panic!("no P{i} prefix: {line:?}"));
+    parse_sig_fields(rest, "sim_hash")
+}
+
+fn parse_sig_fields(line: &str, hash_key: &str) -> Sig {
     let fields: Vec<&str> = line.split(' ').collect();
     assert_eq!(fields.len(), 6, "{line:?}");
     assert_eq!(fields[0], "SIG", "{line:?}");
@@ -42,10 +56,12 @@ fn parse_sig(line: &str) -> Sig {
             .to_string()
     };
     let apex = value(3, "apex");
-    let (whole, decimals) = apex.split_once('.').expect("apex has decimals");
-    assert!(whole.parse::<i64>().is_ok(), "{line:?}");
-    assert_eq!(decimals.len(), 4, "apex with 4 decimals: {line:?}");
-    let hash = value(5, "hash");
+    if apex != "none" {
+        let (whole, decimals) = apex.split_once('.').expect("apex has decimals");
+        assert!(whole.parse::<i64>().is_ok(), "{line:?}");
+        assert_eq!(decimals.len(), 4, "apex with 4 decimals: {line:?}");
+    }
+    let hash = value(5, hash_key);
     assert_hash_format(&hash, &format!("{line:?}"));
     let finish = value(4, "finish");
     Sig {
@@ -208,8 +224,9 @@ fn two_players_print_one_line_each_with_the_same_hash() {
     ]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
-    let p0 = parse_sig(lines[0].strip_prefix("P0 ").expect("P0 prefix"));
-    let p1 = parse_sig(lines[1].strip_prefix("P1 ").expect("P1 prefix"));
+    let p0 = parse_player_sig(lines[0], 0);
+    let p1 = parse_player_sig(lines[1], 1);
+    // One hash, the whole simulation's, named so.
     assert_eq!(p0.hash, p1.hash);
     assert_eq!((p0.ticks, p1.ticks), (300, 300));
     assert_ne!((p0.bounces, &p0.apex), (p1.bounces, &p1.apex), "{text}");
@@ -234,9 +251,9 @@ fn two_players_print_one_line_each_with_the_same_hash() {
     ]);
     let three: Vec<&str> = three.lines().collect();
     assert_eq!(three.len(), 3);
-    let q0 = parse_sig(three[0].strip_prefix("P0 ").unwrap());
+    let q0 = parse_player_sig(three[0], 0);
     assert_eq!((q0.bounces, q0.apex), (p0.bounces, p0.apex));
-    assert!(three[2].starts_with("P2 SIG "));
+    parse_player_sig(three[2], 2);
 }
 
 #[test]
@@ -313,4 +330,65 @@ fn bad_input_is_one_error_line_and_exit_2() {
         &["--level", "flat", "--trace", trace.to_str().unwrap()],
         &["trace"],
     );
+}
+
+#[test]
+fn a_run_of_no_ticks_has_no_apex() {
+    let sig = single_sig(&simulate(&["--level", "flat", "--ticks", "0"]));
+    assert_eq!(sig.ticks, 0);
+    assert_eq!(sig.apex, "none", "no tick ran: no apex, not a sentinel");
+    let text = simulate(&["--level", "flat", "--ticks", "0", "--players", "2"]);
+    for (i, line) in text.lines().enumerate() {
+        assert_eq!(parse_player_sig(line, i).apex, "none", "{text}");
+    }
+    // One tick is enough for a real apex.
+    let sig = single_sig(&simulate(&["--level", "flat", "--ticks", "1"]));
+    assert!(sig.apex.parse::<f64>().is_ok(), "{sig:?}");
+}
+
+#[test]
+fn several_players_print_the_whole_simulations_hash_as_sim_hash() {
+    use std::sync::Arc;
+
+    use pogo::core::bot::Bot;
+    use pogo::core::world::World;
+    use pogo::core::{Input, Simulation, Tuning};
+
+    let (players, ticks) = (3, 400);
+    let text = simulate(&[
+        "--level",
+        "course",
+        "--bot",
+        "--players",
+        &players.to_string(),
+        "--ticks",
+        &ticks.to_string(),
+    ]);
+    // The same run through the library: its state hash after the last tick.
+    let tuning = Tuning::default();
+    let level = pogo::replay::builtin_level("course").unwrap();
+    let world = Arc::new(World::new(level, &tuning).unwrap());
+    let mut sim = Simulation::new(world, tuning, players).unwrap();
+    let mut bots = vec![Bot::new(); players];
+    for _ in 0..ticks {
+        let inputs: Vec<Input> = bots
+            .iter_mut()
+            .zip(&sim.state().pogos)
+            .map(|(bot, pogo)| bot.input(sim.world(), sim.tuning(), pogo))
+            .collect();
+        sim.step(&inputs);
+    }
+    let expected = format!("{:016x}", sim.state_hash());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), players, "{text}");
+    for (i, line) in lines.iter().enumerate() {
+        let sig = parse_player_sig(line, i);
+        assert_eq!(sig.hash, expected, "{line}");
+        assert_eq!(sig.ticks, ticks);
+        assert_eq!(sig.bounces, sim.state().pogos[i].bounces, "{line}");
+    }
+    // One player keeps SPEC §8's line: `hash=`, no prefix.
+    let one = simulate(&["--level", "course", "--bot", "--ticks", "10"]);
+    assert!(one.starts_with("SIG ") && one.contains(" hash="), "{one}");
+    single_sig(&one);
 }

@@ -83,11 +83,15 @@ impl Fx {
 
     /// Parses decimal text (`"-0.35"`, `"24"`, `"1.5e-1"`) straight to fixed point, rounding
     /// to the nearest representable value (ties to even). Never goes through a float.
+    ///
+    /// The syntax is exactly a JSON number's (RFC 8259 §6), the numbers of tuning and level
+    /// files: an optional `-`, an integer part without leading zeros, an optional fraction
+    /// with at least one digit, an optional exponent (`e`/`E`, optional sign, digits). So
+    /// `1e2` and `-0.5` parse; `.5`, `5.`, `+24`, `01`, `1_000` and whitespace do not.
     pub fn parse_decimal(text: &str) -> Result<Fx, ParseFxError> {
-        // `fixed` accepts a leading `+` and `_` separators; tuning and level files do not.
-        let body = text.strip_prefix('-').unwrap_or(text);
-        let digits_first = body.as_bytes().first().is_some_and(u8::is_ascii_digit);
-        if !digits_first || text.contains('_') {
+        // `fixed` also accepts a leading `+`, `_` separators, `5.` and leading zeros; the
+        // files' numbers cannot be written so, nor then can any other decimal text.
+        if !is_json_number(text) {
             return Err(ParseFxError::NotDecimal);
         }
         match I32F32::from_str(text) {
@@ -217,6 +221,36 @@ impl Fx {
     pub(crate) fn half(self) -> Fx {
         Fx::from_bits(self.to_bits() / 2)
     }
+}
+
+/// Whether `text` is a JSON number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn is_json_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
+    // The number of ASCII digits from `i` on.
+    let digits = |i: usize| bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+    match digits(i) {
+        0 => return false,
+        n if n > 1 && bytes[i] == b'0' => return false,
+        n => i += n,
+    }
+    if bytes.get(i) == Some(&b'.') {
+        match digits(i + 1) {
+            0 => return false,
+            n => i += 1 + n,
+        }
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        match digits(i) {
+            0 => return false,
+            n => i += n,
+        }
+    }
+    i == bytes.len()
 }
 
 /// `num / den` in integers, rounded toward zero, saturating to the `i128` range; a zero
@@ -536,8 +570,22 @@ mod tests {
         // 0.1 is not a binary fraction: nearest 32.32 value, not a binary float's rounding.
         assert_eq!(Fx::parse_decimal("0.1").unwrap().to_bits(), 429_496_730);
         assert_eq!(Fx::parse_decimal("3e9"), Err(ParseFxError::OutOfRange));
+        // Exactly JSON's number grammar, as tuning and level files write numbers.
+        for (good, value) in [
+            ("0", "0"),
+            ("-0", "0"),
+            ("1e2", "100"),
+            ("1E2", "100"),
+            ("1e+2", "100"),
+            ("25e-1", "2.5"),
+            ("-0.5", "-0.5"),
+            ("10.25", "10.25"),
+        ] {
+            assert_eq!(Fx::parse_decimal(good), Ok(Fx::lit(value)), "{good:?}");
+        }
         for bad in [
-            "", "-", "+1", ".5", "1_0", "abc", "1.2.3", "NaN", "inf", " 1",
+            "", "-", "+1", ".5", "-.5", "5.", "1.e2", "01", "-01.5", "00", "1e", "1e+", "1.5e",
+            "1_0", "abc", "1.2.3", "NaN", "inf", " 1", "1 ", "0x10", "1f", "\u{663}",
         ] {
             assert_eq!(
                 Fx::parse_decimal(bad),

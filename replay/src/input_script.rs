@@ -175,33 +175,59 @@ pub fn parse_input_script(text: &str) -> Result<InputScript, InputScriptError> {
 }
 
 fn parse_time(text: &str) -> Result<At, String> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if let Some(seconds) = text.strip_suffix('s') {
-        return parse_seconds_ns(seconds).map(At::Nanos).ok_or_else(|| {
-            format!(
+        return match parse_seconds_ns(seconds) {
+            Ok(ns) => Ok(At::Nanos(ns)),
+            Err(TimeError::TooLarge) => Err(format!(
+                "time {text} is too large: at most {}.{:09}s",
+                u64::MAX / NS_PER_SECOND,
+                u64::MAX % NS_PER_SECOND
+            )),
+            Err(TimeError::Malformed) => Err(format!(
                 "{text:?} is not a time: seconds are a decimal with at most 9 places, e.g. 2.5s"
-            )
-        });
+            )),
+        };
     }
-    text.parse::<u32>()
-        .map(At::Tick)
-        .map_err(|_| format!("{text:?} is not a tick number or seconds like 2.5s"))
+    match text.parse::<u32>() {
+        Ok(tick) => Ok(At::Tick(tick)),
+        Err(_) if digits(text) => Err(format!("tick {text} is too large: at most {}", u32::MAX)),
+        Err(_) => Err(format!(
+            "{text:?} is not a tick number or seconds like 2.5s"
+        )),
+    }
 }
 
-/// Exact decimal seconds to nanoseconds, or `None` if malformed, negative, finer than a
-/// nanosecond or beyond `u64`.
-fn parse_seconds_ns(text: &str) -> Option<u64> {
+/// Why seconds are not a time.
+enum TimeError {
+    /// Not digits with an optional fraction of 1 to 9 digits (or negative).
+    Malformed,
+    /// Well formed, but beyond `u64` nanoseconds.
+    TooLarge,
+}
+
+/// Exact decimal seconds to nanoseconds: malformed if not digits with an optional fraction
+/// of at most 9 digits (so negative and finer than a nanosecond are malformed), too large
+/// beyond `u64` nanoseconds.
+fn parse_seconds_ns(text: &str) -> Result<u64, TimeError> {
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !digits(whole) || (text.contains('.') && !digits(frac)) || frac.len() > 9 {
-        return None;
+        return Err(TimeError::Malformed);
     }
-    let whole: u64 = whole.parse().ok()?;
     let frac_ns: u64 = if frac.is_empty() {
         0
     } else {
-        format!("{frac:0<9}").parse().ok()?
+        format!("{frac:0<9}")
+            .parse()
+            .map_err(|_| TimeError::Malformed)?
     };
-    whole.checked_mul(NS_PER_SECOND)?.checked_add(frac_ns)
+    whole
+        .parse::<u64>()
+        .ok()
+        .and_then(|w| w.checked_mul(NS_PER_SECOND))
+        .and_then(|ns| ns.checked_add(frac_ns))
+        .ok_or(TimeError::TooLarge)
 }
 
 fn parse_steer(text: &str) -> Result<i8, String> {
@@ -225,6 +251,31 @@ fn parse_buttons(text: &str) -> Result<Buttons, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn script_times_too_large_say_so() {
+        let error = |text: &str| parse_input_script(text).unwrap_err().to_string();
+        assert_eq!(
+            error("0 0 0\n4294967296 0 0\n"),
+            "line 2: tick 4294967296 is too large: at most 4294967295"
+        );
+        assert_eq!(
+            error("18446744073.709551616s 0 0"),
+            "line 1: time 18446744073.709551616s is too large: at most 18446744073.709551615s"
+        );
+        // The largest time that fits is no error; a bad steer after it is the steer's.
+        assert!(parse_input_script("18446744073.709551615s 0 0").is_ok());
+        assert!(error("4294967295 300 0").contains("steer"));
+        for other in [
+            "1.5 0 0",
+            "-1 0 0",
+            "1e3 0 0",
+            "12x 0 0",
+            "1.0000000001s 0 0",
+        ] {
+            assert!(!error(other).contains("too large"), "{other}");
+        }
+    }
 
     #[test]
     fn parses_ticks_seconds_buttons_and_players() {

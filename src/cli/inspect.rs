@@ -24,9 +24,9 @@
 //! Times are ticks over the tick rate, to 3 decimals; a finish at tick `t` is at the end of
 //! that tick, `(t + 1)` ticks in. The file is read as a stream and every byte is checked
 //! (framing, checksums, canonical records), so a damaged file is rejected with the reader's
-//! error: exit 2, it is not a readable replay.
+//! error: exit 2, it is not a readable replay. The file name and the header's strings are
+//! [escaped](mod@super::escape).
 
-use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
 
@@ -34,8 +34,8 @@ use clap::Args;
 use pogo::replay::format::FORMAT_VERSION;
 use pogo::replay::{Chunk, Limits, ReplayReader};
 
-use super::CliError;
 use super::replays::seconds;
+use super::{CliError, escape, input};
 
 /// Arguments of `pogo inspect`.
 #[derive(Debug, Args)]
@@ -49,8 +49,7 @@ pub(crate) struct InspectCommand {
 pub(crate) fn run(args: &InspectCommand, out: &mut dyn Write) -> Result<(), CliError> {
     let path = &args.file;
     let name = path.display();
-    let file =
-        File::open(path).map_err(|e| CliError::bad_input(format!("{name}: cannot open: {e}")))?;
+    let file = input::open_or_bad_input(path)?;
     let size = file
         .metadata()
         .map_err(|e| CliError::bad_input(format!("{name}: cannot read: {e}")))?
@@ -68,20 +67,25 @@ pub(crate) fn run(args: &InspectCommand, out: &mut dyn Write) -> Result<(), CliE
     let h = reader.header();
     let rate = h.tick_rate;
     let ticks = u64::from(trailer.ticks);
-    writeln!(out, "file: {name}")?;
+    writeln!(out, "file: {}", super::escape::path(path))?;
     writeln!(out, "format: {FORMAT_VERSION}")?;
     writeln!(out, "rules: {}", h.rules_version)?;
     writeln!(out, "tick rate: {rate} Hz")?;
     writeln!(out, "fixed point: {} fractional bits", h.frac_bits)?;
-    writeln!(out, "level: {} (hash {:016x})", h.level_name, h.level_hash)?;
+    writeln!(
+        out,
+        "level: {} (hash {:016x})",
+        escape(&h.level_name),
+        h.level_hash
+    )?;
     writeln!(out, "tuning: hash {:016x}", h.tuning_hash)?;
     writeln!(out, "players: {}", h.players)?;
     writeln!(
         out,
         "player name: {}",
-        h.player_name.as_deref().unwrap_or("-")
+        escape(h.player_name.as_deref().unwrap_or("-"))
     )?;
-    writeln!(out, "date: {}", h.date.as_deref().unwrap_or("-"))?;
+    writeln!(out, "date: {}", escape(h.date.as_deref().unwrap_or("-")))?;
     writeln!(
         out,
         "chunks: {chunks} (up to {} ticks each; a state hash every {} ticks)",

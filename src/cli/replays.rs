@@ -1,7 +1,7 @@
 //! What the replay subcommands share: the options that build a [`Verifier`] (the tuning and
-//! the levels replays are checked against), reading replay files, and times as seconds.
+//! the levels replays are checked against), reading replay files, which replays can be
+//! compared, what a verification error means for the exit code, and times as seconds.
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -9,8 +9,8 @@ use clap::Args;
 use pogo::core::world::World;
 use pogo::replay::format::HASH_INTERVAL_SECONDS_MAX;
 use pogo::replay::{
-    Chunk, Ghost, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader, Verifier, VerifyError,
-    parse_level_json,
+    Chunk, Ghost, Header, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader, Verifier,
+    VerifyError, parse_level_json,
 };
 
 use super::tuning::TuningArgs;
@@ -96,8 +96,7 @@ impl VerifierArgs {
 /// Reads a whole replay file (at most [`REPLAY_FILE_BYTES_MAX`] bytes).
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
     let name = path.display();
-    let file =
-        File::open(path).map_err(|e| CliError::bad_input(format!("{name}: cannot open: {e}")))?;
+    let file = input::open_or_bad_input(path)?;
     let mut bytes = Vec::new();
     file.take(REPLAY_FILE_BYTES_MAX + 1)
         .read_to_end(&mut bytes)
@@ -114,8 +113,7 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
 /// the decoded inputs are kept). Any error is bad input naming the file.
 pub(crate) fn read_replay(path: &Path, limits: Limits) -> Result<Replay, CliError> {
     let name = path.display();
-    let file =
-        File::open(path).map_err(|e| CliError::bad_input(format!("{name}: cannot open: {e}")))?;
+    let file = input::open_or_bad_input(path)?;
     let bad = |e| CliError::bad_input(format!("{name}: {e}"));
     let mut reader = ReplayReader::open(BufReader::new(file), limits).map_err(bad)?;
     let mut chunks = Vec::new();
@@ -135,15 +133,62 @@ pub(crate) fn read_replay(path: &Path, limits: Limits) -> Result<Replay, CliErro
     }
 }
 
-/// Loads a replay as a ghost (which verifies it). A file that cannot be read or is not a
-/// well-formed replay is bad input (exit 2); a well-formed replay that does not verify is a
-/// failed check (exit 1).
-pub(crate) fn load_ghost(path: &Path, verifier: &Verifier) -> Result<Ghost, CliError> {
-    let bytes = read_bytes(path)?;
-    Ghost::load(&bytes, verifier).map_err(|e| verify_error(path, &e))
+/// A replay file read whole, and its header (nothing verified yet).
+pub(crate) struct ReplayFile<'a> {
+    pub path: &'a Path,
+    pub bytes: Vec<u8>,
+    pub header: Header,
 }
 
-/// A verification error about `path` as a CLI error (see [`load_ghost`]).
+impl ReplayFile<'_> {
+    /// Reads `path` and decodes its header. A file that cannot be read or whose header is not
+    /// well-formed is bad input.
+    pub fn read<'a>(path: &'a Path, verifier: &Verifier) -> Result<ReplayFile<'a>, CliError> {
+        let bytes = read_bytes(path)?;
+        let header = pogo::replay::ghost::read_header(&bytes, verifier)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
+        Ok(ReplayFile {
+            path,
+            bytes,
+            header,
+        })
+    }
+
+    /// Verifies the replay and loads it as a ghost: a well-formed replay that does not verify
+    /// is a failed check (exit 1), bytes that are not a well-formed replay bad input (exit 2).
+    pub fn ghost(&self, verifier: &Verifier) -> Result<Ghost, CliError> {
+        Ghost::load(&self.bytes, verifier).map_err(|e| verify_error(self.path, &e))
+    }
+}
+
+/// Refuses to `task` (race, diff, plot) two replays that cannot be compared: of different
+/// levels (name or content) or recorded with different tunings. Bad input (exit 2): no
+/// tuning or level given could make both verify.
+pub(crate) fn check_comparable(
+    task: &str,
+    (a_path, a): (&Path, &Header),
+    (b_path, b): (&Path, &Header),
+) -> Result<(), CliError> {
+    let (a_name, b_name) = (a_path.display(), b_path.display());
+    if (&a.level_name, a.level_hash) != (&b.level_name, b.level_hash) {
+        return Err(CliError::bad_input(format!(
+            "cannot {task} replays of different levels: {a_name} is of level {:?} (hash \
+             {:016x}), {b_name} of level {:?} (hash {:016x})",
+            a.level_name, a.level_hash, b.level_name, b.level_hash
+        )));
+    }
+    if a.tuning_hash != b.tuning_hash {
+        return Err(CliError::bad_input(format!(
+            "cannot {task} replays of different tunings: {a_name} was recorded with tuning \
+             {:016x}, {b_name} with tuning {:016x}",
+            a.tuning_hash, b.tuning_hash
+        )));
+    }
+    Ok(())
+}
+
+/// A verification error about `path` as a CLI error: bytes that are not a well-formed replay
+/// are bad input (exit 2), any other reason a check that said no (exit 1).
 pub(crate) fn verify_error(path: &Path, error: &VerifyError) -> CliError {
     let name = path.display();
     match error {

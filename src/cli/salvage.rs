@@ -8,18 +8,21 @@
 //! wrote out.pogo: ticks=900 finish=none final_hash=0123456789abcdef
 //! ```
 //!
-//! Exit code 2 (and nothing written) if nothing can be salvaged: the preamble or header is
-//! damaged, the header does not match the tuning and levels, the kept inputs desync, or not
-//! one whole input chunk is left.
+//! Exit code (nothing is written unless it is 0): 0 when salvaged — a truncated recording is
+//! what salvage is for, and a complete replay salvages to itself; 1 when the file is a replay
+//! but not one this can vouch for: its kept inputs do not reproduce their own stored hashes (it
+//! was tampered with), or its header does not fit the tuning and levels given (as `verify`
+//! would fail it); 2 when there is nothing to keep: the file cannot be read, its preamble or
+//! header is damaged, or not one whole input chunk is left — or OUT cannot be written.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use pogo::replay::salvage;
+use pogo::replay::{SalvageError, salvage};
 
-use super::CliError;
 use super::replays::{VerifierArgs, read_bytes};
+use super::{CliError, escape, input};
 
 /// Arguments of `pogo salvage`.
 #[derive(Debug, Args)]
@@ -36,11 +39,16 @@ pub(crate) struct SalvageCommand {
 
 /// Runs `pogo salvage`.
 pub(crate) fn run(args: &SalvageCommand, out: &mut dyn Write) -> Result<(), CliError> {
+    input::check_output("OUT", &args.output)?;
     let verifier = args.verifier.build()?;
     let name = args.input.display();
     let bytes = read_bytes(&args.input)?;
-    let salvaged =
-        salvage(&bytes, &verifier).map_err(|e| CliError::bad_input(format!("{name}: {e}")))?;
+    let salvaged = salvage(&bytes, &verifier).map_err(|e| match e {
+        SalvageError::Header(_) => CliError::bad_input(format!("{name}: {e}")),
+        SalvageError::Mismatch(_) | SalvageError::Desync(_) => {
+            CliError::failed(format!("{name}: {e}"))
+        }
+    })?;
     let replay = &salvaged.replay;
     if replay.chunks.is_empty() {
         let why = salvaged
@@ -52,7 +60,11 @@ pub(crate) fn run(args: &SalvageCommand, out: &mut dyn Write) -> Result<(), CliE
         )));
     }
     let dropped = match &salvaged.stopped {
-        Some(e) => format!("dropped {} bytes: {e}", salvaged.dropped_bytes),
+        Some(e) => format!(
+            "dropped {} bytes: {}",
+            salvaged.dropped_bytes,
+            escape(&e.to_string())
+        ),
         None => format!(
             "dropped {} bytes (the input was a complete replay)",
             salvaged.dropped_bytes
@@ -76,7 +88,7 @@ pub(crate) fn run(args: &SalvageCommand, out: &mut dyn Write) -> Result<(), CliE
     writeln!(
         out,
         "wrote {}: ticks={} finish={} final_hash={:016x}",
-        args.output.display(),
+        super::escape::path(&args.output),
         replay.ticks(),
         finish.join(","),
         replay.trailer.final_hash

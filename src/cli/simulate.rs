@@ -1,12 +1,12 @@
 //! `pogo simulate`: run a level for some ticks with scripted, bot or neutral input, through the
-//! frame driver at a chosen render rate, and print each pogo's signature line (SPEC §8).
+//! frame driver at a chosen render rate, and print each pogo's signature line.
 //!
 //! ```text
 //! SIG ticks=600 bounces=7 apex=3.3241 finish=none hash=0123456789abcdef
 //! ```
 //!
-//! With several players, one line each, prefixed `P<i> ` (`P0 SIG ...`); `hash` is the whole
-//! simulation's state hash after the last tick, the same on every line.
+//! With several players, one line each, `P<i> SIG … sim_hash=…`: see [`super::signature`] for the
+//! format (shared with every command that ends a run).
 //!
 //! # Time
 //!
@@ -20,7 +20,8 @@
 //!
 //! # Trace
 //!
-//! `--trace FILE` writes a CSV, one row per tick per player after the tick ran:
+//! `--trace FILE` writes a CSV (`--trace -`: to stdout, and the SIG lines then go to stderr,
+//! so the CSV can be piped on its own), one row per tick per player after the tick ran:
 //! `tick,state,px,py,pz,vx,vy,vz,combo,bounces` (`tick` is the tick that just ran, from 0; `p`
 //! the tip, the body's lowest point; numbers with exactly 6 decimals, exact from fixed point;
 //! `state` the state's name). With several players a `player` column (0-based) follows `tick`:
@@ -33,7 +34,10 @@
 //! and at the end the claimed outcome (finish ticks) and the final hash. It is written
 //! straight to FILE, a self-checking chunk every 5 s of play, each flushed, so a run that
 //! dies leaves a prefix `pogo salvage` can repair. `--player-name` and `--date` are stored as
-//! metadata; there is no date unless one is given, so the same run records the same bytes.
+//! metadata, checked before the run starts against the rules every replay reader enforces
+//! ([`check_player_name`]: letters and digits of any script, space `-` `_` `.` `'`, 1–32
+//! characters; a date only `0-9 - : . + T Z` and space, at most 32 bytes); there is no date
+//! unless one is given, so the same run records the same bytes.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -45,13 +49,14 @@ use pogo::core::bot::Bot;
 use pogo::core::driver::{Driver, DriverError, NS_PER_SECOND, frame_times, jittered_frame_times};
 use pogo::core::world::{World, WorldDesc};
 use pogo::core::{Input, PLAYERS_MAX, Pogo, Simulation, Ticks, Tuning};
-use pogo::replay::format::{DATE_BYTES_MAX, PLAYER_NAME_BYTES_MAX};
+use pogo::replay::format::{DATE_BYTES_MAX, DATE_CHARS};
 use pogo::replay::input_script::INPUT_SCRIPT_BYTES_MAX;
 use pogo::replay::{
-    BUILTIN_LEVELS, Header, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level, parse_input_script,
-    parse_level_json,
+    BUILTIN_LEVELS, Header, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level, check_player_name,
+    parse_input_script, parse_level_json,
 };
 
+use super::signature::signature_lines;
 use super::tuning::TuningArgs;
 use super::{CliError, input};
 
@@ -62,7 +67,7 @@ const RENDER_FPS_MAX: u64 = 10_000;
 /// Most decimals of `--render-fps` (a denominator of at most 10⁹).
 const RENDER_FPS_DECIMALS_MAX: usize = 9;
 
-/// The trace header of SPEC §8 (one player).
+/// The trace header (one player).
 const TRACE_HEADER: &str = "tick,state,px,py,pz,vx,vy,vz,combo,bounces";
 /// The trace header with several players.
 const TRACE_HEADER_PLAYERS: &str = "tick,player,state,px,py,pz,vx,vy,vz,combo,bounces";
@@ -99,17 +104,19 @@ pub(crate) struct SimulateCommand {
     render_jitter: Option<u64>,
     /// Write a CSV trace, one row per tick per player after the tick ran:
     /// tick,state,px,py,pz,vx,vy,vz,combo,bounces (p is the tip; 6 decimals). With several
-    /// players a `player` column (0-based) follows `tick`.
+    /// players a `player` column (0-based) follows `tick`. `--trace -` writes it to stdout;
+    /// the SIG lines then go to stderr.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// Record the run as a replay file (`pogo verify`, `inspect`, `race`, `plot` read it).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
-    /// The player name stored in the recording (metadata, at most 64 bytes).
+    /// The player name stored in the recording: 1 to 32 letters or digits of any script,
+    /// spaces (not leading, trailing or doubled) and - _ . '
     #[arg(long, value_name = "NAME", requires = "record")]
     player_name: Option<String>,
-    /// The date stored in the recording (metadata, at most 32 bytes, ISO 8601 recommended).
-    /// None by default, so a run always records the same bytes.
+    /// The date stored in the recording: at most 32 of 0-9 - : . + T Z and space (ISO 8601,
+    /// e.g. 2026-11-29T12:00:00Z). None by default, so a run always records the same bytes.
     #[arg(long, value_name = "TEXT", requires = "record")]
     date: Option<String>,
 }
@@ -117,6 +124,7 @@ pub(crate) struct SimulateCommand {
 /// Runs `pogo simulate`.
 pub(crate) fn run(args: &SimulateCommand, out: &mut dyn Write) -> Result<(), CliError> {
     let clock = Clock::from_args(args)?;
+    check_metadata(args)?;
     let tuning = args.tuning.resolve()?;
     let (source, players) = InputSource::from_args(args, tuning.spec().tick_rate)?;
     let world = build_world(&args.level, &tuning)?;
@@ -145,14 +153,54 @@ pub(crate) fn run(args: &SimulateCommand, out: &mut dyn Write) -> Result<(), Cli
     if let Some(recording) = run.recording.take() {
         recording.finish(&run.sim)?;
     }
-    write_signatures(&run.sim, out)
+    let lines = signature_lines(run.sim.state(), run.sim.state_hash());
+    // With the trace on stdout, the SIG lines go to stderr so the CSV stays clean.
+    let trace_on_stdout = args.trace.as_deref().is_some_and(is_stdout);
+    let mut stderr = io::stderr().lock();
+    let out: &mut dyn Write = if trace_on_stdout { &mut stderr } else { out };
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// `-` as an output path: standard output.
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Checks `--record`, `--player-name` and `--date` before anything runs, with the rules every
+/// replay reader enforces (a recording that breaks them would be refused as malformed).
+fn check_metadata(args: &SimulateCommand) -> Result<(), CliError> {
+    if let Some(path) = &args.record {
+        input::check_output("--record", path)?;
+    }
+    if let Some(name) = &args.player_name {
+        check_player_name(name)
+            .map_err(|e| CliError::bad_input(format!("--player-name {name:?}: {e}")))?;
+    }
+    if let Some(date) = &args.date {
+        if date.len() > DATE_BYTES_MAX {
+            return Err(CliError::bad_input(format!(
+                "--date {date:?}: at most {DATE_BYTES_MAX} bytes"
+            )));
+        }
+        if let Some(c) = date.chars().find(|&c| !DATE_CHARS.contains(c)) {
+            return Err(CliError::bad_input(format!(
+                "--date {date:?}: U+{:04X} is not allowed: a date holds only 0-9 - : . + T Z \
+                 and space (e.g. 2026-11-29T12:00:00Z)",
+                u32::from(c)
+            )));
+        }
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
 // Level and world.
 
 /// The level named by `--level`, built for `tuning`.
-fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
+pub(crate) fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliError> {
     let desc = load_level(level)?;
     World::new(desc, tuning).map_err(|e| CliError::bad_input(format!("level {level}: {e}")))
 }
@@ -455,10 +503,10 @@ fn push_event(
 // ---------------------------------------------------------------------------------------------
 // Output.
 
-/// The trace CSV being written.
+/// The trace CSV being written, to a file or to stdout (`-`).
 struct Trace {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<Box<dyn Write>>,
     /// With several players, rows carry a `player` column.
     players: usize,
 }
@@ -466,12 +514,16 @@ struct Trace {
 impl Trace {
     /// Creates the file and writes the header.
     fn create(path: &Path, players: usize) -> Result<Trace, CliError> {
-        let file = File::create(path).map_err(|e| {
-            CliError::bad_input(format!("{}: cannot create trace: {e}", path.display()))
-        })?;
+        let out: Box<dyn Write> = if is_stdout(path) {
+            Box::new(io::stdout())
+        } else {
+            Box::new(File::create(path).map_err(|e| {
+                CliError::bad_input(format!("{}: cannot create trace: {e}", path.display()))
+            })?)
+        };
         let mut trace = Trace {
             path: path.to_path_buf(),
-            out: BufWriter::new(file),
+            out: BufWriter::new(out),
             players,
         };
         let header = if players > 1 {
@@ -520,7 +572,12 @@ impl Trace {
         flushed.map_err(|e| self.error(e))
     }
 
+    /// A write error: an output error on stdout (a closed pipe ends the run quietly), bad
+    /// input (a file that cannot be written) otherwise.
     fn error(&self, e: io::Error) -> CliError {
+        if is_stdout(&self.path) {
+            return CliError::Output(e);
+        }
         CliError::bad_input(format!("{}: cannot write trace: {e}", self.path.display()))
     }
 }
@@ -532,22 +589,13 @@ struct Recording {
 }
 
 impl Recording {
-    /// Checks the metadata, creates the file and writes the preamble and header.
+    /// Creates the file and writes the preamble and header (the metadata is checked first,
+    /// by [`check_metadata`]).
     fn create(
         path: &Path,
         sim: &Simulation,
         args: &SimulateCommand,
     ) -> Result<Recording, CliError> {
-        for (option, value, max) in [
-            ("--player-name", &args.player_name, PLAYER_NAME_BYTES_MAX),
-            ("--date", &args.date, DATE_BYTES_MAX),
-        ] {
-            if let Some(value) = value.as_ref().filter(|v| v.len() > max) {
-                return Err(CliError::bad_input(format!(
-                    "{option} {value:?}: at most {max} bytes"
-                )));
-            }
-        }
         let header = Header::for_simulation(sim, args.player_name.clone(), args.date.clone());
         let error = |e: io::Error| {
             CliError::bad_input(format!("{}: cannot write recording: {e}", path.display()))
@@ -576,27 +624,6 @@ impl Recording {
             self.path.display()
         ))
     }
-}
-
-/// One `SIG` line per pogo (prefixed `P<i> ` with several).
-fn write_signatures(sim: &Simulation, out: &mut dyn Write) -> Result<(), CliError> {
-    let state = sim.state();
-    let hash = sim.state_hash();
-    let several = state.pogos.len() > 1;
-    for (i, pogo) in state.pogos.iter().enumerate() {
-        if several {
-            write!(out, "P{i} ")?;
-        }
-        let finish = pogo
-            .finish_tick
-            .map_or_else(|| "none".to_string(), |t| t.to_string());
-        writeln!(
-            out,
-            "SIG ticks={} bounces={} apex={:.4} finish={finish} hash={hash:016x}",
-            state.tick, pogo.bounces, pogo.apex
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,14 +1,17 @@
 //! `pogo tuning`: resolve a tuning from its layers and show it, or write it as a tuning file.
 //!
 //! Also home of [`TuningArgs`], the `--tuning FILE` / `--set key=value` options every
-//! simulating subcommand shares.
+//! simulating subcommand shares. A `--set` value is written exactly as a number in a tuning
+//! file, a JSON number: `24`, `-0.5`, `0.35`, `1e2`, `25e-1`; not `.5`, `5.`, `+24` or `01`
+//! (each refused with what to write instead). It is parsed straight to fixed point, never
+//! through a float, so `--set k=v` and `{"k": v}` give the same bits.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use pogo::core::{Tuning, TuningSpec};
+use pogo::core::{ParseFxError, Tuning, TuningError, TuningSpec};
 use pogo::replay::tuning_file::{self, MAX_TUNING_FILE_BYTES};
 
 use super::{CliError, input};
@@ -21,7 +24,8 @@ pub(crate) struct TuningArgs {
     /// {"gravity": 24, "impact_transfer": 0.35}. Keys not given keep their defaults.
     #[arg(long = "tuning", value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Override one tuning key (applied after --tuning, in order); may be repeated.
+    /// Override one tuning key (applied after --tuning, in order); may be repeated. VALUE is
+    /// written as in a tuning file (a JSON number): 24, -0.5, 1e2; not .5, 5. or +24.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
 }
@@ -37,10 +41,43 @@ impl TuningArgs {
                 .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
         }
         for assignment in &self.overrides {
-            spec.apply_override(assignment)
-                .map_err(|e| CliError::bad_input(format!("--set {assignment}: {e}")))?;
+            spec.apply_override(assignment).map_err(|e| {
+                let hint = match &e {
+                    TuningError::NotANumber {
+                        text,
+                        reason: ParseFxError::NotDecimal,
+                        ..
+                    } => format!(" ({})", decimal_hint(text)),
+                    _ => String::new(),
+                };
+                CliError::bad_input(format!("--set {assignment}: {e}{hint}"))
+            })?;
         }
         Tuning::new(spec).map_err(|e| CliError::bad_input(format!("invalid tuning: {e}")))
+    }
+}
+
+/// What to write instead of `text`, which is not a JSON number.
+fn decimal_hint(text: &str) -> String {
+    let (sign, body) = match text.strip_prefix('-') {
+        Some(body) => ("-", body),
+        None => ("", text),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = text.strip_prefix('+') {
+        format!("no leading +: write {rest}")
+    } else if let Some(frac) = body.strip_prefix('.').filter(|f| digits(f)) {
+        format!("a digit before the point: write {sign}0.{frac}")
+    } else if let Some(whole) = body.strip_suffix('.').filter(|w| digits(w)) {
+        format!("a digit after the point, or none: write {sign}{whole}")
+    } else if digits(body) && body.len() > 1 && body.starts_with('0') {
+        let trimmed = body.trim_start_matches('0');
+        format!(
+            "no leading zeros: write {sign}{}",
+            if trimmed.is_empty() { "0" } else { trimmed }
+        )
+    } else {
+        "numbers are written as in a tuning file, e.g. 24, -0.5, 1e2".to_string()
     }
 }
 

@@ -1,4 +1,4 @@
-//! `pogo verify`: verify replays by re-simulating them, several files at once (SPEC §7, §8).
+//! `pogo verify`: verify replays by re-simulating them, several files at once.
 //!
 //! ```text
 //! OK  samples/course-bot.pogo  ticks=3456 finish=3455 player=bot
@@ -11,24 +11,32 @@
 //!
 //! ```text
 //! {"file":"a.pogo","ok":true,"ticks":3456,"players":1,"finish":[3455],"final_hash":"…","level":"course","player_name":"bot"}
-//! {"file":"b.pogo","ok":false,"error":"desync","message":"desync at tick 359: …","tick":359,"expected":"…","found":"…"}
+//! {"file":"b.pogo","ok":false,"exit":1,"error":"desync","message":"desync at tick 359: …","tick":359,"expected":"…","found":"…"}
 //! ```
 //!
-//! `error` is [`VerifyError::kind`] (or `io` for a file that cannot be opened); the other
-//! fields of a failure are the error's details: `offset` (bytes), `tick`, `player`, `level`,
+//! `error` is [`VerifyError::kind`] (or `io` for a file that cannot be opened), `exit` the
+//! file's own exit code (1 or 2, see below); the other fields of a failure are the error's
+//! details: `offset` (bytes), `tick`, `player`, `level`,
 //! `expected` / `found` (hashes as 16 hex digits, versions and rates as numbers), `claimed`
 //! / `actual` (finish ticks or null), `max_ticks`.
 //!
-//! Files are verified in parallel on `--jobs` threads (default: one per core), each read as
-//! a stream through a buffer, never whole. A progress bar shows on stderr when stderr is a
-//! terminal and there is more than one file.
+//! Paths, player names and error messages are [escaped](mod@super::escape) in the text lines
+//! (JSON escapes its own strings), so no file can print a line of its own.
 //!
-//! Exit code: 0 if every file verifies; 1 if any does not — a file that cannot be opened or
-//! read counts as a failure of that file (its own `FAIL` line), not as bad arguments; 2 for
-//! bad arguments (a bad `--set`, `--jobs 0`, an unreadable `--level` file, no files).
+//! Files are verified in parallel on `--jobs` threads (default: one per core, at most
+//! [`JOBS_MAX`], never more than there are files), each read as a stream through a buffer,
+//! never whole. A progress bar shows on stderr when stderr is a terminal and there is more
+//! than one file.
+//!
+//! Exit code, the worst of the files' (2 over 1 over 0), every file still verified and
+//! reported on its line: 0 if every file verifies; 1 if a file is a well-formed replay that
+//! does not verify (desync, claimed outcome, another tuning, level or rules version, over the
+//! budget); 2 if a file cannot be read (missing, a directory, `-`) or is not a well-formed
+//! replay (bad magic, checksum, truncated, malformed, too long, sparse hashes). Bad arguments
+//! (a bad `--set`, `--jobs 0` or above [`JOBS_MAX`], an unreadable `--level` file, no files)
+//! are 2 with nothing verified.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,8 +48,15 @@ use pogo::replay::{ReplayError, Verified, Verifier, VerifyError};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use super::CliError;
+use super::input::{self, OpenError};
 use super::replays::VerifierArgs;
+use super::{CliError, escape};
+
+/// Most `--jobs`. Verification is CPU-bound, one file per thread: beyond the machine's cores
+/// more threads only cost memory (a stack and a verifier's buffers each) and scheduling, and
+/// 64 is above the core count of any machine this is meant for. Without a bound, `--jobs
+/// 10000` starts ten thousand threads before verifying anything.
+const JOBS_MAX: usize = 64;
 
 /// Arguments of `pogo verify`.
 #[derive(Debug, Args)]
@@ -52,7 +67,8 @@ pub(crate) struct VerifyCommand {
     /// Print one JSON object per file (JSON lines) instead of text.
     #[arg(long)]
     json: bool,
-    /// Verify this many files at once (default: the number of cores).
+    /// Verify this many files at once, 1 to 64 (default: the number of cores; never more
+    /// than there are files).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -63,18 +79,34 @@ pub(crate) struct VerifyCommand {
 #[derive(Debug)]
 enum Failure {
     /// The file could not be opened.
-    Open(std::io::Error),
+    Open(OpenError),
     Verify(VerifyError),
+}
+
+impl Failure {
+    /// The file's exit code: 2 for a file that is not a readable, well-formed replay, 1 for
+    /// one that is but does not verify.
+    fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Open(_) | Failure::Verify(VerifyError::Replay(_)) => 2,
+            Failure::Verify(_) => 1,
+        }
+    }
 }
 
 /// Runs `pogo verify`.
 pub(crate) fn run(args: &VerifyCommand, out: &mut dyn Write) -> Result<(), CliError> {
     let verifier = args.verifier.build()?;
     let jobs = match args.jobs {
-        Some(0) => return Err(CliError::bad_input("--jobs 0: must be at least 1")),
+        Some(n) if !(1..=JOBS_MAX).contains(&n) => {
+            return Err(CliError::bad_input(format!(
+                "--jobs {n}: must be 1 to {JOBS_MAX}"
+            )));
+        }
         Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+        None => std::thread::available_parallelism().map_or(1, |n| n.get().min(JOBS_MAX)),
+    }
+    .min(args.files.len().max(1));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -84,7 +116,7 @@ pub(crate) fn run(args: &VerifyCommand, out: &mut dyn Write) -> Result<(), CliEr
     let live = !bar.is_hidden();
     let cancelled = AtomicBool::new(false);
     let files = &args.files;
-    let mut failed = 0usize;
+    let (mut failed, mut bad) = (0usize, 0usize);
     let mut written: Result<(), CliError> = Ok(());
     std::thread::scope(|scope| {
         let (sender, results) = mpsc::channel();
@@ -112,8 +144,10 @@ pub(crate) fn run(args: &VerifyCommand, out: &mut dyn Write) -> Result<(), CliEr
             while let Some(outcome) = pending.remove(&next) {
                 let path = &files[next];
                 next += 1;
-                if outcome.is_err() {
-                    failed += 1;
+                match &outcome {
+                    Err(f) if f.exit_code() == 2 => bad += 1,
+                    Err(_) => failed += 1,
+                    Ok(_) => {}
                 }
                 let line = if args.json {
                     json_line(path, &outcome)
@@ -137,11 +171,18 @@ pub(crate) fn run(args: &VerifyCommand, out: &mut dyn Write) -> Result<(), CliEr
     });
     bar.finish_and_clear();
     written?;
-    match failed {
-        0 => Ok(()),
-        n => Err(CliError::failed(format!(
-            "{n} of {} replays failed verification",
-            files.len()
+    let total = files.len();
+    match (bad, failed) {
+        (0, 0) => Ok(()),
+        (0, failed) => Err(CliError::failed(format!(
+            "{failed} of {total} replays failed verification"
+        ))),
+        (bad, failed) => Err(CliError::bad_input(format!(
+            "{bad} of {total} files cannot be read or are not well-formed replays{}",
+            match failed {
+                0 => String::new(),
+                n => format!("; {n} more failed verification"),
+            }
         ))),
     }
 }
@@ -163,7 +204,7 @@ fn progress_bar(files: usize) -> ProgressBar {
 
 /// Verifies one file, streaming it through a buffer.
 fn verify_file(path: &Path, verifier: &Verifier) -> Result<Verified, Failure> {
-    let file = File::open(path).map_err(Failure::Open)?;
+    let file = input::open(path).map_err(Failure::Open)?;
     verifier
         .verify(BufReader::new(file))
         .map_err(Failure::Verify)
@@ -171,7 +212,7 @@ fn verify_file(path: &Path, verifier: &Verifier) -> Result<Verified, Failure> {
 
 /// `OK  <file>  ticks=<n> finish=<tick|none>[,…] player=<name|->` or `FAIL <file>  <why>`.
 fn text_line(path: &Path, outcome: &Result<Verified, Failure>) -> String {
-    let name = path.display();
+    let name = super::escape::path(path);
     match outcome {
         Ok(v) => {
             let finish: Vec<String> = v
@@ -183,11 +224,11 @@ fn text_line(path: &Path, outcome: &Result<Verified, Failure>) -> String {
                 "OK  {name}  ticks={} finish={} player={}",
                 v.ticks,
                 finish.join(","),
-                v.header.player_name.as_deref().unwrap_or("-")
+                escape(v.header.player_name.as_deref().unwrap_or("-"))
             )
         }
-        Err(Failure::Open(e)) => format!("FAIL {name}  cannot open: {e}"),
-        Err(Failure::Verify(e)) => format!("FAIL {name}  {e}"),
+        Err(Failure::Open(e)) => format!("FAIL {name}  {}", escape(&e.to_string())),
+        Err(Failure::Verify(e)) => format!("FAIL {name}  {}", escape(&e.to_string())),
     }
 }
 
@@ -227,10 +268,11 @@ fn json_line(path: &Path, outcome: &Result<Verified, Failure>) -> String {
         }
         Err(failure) => {
             object.put("ok", json!(false));
+            object.put("exit", json!(failure.exit_code()));
             match failure {
                 Failure::Open(e) => {
                     object.put("error", json!("io"));
-                    object.put("message", json!(format!("cannot open: {e}")));
+                    object.put("message", json!(e.to_string()));
                 }
                 Failure::Verify(e) => {
                     object.put("error", json!(e.kind()));

@@ -1,0 +1,534 @@
+// pogo.mjs — a thin ES-module wrapper over the pogo-ffi WebAssembly module.
+//
+// The module (`cargo build -p pogo-ffi --target wasm32-unknown-unknown --profile
+// wasm-release` → pogo_ffi.wasm) exports the very C ABI of include/pogo.h: plain functions
+// over its linear memory, no imports. This file is the only glue: handles become objects,
+// status codes become PogoError exceptions, structs are read and written at their wasm32
+// offsets (checked against pogo_sizeof when the module loads). No bundler, no wasm-bindgen:
+// the ABI is already C-shaped, and one ABI for every host means the browser runs exactly
+// what the native library and the server run.
+//
+// Memory: arguments that live in memory (inputs, text, bytes, out-parameters) are placed in
+// blocks from pogo_alloc; each object frees its own with free(). 64-bit values (hashes,
+// nanosecond times, fixed-point raw bits) are BigInts.
+//
+//   import { load } from './pogo.mjs';
+//   const pogo = await load(fetch('pogo_ffi.wasm'));      // or bytes, or a WebAssembly.Module
+//   const level = pogo.level('course'), tuning = pogo.tuning();
+//   const sim = pogo.simulation({ level, tuning, players: 1 });
+//   sim.step([{ steerX: 127, steerZ: 0, buttons: 0 }]);
+//   console.log(hex(sim.stateHash()), sim.player(0).position);
+
+export const ABI_VERSION = 1;
+
+/** Status codes (PogoStatus). */
+export const Status = Object.freeze({
+  OK: 0, NULL_POINTER: 1, INVALID_HANDLE: 2, STALE_HANDLE: 3, WRONG_HANDLE_KIND: 4,
+  INVALID_ARGUMENT: 5, BUFFER_TOO_SMALL: 6, PARSE: 7, UNKNOWN_LEVEL: 8, MISMATCH: 9,
+  INVALID_SNAPSHOT: 10, INVALID_STATE: 11, LIMIT: 12, INTERNAL: 13,
+});
+
+export const Button = Object.freeze({ TRICK: 1, DIVE: 2 });
+
+/** Event bits of PlayerState.events. */
+export const Event = Object.freeze({
+  BOUNCE: 1 << 0, PERFECT: 1 << 1, LAUNCH: 1 << 2, RICOCHET: 1 << 3, BODY_HIT: 1 << 4,
+  STUN: 1 << 5, TRICK_STARTED: 1 << 6, TRICK_LANDED: 1 << 7, TRICK_FAILED: 1 << 8,
+  CHECKPOINT: 1 << 9, FINISH: 1 << 10, DEATH: 1 << 11, TELEPORT: 1 << 12,
+});
+
+export const STATE_NAMES = Object.freeze(['respawn', 'airborne', 'compression', 'stunned', 'finished']);
+
+/** A call into the library failed: `status` (a Status code), its `statusName`, the message. */
+export class PogoError extends Error {
+  constructor(status, statusName, message) {
+    super(`${statusName}: ${message}`);
+    this.name = 'PogoError';
+    this.status = status;
+    this.statusName = statusName;
+  }
+}
+
+/** A u64 as 16 lowercase hex digits (how state hashes are printed everywhere). */
+export function hex(value) {
+  return BigInt.asUintN(64, value).toString(16).padStart(16, '0');
+}
+
+/** A 32.32 fixed-point raw value (BigInt) as a decimal with exactly `places` decimals,
+ * rounded half to even — exactly what Rust prints with `{:.N}`. */
+export function formatFixed(raw, places) {
+  const negative = raw < 0n;
+  const magnitude = negative ? -raw : raw;
+  const whole = magnitude >> 32n;
+  const scale = 10n ** BigInt(places);
+  const scaled = (magnitude & 0xffffffffn) * scale;
+  let digits = scaled >> 32n;
+  const rest = scaled & 0xffffffffn, half = 1n << 31n;
+  let w = whole;
+  if (rest > half || (rest === half && (digits & 1n) === 1n)) digits += 1n;
+  if (digits === scale) { digits = 0n; w += 1n; }
+  const frac = places > 0 ? '.' + digits.toString().padStart(places, '0') : '';
+  return `${negative ? '-' : ''}${w}${frac}`;
+}
+
+// Struct layouts on wasm32 (types.rs; sizes checked at load time).
+const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40 };
+const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8 };
+const SCRATCH_BYTES = 1024;
+
+/**
+ * Instantiates the module. `source`: a Response or a promise of one (fetch), an
+ * ArrayBuffer or typed array of the .wasm bytes, or a WebAssembly.Module.
+ */
+export async function load(source) {
+  source = await source;
+  let instance;
+  if (source instanceof WebAssembly.Module) {
+    instance = await WebAssembly.instantiate(source, {});
+  } else if (typeof Response !== 'undefined' && source instanceof Response) {
+    const bytes = await source.arrayBuffer();
+    ({ instance } = await WebAssembly.instantiate(bytes, {}));
+  } else {
+    ({ instance } = await WebAssembly.instantiate(source, {}));
+  }
+  return new Pogo(instance);
+}
+
+/** One instance of the module: its memory and its objects. */
+export class Pogo {
+  constructor(instance) {
+    this.instance = instance;
+    this.x = instance.exports;
+    this.memory = this.x.memory;
+    const abi = this.x.pogo_abi_version() >>> 0;
+    if (abi !== ABI_VERSION) throw new Error(`pogo.mjs speaks ABI ${ABI_VERSION}, the module ${abi}`);
+    for (const [name, size] of Object.entries(SIZES)) {
+      const found = this.x.pogo_sizeof(STRUCT[name]) >>> 0;
+      if (found !== size) throw new Error(`layout of ${name}: the module has ${found} bytes, pogo.mjs ${size}`);
+    }
+    this.scratch = this.x.pogo_alloc(SCRATCH_BYTES) >>> 0;
+    if (this.scratch === 0) throw new Error('pogo_alloc failed');
+    this.decoder = new TextDecoder();
+    this.encoder = new TextEncoder();
+  }
+
+  // -- memory ---------------------------------------------------------------------------
+
+  view() {
+    if (!this._view || this._view.buffer !== this.memory.buffer) this._view = new DataView(this.memory.buffer);
+    return this._view;
+  }
+
+  bytesAt(ptr, len) {
+    return new Uint8Array(this.memory.buffer, ptr, len);
+  }
+
+  alloc(len) {
+    const ptr = this.x.pogo_alloc(Math.max(len, 1)) >>> 0;
+    if (ptr === 0) this.fail(Status.LIMIT);
+    return ptr;
+  }
+
+  dealloc(ptr) {
+    this.check(this.x.pogo_dealloc(ptr));
+  }
+
+  /** Runs `body(ptr, len)` with `bytes` (a Uint8Array) copied into a temporary block. */
+  withBytes(bytes, body) {
+    if (bytes.length === 0) return body(0, 0);
+    const ptr = this.alloc(bytes.length);
+    try {
+      this.bytesAt(ptr, bytes.length).set(bytes);
+      return body(ptr, bytes.length);
+    } finally {
+      this.dealloc(ptr);
+    }
+  }
+
+  withText(text, body) {
+    return this.withBytes(this.encoder.encode(text), body);
+  }
+
+  readText(ptr, len) {
+    return this.decoder.decode(this.bytesAt(ptr, len));
+  }
+
+  /** A variable-length output: `call(buffer, capacity, lenPtr)` asked for the length, then
+   * with a block of that size. */
+  readVariable(call) {
+    const lenPtr = this.scratch;
+    this.check(call(0, 0, lenPtr));
+    const len = this.view().getUint32(lenPtr, true);
+    if (len === 0) return new Uint8Array(0);
+    const ptr = this.alloc(len);
+    try {
+      this.check(call(ptr, len, lenPtr));
+      return this.bytesAt(ptr, len).slice();
+    } finally {
+      this.dealloc(ptr);
+    }
+  }
+
+  // -- errors ---------------------------------------------------------------------------
+
+  statusName(status) {
+    const ptr = this.x.pogo_status_name(status) >>> 0;
+    const bytes = this.bytesAt(ptr, 64);
+    return this.decoder.decode(bytes.subarray(0, bytes.indexOf(0)));
+  }
+
+  lastError() {
+    const len = this.x.pogo_last_error(0, 0) >>> 0;
+    const ptr = this.alloc(len + 1);
+    try {
+      this.x.pogo_last_error(ptr, len + 1);
+      return this.readText(ptr, len);
+    } finally {
+      this.x.pogo_dealloc(ptr);
+    }
+  }
+
+  /** The last error of the object with handle id `id` (or why the id names none). */
+  handleError(id) {
+    const len = this.x.pogo_handle_error(id, 0, 0) >>> 0;
+    const ptr = this.alloc(len + 1);
+    try {
+      this.x.pogo_handle_error(id, ptr, len + 1);
+      return this.readText(ptr, len);
+    } finally {
+      this.x.pogo_dealloc(ptr);
+    }
+  }
+
+  fail(status) {
+    throw new PogoError(status, this.statusName(status), this.lastError());
+  }
+
+  check(status) {
+    if (status !== Status.OK) this.fail(status);
+  }
+
+  /** Calls `call(outPtr)` and reads the u32 it wrote. */
+  outU32(call) {
+    this.check(call(this.scratch));
+    return this.view().getUint32(this.scratch, true);
+  }
+
+  outU64(call) {
+    this.check(call(this.scratch));
+    return this.view().getBigUint64(this.scratch, true);
+  }
+
+  // -- versions and counts --------------------------------------------------------------
+
+  get abiVersion() { return this.x.pogo_abi_version() >>> 0; }
+  get rulesVersion() { return this.x.pogo_rules_version() >>> 0; }
+  get replayFormatVersion() { return this.x.pogo_replay_format_version() >>> 0; }
+  /** Objects alive, of every kind. */
+  handleCount() { return this.x.pogo_handle_count() >>> 0; }
+  /** Blocks from pogo_alloc alive (this instance's scratch block is one). */
+  blockCount() { return this.x.pogo_block_count() >>> 0; }
+
+  builtinLevels() {
+    const names = [];
+    for (let i = 0; i < (this.x.pogo_builtin_level_count() >>> 0); i++) {
+      names.push(this.decoder.decode(this.readVariable((b, c, l) => this.x.pogo_builtin_level_name(i, b, c, l))));
+    }
+    return names;
+  }
+
+  // -- objects --------------------------------------------------------------------------
+
+  /** A built-in level by name. */
+  level(name) {
+    const id = this.withText(name, (p, l) => this.outU32((out) => this.x.pogo_level_builtin(p, l, out)));
+    return new Level(this, id);
+  }
+
+  /** A level from level JSON text. */
+  levelFromJson(text) {
+    const id = this.withText(text, (p, l) => this.outU32((out) => this.x.pogo_level_from_json(p, l, out)));
+    return new Level(this, id);
+  }
+
+  /** The default tuning, or one from tuning JSON text. */
+  tuning(json) {
+    const id = json === undefined
+      ? this.outU32((out) => this.x.pogo_tuning_default(out))
+      : this.withText(json, (p, l) => this.outU32((out) => this.x.pogo_tuning_from_json(p, l, out)));
+    return new Tuning(this, id);
+  }
+
+  simulation({ level, tuning, players = 1 }) {
+    const def = this.alloc(SIZES.simDef);
+    try {
+      this.x.pogo_default_sim_def(def); // returned through a pointer (wasm C ABI)
+      const v = this.view();
+      v.setUint32(def + 4, level.id, true);
+      v.setUint32(def + 8, tuning.id, true);
+      v.setUint32(def + 12, players, true);
+      const id = this.outU32((out) => this.x.pogo_sim_create(def, out));
+      return new Simulation(this, id, players);
+    } finally {
+      this.dealloc(def);
+    }
+  }
+
+  driver({ tickRate, players = 1, ticksPerFrameMax } = {}) {
+    const def = this.alloc(SIZES.driverDef);
+    try {
+      this.x.pogo_default_driver_def(def);
+      const v = this.view();
+      if (tickRate !== undefined) v.setUint32(def + 4, tickRate, true);
+      v.setUint32(def + 8, players, true);
+      if (ticksPerFrameMax !== undefined) v.setUint32(def + 12, ticksPerFrameMax, true);
+      return new Driver(this, this.outU32((out) => this.x.pogo_driver_create(def, out)), players);
+    } finally {
+      this.dealloc(def);
+    }
+  }
+
+  recorder({ sim, playerName = '', date = '' }) {
+    const def = this.alloc(SIZES.recorderDef);
+    const name = this.encoder.encode(playerName), when = this.encoder.encode(date);
+    const namePtr = this.alloc(name.length), datePtr = this.alloc(when.length);
+    try {
+      this.bytesAt(namePtr, name.length).set(name);
+      this.bytesAt(datePtr, when.length).set(when);
+      this.x.pogo_default_recorder_def(def);
+      const v = this.view();
+      v.setUint32(def + 4, sim.id, true);
+      v.setUint32(def + 8, namePtr, true);
+      v.setUint32(def + 12, name.length, true);
+      v.setUint32(def + 16, datePtr, true);
+      v.setUint32(def + 20, when.length, true);
+      return new Recorder(this, this.outU32((out) => this.x.pogo_recorder_create(def, out)));
+    } finally {
+      this.dealloc(def);
+      this.dealloc(namePtr);
+      this.dealloc(datePtr);
+    }
+  }
+
+  verifier({ tuning, levels = [], builtinLevels = true, maxTicks, maxHashIntervalS, maxPlayerTicks } = {}) {
+    const def = this.alloc(SIZES.verifierDef);
+    const list = this.alloc(4 * levels.length);
+    try {
+      this.x.pogo_default_verifier_def(def);
+      const v = this.view();
+      levels.forEach((level, i) => v.setUint32(list + 4 * i, level.id, true));
+      v.setUint32(def + 4, tuning.id, true);
+      v.setUint32(def + 8, levels.length ? list : 0, true);
+      v.setUint32(def + 12, levels.length, true);
+      v.setUint32(def + 16, builtinLevels ? 1 : 0, true);
+      if (maxTicks !== undefined) v.setUint32(def + 20, maxTicks, true);
+      if (maxHashIntervalS !== undefined) v.setUint32(def + 24, maxHashIntervalS, true);
+      if (maxPlayerTicks !== undefined) v.setBigUint64(def + 32, BigInt(maxPlayerTicks), true);
+      return new Verifier(this, this.outU32((out) => this.x.pogo_verifier_create(def, out)));
+    } finally {
+      this.dealloc(def);
+      this.dealloc(list);
+    }
+  }
+
+  bot() {
+    return new Bot(this, this.outU32((out) => this.x.pogo_bot_create(out)));
+  }
+
+  // -- structs --------------------------------------------------------------------------
+
+  writeInput(ptr, input) {
+    const v = this.view();
+    v.setInt8(ptr, input.steerX ?? 0);
+    v.setInt8(ptr + 1, input.steerZ ?? 0);
+    v.setUint8(ptr + 2, input.buttons ?? 0);
+  }
+
+  readInput(ptr) {
+    const v = this.view();
+    return { steerX: v.getInt8(ptr), steerZ: v.getInt8(ptr + 1), buttons: v.getUint8(ptr + 2) };
+  }
+
+  readPlayerState(ptr) {
+    const v = this.view();
+    const i64s = (at, n) => Array.from({ length: n }, (_, i) => v.getBigInt64(ptr + at + 8 * i, true));
+    const f64s = (at, n) => Array.from({ length: n }, (_, i) => v.getFloat64(ptr + at + 8 * i, true));
+    const u32 = (at) => v.getUint32(ptr + at, true);
+    const state = u32(144);
+    return {
+      positionRaw: i64s(0, 3), velocityRaw: i64s(24, 3), leanRaw: i64s(48, 2), apexRaw: v.getBigInt64(ptr + 64, true),
+      position: f64s(72, 3), velocity: f64s(96, 3), lean: f64s(120, 2), apex: v.getFloat64(ptr + 136, true),
+      state, stateName: STATE_NAMES[state], combo: u32(148), bounces: u32(152), events: u32(156),
+      finished: u32(160) === 1, finishTick: u32(164), checkpoint: u32(168) === 1 ? u32(172) : null,
+      stunTicksLeft: u32(176), trickTicksLeft: u32(180) === 1 ? u32(184) : null,
+    };
+  }
+
+  readVerdict(ptr) {
+    const v = this.view();
+    const u32 = (at) => v.getUint32(ptr + at, true);
+    const u64 = (at) => v.getBigUint64(ptr + at, true);
+    const kind = u32(40);
+    const kindPtr = this.x.pogo_verdict_kind_name(kind) >>> 0;
+    const kindBytes = this.bytesAt(kindPtr, 64);
+    const mask = u32(64);
+    const finishTicks = Array.from({ length: 16 }, (_, i) => ((mask >>> i) & 1 ? u32(72 + 4 * i) : null));
+    return {
+      verified: kind === 0, kind, kindName: this.decoder.decode(kindBytes.subarray(0, kindBytes.indexOf(0))),
+      reason: this.readText(ptr + 136, u32(68)),
+      finalHash: u64(0), levelHash: u64(8), tuningHash: u64(16), expected: u64(24), found: u64(32),
+      ticks: u32(44), players: u32(48), rulesVersion: u32(52), desyncTick: u32(56), player: u32(60),
+      finishTicks: finishTicks.slice(0, u32(48)),
+    };
+  }
+}
+
+/** Base of every object: its handle id and free(). */
+class Handle {
+  constructor(pogo, id, freeFn) {
+    this.pogo = pogo;
+    this.id = id;
+    this._free = freeFn;
+  }
+
+  /** The last error on this object. */
+  lastError() { return this.pogo.handleError(this.id); }
+
+  free() {
+    this.pogo.check(this.pogo.x[this._free](this.id));
+  }
+}
+
+export class Level extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_level_free'); }
+  get hash() { return this.pogo.outU64((out) => this.pogo.x.pogo_level_hash(this.id, out)); }
+  get name() {
+    return this.pogo.decoder.decode(this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_level_name(this.id, b, c, l)));
+  }
+}
+
+export class Tuning extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_tuning_free'); }
+  get hash() { return this.pogo.outU64((out) => this.pogo.x.pogo_tuning_hash(this.id, out)); }
+  get tickRate() { return this.pogo.outU32((out) => this.pogo.x.pogo_tuning_tick_rate(this.id, out)); }
+}
+
+export class Simulation extends Handle {
+  constructor(pogo, id, players) {
+    super(pogo, id, 'pogo_sim_free');
+    this.players = players;
+    this.inputs = pogo.alloc(SIZES.input * players);
+    this.state = pogo.alloc(SIZES.playerState);
+  }
+
+  /** Runs one tick with one input ({steerX, steerZ, buttons}) per player. */
+  step(inputs) {
+    const p = this.pogo;
+    if (inputs.length !== this.players) {
+      throw new PogoError(Status.INVALID_ARGUMENT, 'invalid_argument',
+        `${inputs.length} inputs for ${this.players} players: pass exactly one per player`);
+    }
+    for (let i = 0; i < this.players; i++) p.writeInput(this.inputs + 3 * i, inputs[i]);
+    p.check(p.x.pogo_sim_step(this.id, this.inputs, this.players));
+  }
+
+  get tick() { return this.pogo.outU32((out) => this.pogo.x.pogo_sim_tick(this.id, out)); }
+  stateHash() { return this.pogo.outU64((out) => this.pogo.x.pogo_sim_state_hash(this.id, out)); }
+
+  /** Player `i`'s pogo after the last tick. */
+  player(i) {
+    this.pogo.check(this.pogo.x.pogo_sim_player_state(this.id, i, this.state));
+    return this.pogo.readPlayerState(this.state);
+  }
+
+  /** Player `i`'s pogo before the last tick (to interpolate from). */
+  previousPlayer(i) {
+    this.pogo.check(this.pogo.x.pogo_sim_previous_player_state(this.id, i, this.state));
+    return this.pogo.readPlayerState(this.state);
+  }
+
+  snapshot() {
+    return this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_sim_snapshot(this.id, b, c, l));
+  }
+
+  restore(bytes) {
+    this.pogo.withBytes(bytes, (p, l) => this.pogo.check(this.pogo.x.pogo_sim_restore(this.id, p, l)));
+  }
+
+  free() {
+    super.free();
+    this.pogo.dealloc(this.inputs);
+    this.pogo.dealloc(this.state);
+  }
+}
+
+export class Driver extends Handle {
+  constructor(pogo, id, players) {
+    super(pogo, id, 'pogo_driver_free');
+    this.players = players;
+    this.block = pogo.alloc(SIZES.frameInfo + 8);
+  }
+
+  /** Queues `input` as player `player`'s input from `atNs` (BigInt or integer ns) on;
+   * returns the time it was filed at (BigInt). */
+  pushEvent(atNs, player, input) {
+    const p = this.pogo;
+    p.writeInput(this.block, input);
+    p.check(p.x.pogo_driver_push_event(this.id, BigInt(atNs), player, this.block, this.block + 8));
+    return p.view().getBigUint64(this.block + 8, true);
+  }
+
+  /** Advances to `nowNs`, stepping `sim` (and recording with `recorder`, if given). */
+  advance(sim, recorder, nowNs) {
+    const p = this.pogo;
+    p.check(p.x.pogo_driver_advance(this.id, sim.id, recorder ? recorder.id : 0, BigInt(nowNs), this.block));
+    const v = p.view();
+    return {
+      alphaRaw: v.getBigInt64(this.block, true), alpha: v.getFloat64(this.block + 8, true),
+      ticksRun: v.getUint32(this.block + 16, true), totalTicks: v.getUint32(this.block + 20, true),
+      ticksPending: v.getUint32(this.block + 24, true),
+    };
+  }
+
+  free() {
+    super.free();
+    this.pogo.dealloc(this.block);
+  }
+}
+
+export class Recorder extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_recorder_free'); }
+  /** Records the tick its simulation just ran. */
+  record() { this.pogo.check(this.pogo.x.pogo_recorder_record(this.id)); }
+  finish() { this.pogo.check(this.pogo.x.pogo_recorder_finish(this.id)); }
+  get ticks() { return this.pogo.outU32((out) => this.pogo.x.pogo_recorder_ticks(this.id, out)); }
+  /** The finished replay. */
+  bytes() { return this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_recorder_bytes(this.id, b, c, l)); }
+}
+
+export class Verifier extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_verifier_free'); }
+
+  /** Verifies replay bytes: { verified, kindName, reason, ticks, finishTicks, finalHash, … }. */
+  verify(bytes) {
+    const p = this.pogo;
+    const out = p.alloc(SIZES.verdict);
+    try {
+      p.withBytes(bytes, (ptr, len) => p.check(p.x.pogo_verifier_verify(this.id, ptr, len, out)));
+      return p.readVerdict(out);
+    } finally {
+      p.dealloc(out);
+    }
+  }
+}
+
+export class Bot extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_bot_free'); }
+
+  /** The bot's input for player `player` of `sim`'s next tick. */
+  input(sim, player) {
+    const p = this.pogo;
+    p.check(p.x.pogo_bot_input(this.id, sim.id, player, p.scratch));
+    return p.readInput(p.scratch);
+  }
+}

@@ -1,0 +1,153 @@
+//! `GET /api/levels/{level}/leaderboard`: a level's verified finishes, one entry per player
+//! (their best), fastest first, ties broken by earlier upload; paginated, or a page around a
+//! player.
+
+use axum::Json;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::runs::{SplitJson, current_board, rfc3339, splits};
+use crate::catalog::hash_hex;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
+use crate::state::AppState;
+use crate::times::TickTime;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct BoardQuery {
+    /// Entries per page, 1–100 (default 20).
+    pub limit: Option<u32>,
+    /// Entries to skip (default 0). Not with `around`.
+    pub offset: Option<u64>,
+    /// A player name (any case): the page of `limit` entries with this player's in the
+    /// middle (or as near it as the top of the board allows).
+    pub around: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntryJson {
+    /// 1 for the fastest. Distinct: equal finish ticks are ordered by upload, earlier first.
+    pub rank: i64,
+    pub player: String,
+    pub run_id: i64,
+    /// The verified finish tick (what the re-simulation showed; the ranking key).
+    pub finish_tick: u32,
+    /// `(finish_tick + 1) / tick_rate`, to the millisecond.
+    pub time_s: f64,
+    /// The same as `m:ss.mmm`.
+    pub time: String,
+    pub uploaded_at: String,
+    /// Checkpoints and finish reached, in order.
+    pub splits: Vec<SplitJson>,
+    pub ghost_url: String,
+    pub replay_url: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Leaderboard {
+    pub level: String,
+    /// The level's content hash: only runs of this version of the level, under this tuning
+    /// and rules version, are on the board.
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: u32,
+    pub tick_rate: u32,
+    /// Players on the board.
+    pub total: i64,
+    pub offset: u64,
+    pub limit: u32,
+    /// The `around` player, as registered, when asked for.
+    pub around: Option<String>,
+    pub entries: Vec<EntryJson>,
+}
+
+/// The leaderboard of a level.
+#[utoipa::path(get, path = "/api/levels/{level}/leaderboard", tag = "leaderboards",
+    params(("level" = String, Path, description = "Level name"), BoardQuery),
+    responses(
+        (status = 200, body = Leaderboard),
+        (status = 400, description = "Bad `limit`/`offset`, or both `offset` and `around`", body = ErrorBody),
+        (status = 404, description = "No such level (`unknown_level`), player (`unknown_player`), or the player has no entry (`not_ranked`)", body = ErrorBody),
+    ))]
+pub async fn leaderboard(
+    State(state): State<AppState>,
+    level: Result<Path<String>, PathRejection>,
+    query: Result<Query<BoardQuery>, QueryRejection>,
+) -> Result<Json<Leaderboard>, ApiError> {
+    let Path(level) = level?;
+    let Query(query) = query?;
+    let board = current_board(&state, &level).ok_or(ApiError::UnknownLevel {
+        name: level.clone(),
+    })?;
+    let limit = query.limit.unwrap_or(LEADERBOARD_LIMIT_DEFAULT);
+    if !(1..=LEADERBOARD_LIMIT_MAX).contains(&limit) {
+        return Err(ApiError::BadParameter(format!(
+            "limit={limit}: must be within 1..={LEADERBOARD_LIMIT_MAX}"
+        )));
+    }
+    let (offset, around) =
+        match (query.offset, query.around) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::BadParameter(
+                    "offset and around cannot be used together".into(),
+                ));
+            }
+            (offset, None) => (offset.unwrap_or(0), None),
+            (None, Some(name)) => {
+                let player = state
+                    .store
+                    .player_by_name(&name)
+                    .await?
+                    .filter(|p| !p.hidden)
+                    .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
+                let rank = state.store.player_rank(&board, player.id).await?.ok_or(
+                    ApiError::NotRanked {
+                        name: player.name.clone(),
+                    },
+                )?;
+                let before = u64::from(limit / 2);
+                (
+                    u64::try_from(rank - 1).unwrap_or(0).saturating_sub(before),
+                    Some(player.name),
+                )
+            }
+        };
+    let rate = state.catalog.tick_rate();
+    let rows = state.store.leaderboard(&board, limit, offset).await?;
+    let total = state.store.board_size(&board).await?;
+    let entries = rows
+        .into_iter()
+        .map(|e| {
+            let finish_tick = u32::try_from(e.finish_tick).unwrap_or(u32::MAX);
+            let time = TickTime::new(finish_tick, rate);
+            EntryJson {
+                rank: e.rank,
+                player: e.player,
+                run_id: e.run_id,
+                finish_tick,
+                time_s: time.time_s,
+                time: time.time,
+                uploaded_at: rfc3339(e.uploaded_ms),
+                splits: splits(e.splits.as_deref(), rate),
+                ghost_url: format!("/api/runs/{}/ghost", e.run_id),
+                replay_url: format!("/api/runs/{}/replay", e.run_id),
+            }
+        })
+        .collect();
+    Ok(Json(Leaderboard {
+        level,
+        level_hash: board.level_hash,
+        tuning_hash: hash_hex(state.catalog.tuning_hash()),
+        rules_version: board.rules_version,
+        tick_rate: rate,
+        total,
+        offset,
+        limit,
+        around,
+        entries,
+    }))
+}

@@ -1,0 +1,62 @@
+//! The operator's routes: `/healthz`, `/metrics`, `/api/openapi.json`. (The web page, `/`,
+//! is `crate::web`.)
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::{OpenApi, ToSchema};
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: &'static str,
+    /// `sqlite` or `postgres`.
+    pub database: &'static str,
+    pub workers: usize,
+}
+
+/// Liveness and readiness: 200 when the database answers.
+#[utoipa::path(get, path = "/healthz", tag = "operations",
+    responses(
+        (status = 200, body = Health),
+        (status = 503, description = "The database does not answer", body = ErrorBody),
+    ))]
+pub async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
+    state.store.ping().await?;
+    Ok(Json(Health {
+        status: "ok",
+        database: state.store.backend(),
+        workers: state.workers,
+    }))
+}
+
+/// Prometheus metrics (text exposition format): uploads by outcome, verdicts by reason,
+/// queue depth, verification seconds.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String)))]
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    match state.store.status_counts().await {
+        Ok(counts) => state.metrics.set_runs(&counts),
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.metrics.encode(),
+    )
+        .into_response()
+}
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "operations",
+    responses((status = 200, description = "OpenAPI 3 document", content_type = "application/json", body = Object)))]
+pub async fn openapi() -> Response {
+    Json(crate::openapi::ApiDoc::openapi()).into_response()
+}

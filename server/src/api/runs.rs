@@ -1,0 +1,421 @@
+//! `POST /api/runs` (upload a replay), `GET /api/runs/{id}` (its status and verdict),
+//! `GET /api/runs/{id}/replay` (the bytes, for a game client to race against).
+//!
+//! An upload is checked in the order that costs least first: the token (no body read yet),
+//! the per-token rate, the content type and length, a free upload slot; then the body is
+//! read within its limit and decoded (every checksum and record, no simulation), and its
+//! header checked: one player, the token's player's name, a level, rules and tuning this
+//! server runs. Only then is it stored (bytes and a queued run, committed) and answered
+//! 202. The verdict comes from the workers' re-simulation, never from the file's claims.
+
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, Limited};
+use pogo_replay::{Replay, VerifyError};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::auth;
+use crate::catalog::hash_hex;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
+use crate::state::AppState;
+use crate::store::{Board, Inserted, NewRun, RunRow};
+use crate::times::TickTime;
+use crate::worker::{now_ms, parse_splits};
+
+/// The content types an upload may have.
+pub const REPLAY_CONTENT_TYPES: &[&str] =
+    &["application/octet-stream", "application/x-pogo-replay"];
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Uploaded {
+    /// The run's id.
+    pub id: i64,
+    /// Poll this for the verdict.
+    pub status_url: String,
+    /// `true` if these exact bytes were uploaded before (this is that run; nothing new was
+    /// stored). Answered 200 instead of 202.
+    pub duplicate: bool,
+}
+
+/// A checkpoint (or the finish) reached for the first time.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SplitJson {
+    /// The checkpoint's index in the level (`checkpoints[i].index` of the geometry), or
+    /// `null` for the finish.
+    pub checkpoint: Option<u32>,
+    /// The tick it was reached on.
+    pub tick: u32,
+    /// `(tick + 1) / tick_rate`, to the millisecond.
+    pub time_s: f64,
+    /// The same as `m:ss.mmm`.
+    pub time: String,
+}
+
+/// Stored splits as JSON.
+pub fn splits(stored: Option<&str>, rate: u32) -> Vec<SplitJson> {
+    stored
+        .map(parse_splits)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(checkpoint, tick)| {
+            let t = TickTime::new(tick, rate);
+            SplitJson {
+                checkpoint,
+                tick,
+                time_s: t.time_s,
+                time: t.time,
+            }
+        })
+        .collect()
+}
+
+/// A run's state.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Stored, waiting for a worker.
+    Queued,
+    /// A worker is re-simulating it.
+    Verifying,
+    /// Re-simulated: it is what it claims. Ranked if it finished.
+    Verified,
+    /// Re-simulated (or checked) and refused: `reason` says why.
+    Rejected,
+}
+
+/// A run: who, which level, and the verdict once there is one.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunStatus {
+    pub id: i64,
+    pub player: String,
+    pub level: String,
+    pub status: RunState,
+    /// Ticks the replay holds (verified runs).
+    pub ticks: Option<u32>,
+    /// The tick the re-simulation finished on (verified runs that finished).
+    pub finish_tick: Option<u32>,
+    /// `(finish_tick + 1) / tick_rate`, to the millisecond.
+    pub time_s: Option<f64>,
+    /// The same as `m:ss.mmm`.
+    pub time: Option<String>,
+    /// The run's place on its level's leaderboard, if it is its player's best there (else
+    /// `null`: not verified, not finished, or the player has a better run).
+    pub rank: Option<i64>,
+    /// Why it was rejected: the verifier's message, e.g. `desync at tick 179: recorded state
+    /// hash …, re-simulated …`.
+    pub reason: Option<String>,
+    /// The verifier's short name for the reason (`VerifyError::kind`): `desync`,
+    /// `outcome_mismatch`, `checksum`, `over_budget`, `out_of_time`, … or `abandoned`
+    /// (verification interrupted too often).
+    pub reason_kind: Option<String>,
+    /// Checkpoints and finish reached, in order (verified runs).
+    pub splits: Vec<SplitJson>,
+    pub tick_rate: u32,
+    /// RFC 3339, UTC.
+    pub uploaded_at: String,
+    pub verified_at: Option<String>,
+    pub status_url: String,
+    pub replay_url: String,
+    pub ghost_url: String,
+}
+
+/// Upload a replay for verification.
+///
+/// The body is the replay file's bytes (`application/octet-stream`). It must be a
+/// **single-player** replay whose header's `player_name` is exactly the token's player, of a
+/// level `GET /api/levels` lists, recorded under the rules version and tuning hash it shows.
+/// The run is stored before the answer; its verdict comes later (poll `status_url`).
+/// Uploading the same bytes again answers 200 with the same run.
+#[utoipa::path(post, path = "/api/runs", tag = "runs",
+    request_body(content = Vec<u8>, content_type = "application/octet-stream",
+        description = "A pogo replay file (replay/FORMAT.md)"),
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Stored and queued for verification", body = Uploaded),
+        (status = 200, description = "These bytes were uploaded before: that run", body = Uploaded),
+        (status = 400, description = "Not a well-formed replay (`bad_replay`, with the reader's `kind`), not single-player (`not_single_player`), no player name (`no_player_name`)", body = ErrorBody),
+        (status = 401, description = "No token or not a valid one", body = ErrorBody),
+        (status = 403, description = "The replay is under another name than the token's (`name_mismatch`), or the player is hidden", body = ErrorBody),
+        (status = 404, description = "A level the server does not run (`unknown_level`)", body = ErrorBody),
+        (status = 409, description = "Recorded under other rules, tuning or level version (`rules_mismatch`, with the verifier's `kind`)", body = ErrorBody),
+        (status = 413, description = "Body over the limit (the longest accepted run's largest legal file plus slack)", body = ErrorBody),
+        (status = 415, description = "Not `application/octet-stream`", body = ErrorBody),
+        (status = 429, description = "Rate limited (per token or per address); see Retry-After", body = ErrorBody),
+        (status = 503, description = "Verification queue or upload slots full (`busy`), or database unavailable; see Retry-After", body = ErrorBody),
+    ))]
+pub async fn upload(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let outcome = accept(&state, &headers, body).await;
+    state.metrics.upload(match &outcome {
+        Ok(Uploaded {
+            duplicate: false, ..
+        }) => "accepted",
+        Ok(Uploaded {
+            duplicate: true, ..
+        }) => "duplicate",
+        Err(e) => e.code(),
+    });
+    let uploaded = outcome?;
+    let status = if uploaded.duplicate {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    let mut response = super::with_status(status, &uploaded);
+    if let Ok(location) = HeaderValue::from_str(&uploaded.status_url) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+async fn accept(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Uploaded, ApiError> {
+    let token = auth::bearer(headers)?;
+    if !auth::is_player_token(token) {
+        return Err(ApiError::BadToken);
+    }
+    let player = state
+        .store
+        .player_by_token(&auth::token_hash(token))
+        .await?
+        .ok_or(ApiError::BadToken)?;
+    if player.hidden {
+        return Err(ApiError::PlayerHidden { name: player.name });
+    }
+    state
+        .rates
+        .check_token(player.id)
+        .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    if !content_type.is_some_and(|t| REPLAY_CONTENT_TYPES.contains(&t.as_str())) {
+        return Err(ApiError::ContentType {
+            expected: "application/octet-stream",
+        });
+    }
+    let limit = state.upload_limit;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ApiError::BodyTooLarge { limit });
+    }
+    let _slot = state.uploads.try_acquire().map_err(|_| ApiError::Busy {
+        what: "too many uploads in progress",
+        retry_after_s: RETRY_AFTER_BUSY_S,
+    })?;
+    let bytes = read_body(body, limit).await?;
+    // Decoding checks every chunk (a worst-case file near the limit takes tens of ms): off the
+    // async threads.
+    let limits = state.catalog.verifier().limits();
+    let (replay, bytes) =
+        tokio::task::spawn_blocking(move || (Replay::decode(&bytes, limits), bytes))
+            .await
+            .map_err(|e| ApiError::Internal(format!("decoding an upload: {e}")))?;
+    let replay = replay.map_err(ApiError::BadReplay)?;
+    let header = &replay.header;
+    if header.players != 1 {
+        return Err(ApiError::NotSinglePlayer {
+            players: header.players,
+        });
+    }
+    let name = header
+        .player_name
+        .as_deref()
+        .ok_or(ApiError::NoPlayerName)?;
+    if name != player.name {
+        return Err(ApiError::NameMismatch {
+            token: player.name,
+            replay: name.to_string(),
+        });
+    }
+    state.catalog.check_header(header).map_err(|e| match e {
+        VerifyError::UnknownLevel { name } => ApiError::UnknownLevel { name },
+        other => ApiError::RulesMismatch(other),
+    })?;
+    let run = NewRun {
+        player_id: player.id,
+        bytes: &bytes,
+        replay_hash: Sha256::digest(&bytes).into(),
+        level: &header.level_name,
+        level_hash: hash_hex(header.level_hash),
+        tuning_hash: hash_hex(header.tuning_hash),
+        rules_version: header.rules_version,
+        uploaded_ms: now_ms(),
+    };
+    let (id, duplicate) = match state.store.insert_run(&run, state.queue_max).await? {
+        Inserted::New(id) => {
+            state.work.notify_one();
+            tracing::info!(run = id, player = %player.name, level = %run.level, "queued");
+            (id, false)
+        }
+        Inserted::Duplicate(id) => (id, true),
+        Inserted::QueueFull { queued } => {
+            tracing::warn!(queued, "verification queue full");
+            return Err(ApiError::Busy {
+                what: "the verification queue is full",
+                retry_after_s: RETRY_AFTER_BUSY_S,
+            });
+        }
+    };
+    Ok(Uploaded {
+        id,
+        status_url: format!("/api/runs/{id}"),
+        duplicate,
+    })
+}
+
+/// Reads a body of at most `limit` bytes within [`BODY_READ_TIMEOUT`].
+async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
+    let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
+    let collected = tokio::time::timeout(BODY_READ_TIMEOUT, limited.collect())
+        .await
+        .map_err(|_| {
+            ApiError::BodyIncomplete(format!("not sent within {} s", BODY_READ_TIMEOUT.as_secs()))
+        })?;
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes().to_vec()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(ApiError::BodyTooLarge { limit })
+        }
+        Err(e) => Err(ApiError::BodyIncomplete(e.to_string())),
+    }
+}
+
+/// A run (visible, i.e. neither it nor its player hidden), or 404.
+pub async fn visible_run(state: &AppState, id: i64) -> Result<RunRow, ApiError> {
+    match state.store.run(id).await? {
+        Some(run) if !run.hidden => Ok(run),
+        _ => Err(ApiError::UnknownRun { id }),
+    }
+}
+
+/// The current leaderboard of a level (its content under the server's tuning and rules),
+/// if the server runs the level.
+pub fn current_board(state: &AppState, level: &str) -> Option<Board> {
+    let info = state.catalog.level(level)?;
+    Some(Board {
+        level: level.to_string(),
+        level_hash: hash_hex(info.hash),
+        tuning_hash: hash_hex(state.catalog.tuning_hash()),
+        rules_version: pogo_core::RULES_VERSION,
+    })
+}
+
+/// A run's status and verdict.
+#[utoipa::path(get, path = "/api/runs/{id}", tag = "runs",
+    params(("id" = i64, Path, description = "Run id")),
+    responses(
+        (status = 200, body = RunStatus),
+        (status = 400, description = "Not a run id", body = ErrorBody),
+        (status = 404, description = "No such run (or hidden)", body = ErrorBody),
+    ))]
+pub async fn status(
+    State(state): State<AppState>,
+    id: Result<Path<i64>, PathRejection>,
+) -> Result<axum::Json<RunStatus>, ApiError> {
+    let Path(id) = id?;
+    let run = visible_run(&state, id).await?;
+    let rate = state.catalog.tick_rate();
+    let rank = match current_board(&state, &run.level) {
+        Some(board) if run.status == "verified" && run.finish_tick.is_some() => {
+            state.store.run_rank(&board, id).await?
+        }
+        _ => None,
+    };
+    let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+    let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
+    let status = match run.status.as_str() {
+        "queued" => RunState::Queued,
+        "verifying" => RunState::Verifying,
+        "verified" => RunState::Verified,
+        "rejected" => RunState::Rejected,
+        other => return Err(ApiError::Internal(format!("run {id} has status {other:?}"))),
+    };
+    Ok(axum::Json(RunStatus {
+        id,
+        player: run.player,
+        level: run.level,
+        status,
+        ticks: tick(run.ticks),
+        finish_tick: finish.as_ref().map(|f| f.tick),
+        time_s: finish.as_ref().map(|f| f.time_s),
+        time: finish.map(|f| f.time),
+        rank,
+        reason: run.reason,
+        reason_kind: run.reason_kind,
+        splits: splits(run.splits.as_deref(), rate),
+        tick_rate: rate,
+        uploaded_at: rfc3339(run.uploaded_ms),
+        verified_at: run.verified_ms.map(rfc3339),
+        status_url: format!("/api/runs/{id}"),
+        replay_url: format!("/api/runs/{id}/replay"),
+        ghost_url: format!("/api/runs/{id}/ghost"),
+    }))
+}
+
+/// A verified run's replay file, byte for byte as uploaded.
+#[utoipa::path(get, path = "/api/runs/{id}/replay", tag = "runs",
+    params(("id" = i64, Path, description = "Run id")),
+    responses(
+        (status = 200, description = "The replay file", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 400, description = "Not a run id", body = ErrorBody),
+        (status = 404, description = "No such run (or hidden)", body = ErrorBody),
+        (status = 409, description = "The run is not verified (`not_verified`)", body = ErrorBody),
+    ))]
+pub async fn replay(
+    State(state): State<AppState>,
+    id: Result<Path<i64>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let Path(id) = id?;
+    let run = visible_run(&state, id).await?;
+    if run.status != "verified" {
+        return Err(ApiError::NotVerified {
+            id,
+            status: run.status,
+        });
+    }
+    let bytes = state
+        .store
+        .run_bytes(id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))?;
+    let disposition = format!("attachment; filename=\"run-{id}.pogo\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Unix milliseconds as RFC 3339 (UTC, millisecond precision).
+pub fn rfc3339(ms: i64) -> String {
+    let nanos = i128::from(ms) * 1_000_000;
+    time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,280 @@
+//! The server's configuration: SPEC §9's flags (`--listen`, `--database`, `--level`,
+//! `--tuning`) and the operator's limits, each also settable by an environment variable
+//! (`POGO_…`; a flag wins over the variable). The admin token comes from the environment
+//! only (`ADMIN_TOKEN`), never from a flag, so it does not show in `ps`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+/// Shortest admin token accepted: 16 characters is 64+ bits for any reasonable generator
+/// (`openssl rand -hex 16` gives 32). A shorter one is a configuration error, not a warning.
+pub const ADMIN_TOKEN_CHARS_MIN: usize = 16;
+
+/// `pogo-server`: the ghost-racing leaderboard service. Players upload replays, the server
+/// re-simulates each one and ranks it only on what the re-simulation shows, and serves the
+/// verified runs back as ghosts.
+#[derive(Clone, Debug, Parser)]
+#[command(name = "pogo-server", version, about)]
+pub struct Config {
+    /// Address to listen on.
+    #[arg(long, env = "POGO_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Database: `postgres://…` (or `postgresql://…`) for PostgreSQL; anything else is a
+    /// SQLite file (a path, or `sqlite:PATH`), created with its schema if missing.
+    #[arg(long, env = "POGO_DATABASE", default_value = "pogo.db")]
+    pub database: String,
+    /// A level JSON file runs may be of, besides the built-in levels (it replaces a built-in
+    /// level of the same name). May be repeated (comma-separated in the variable).
+    #[arg(
+        long = "level",
+        value_name = "FILE",
+        env = "POGO_LEVELS",
+        value_delimiter = ','
+    )]
+    pub levels: Vec<PathBuf>,
+    /// Tuning file (JSON) the server verifies with (default: the default tuning).
+    #[arg(long, value_name = "FILE", env = "POGO_TUNING")]
+    pub tuning: Option<PathBuf>,
+    /// Verification workers (verifications at once), default one per core. 0: this process
+    /// serves the API and verifies nothing (another process on the same PostgreSQL database
+    /// does).
+    #[arg(long, value_name = "N", env = "POGO_WORKERS")]
+    pub workers: Option<usize>,
+    /// Longest run accepted, in ticks (the verifier's player-tick budget for one
+    /// single-player run; default 216000, one hour at 60 Hz). The request body limit is
+    /// derived from it.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "POGO_MAX_PLAYER_TICKS",
+        default_value_t = 216_000
+    )]
+    pub max_player_ticks: u64,
+    /// Longest stretch of play between two stored state hashes a replay may have, in
+    /// seconds (1 to 10).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "POGO_MAX_HASH_INTERVAL",
+        default_value_t = 1
+    )]
+    pub max_hash_interval: u32,
+    /// Wall-clock bound on one verification, in milliseconds (a run over it is rejected
+    /// `out_of_time`).
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "POGO_MAX_DURATION_MS",
+        default_value_t = 10_000
+    )]
+    pub max_duration_ms: u64,
+    /// How long a claim on a run lasts before another worker may take it over (ms); must
+    /// exceed the verification bound, with room for the database round trips.
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "POGO_LEASE_MS",
+        default_value_t = 30_000
+    )]
+    pub lease_ms: u64,
+    /// Most runs waiting for verification (in the database, over all servers); an upload
+    /// beyond it is answered 503 with Retry-After.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "POGO_QUEUE_MAX",
+        default_value_t = 10_000
+    )]
+    pub queue_max: u64,
+    /// Uploads per second one token may make, sustained.
+    #[arg(
+        long,
+        value_name = "PER_S",
+        env = "POGO_TOKEN_RATE",
+        default_value_t = 1
+    )]
+    pub token_rate: u32,
+    /// Uploads one token may make in a burst.
+    #[arg(long, value_name = "N", env = "POGO_TOKEN_BURST", default_value_t = 10)]
+    pub token_burst: u32,
+    /// API requests per second one client address may make, sustained.
+    #[arg(
+        long,
+        value_name = "PER_S",
+        env = "POGO_ADDRESS_RATE",
+        default_value_t = 20
+    )]
+    pub address_rate: u32,
+    /// API requests one client address may make in a burst.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "POGO_ADDRESS_BURST",
+        default_value_t = 60
+    )]
+    pub address_burst: u32,
+    /// Log format on stderr.
+    #[arg(long, value_enum, env = "POGO_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// The admin token (from the environment variable `ADMIN_TOKEN` only); enables the admin
+    /// routes.
+    #[arg(skip)]
+    pub admin_token: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines with `key=value` fields.
+    Text,
+    /// One JSON object per event.
+    Json,
+}
+
+/// What the database URL names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// A SQLite file (created if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL.
+    Postgres(String),
+}
+
+impl DatabaseUrl {
+    pub fn parse(text: &str) -> DatabaseUrl {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return DatabaseUrl::Postgres(text.to_string());
+        }
+        let path = text
+            .strip_prefix("sqlite://")
+            .or_else(|| text.strip_prefix("sqlite:"))
+            .unwrap_or(text);
+        DatabaseUrl::Sqlite(PathBuf::from(path))
+    }
+}
+
+impl Config {
+    /// The configuration from the command line and the environment.
+    pub fn from_env() -> Config {
+        let mut config = Config::parse();
+        config.admin_token = std::env::var("ADMIN_TOKEN").ok().filter(|t| !t.is_empty());
+        config
+    }
+
+    /// Defaults, as if started with no flags and no environment (for tests and embedding).
+    pub fn defaults() -> Config {
+        Config::parse_from(["pogo-server"])
+    }
+
+    pub fn database_url(&self) -> DatabaseUrl {
+        DatabaseUrl::parse(&self.database)
+    }
+
+    pub fn workers(&self) -> usize {
+        self.workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    pub fn max_duration(&self) -> Duration {
+        Duration::from_millis(self.max_duration_ms)
+    }
+
+    pub fn lease(&self) -> Duration {
+        Duration::from_millis(self.lease_ms)
+    }
+
+    /// Checks the values against each other; the message names the flag.
+    pub fn check(&self) -> Result<(), String> {
+        if self.max_player_ticks == 0 || self.max_player_ticks > u64::from(u32::MAX) {
+            return Err(format!(
+                "--max-player-ticks {}: must be within 1..={}",
+                self.max_player_ticks,
+                u32::MAX
+            ));
+        }
+        let hash_max = pogo_replay::format::HASH_INTERVAL_SECONDS_MAX;
+        if !(1..=hash_max).contains(&self.max_hash_interval) {
+            return Err(format!(
+                "--max-hash-interval {}: must be within 1..={hash_max} seconds",
+                self.max_hash_interval
+            ));
+        }
+        if self.max_duration_ms == 0 {
+            return Err("--max-duration-ms 0: must be at least 1 ms".into());
+        }
+        if self.lease_ms <= self.max_duration_ms {
+            return Err(format!(
+                "--lease-ms {} must exceed --max-duration-ms {}: a claim must outlast the \
+                 longest verification, or a second worker would take a run over mid-way",
+                self.lease_ms, self.max_duration_ms
+            ));
+        }
+        if self.queue_max == 0 {
+            return Err("--queue-max 0: must be at least 1".into());
+        }
+        for (flag, value) in [
+            ("--token-rate", self.token_rate),
+            ("--token-burst", self.token_burst),
+            ("--address-rate", self.address_rate),
+            ("--address-burst", self.address_burst),
+        ] {
+            if value == 0 {
+                return Err(format!("{flag} 0: must be at least 1"));
+            }
+        }
+        if let Some(token) = &self.admin_token {
+            if token.chars().count() < ADMIN_TOKEN_CHARS_MIN {
+                return Err(format!(
+                    "ADMIN_TOKEN is shorter than {ADMIN_TOKEN_CHARS_MIN} characters"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_urls_name_their_backend() {
+        assert_eq!(
+            DatabaseUrl::parse("pogo.db"),
+            DatabaseUrl::Sqlite("pogo.db".into())
+        );
+        assert_eq!(
+            DatabaseUrl::parse("sqlite:/tmp/x.db"),
+            DatabaseUrl::Sqlite("/tmp/x.db".into())
+        );
+        assert_eq!(
+            DatabaseUrl::parse("sqlite:///tmp/x.db"),
+            DatabaseUrl::Sqlite("/tmp/x.db".into())
+        );
+        assert_eq!(
+            DatabaseUrl::parse("postgres://u@h/db"),
+            DatabaseUrl::Postgres("postgres://u@h/db".into())
+        );
+    }
+
+    #[test]
+    fn defaults_are_spec_9s_and_consistent() {
+        let config = Config::defaults();
+        assert_eq!(config.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.database_url(), DatabaseUrl::Sqlite("pogo.db".into()));
+        assert!(config.levels.is_empty() && config.tuning.is_none());
+        assert_eq!(config.check(), Ok(()));
+        let lease_too_short = Config {
+            lease_ms: 10_000,
+            ..Config::defaults()
+        };
+        assert!(lease_too_short.check().unwrap_err().contains("--lease-ms"));
+        let short_admin = Config {
+            admin_token: Some("short".into()),
+            ..Config::defaults()
+        };
+        assert!(short_admin.check().unwrap_err().contains("ADMIN_TOKEN"));
+    }
+}

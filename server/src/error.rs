@@ -1,0 +1,310 @@
+//! Every way a request can fail, as data; [`ApiError`]'s `IntoResponse` is the only place a
+//! failure becomes an HTTP status. The body is SPEC §9's `{"error": CODE, "message": TEXT}`
+//! (CODE a stable snake_case name, TEXT for a human), plus `kind` and `tick` where the
+//! failure is the replay's (the reader's or verifier's own names for what is wrong).
+
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use pogo_replay::{NameError, ReplayError, VerifyError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Why a request failed.
+#[derive(Debug)]
+pub enum ApiError {
+    /// A JSON body that does not parse or has the wrong shape.
+    BadJson(String),
+    /// A query string or path parameter that does not parse (`limit=abc`, `/runs/x`).
+    BadParameter(String),
+    /// The body is not of a type this route takes.
+    ContentType {
+        expected: &'static str,
+    },
+    /// A body over the route's limit (bytes).
+    BodyTooLarge {
+        limit: u64,
+    },
+    /// The client stopped sending the body, or sent it too slowly.
+    BodyIncomplete(String),
+    /// The name breaks the one name rule (`pogo_replay::check_player_name`).
+    BadName(NameError),
+    /// The name is registered already (names are unique case-insensitively).
+    NameTaken {
+        name: String,
+    },
+    /// No `Authorization: Bearer …` header.
+    MissingToken,
+    /// A token that is not one this server issued.
+    BadToken,
+    /// A valid player token on an admin route, or a wrong admin token.
+    NotAdmin,
+    /// The admin routes are off (no `ADMIN_TOKEN`).
+    AdminDisabled,
+    /// The token's player has been hidden by an admin.
+    PlayerHidden {
+        name: String,
+    },
+    /// The bytes are not a well-formed replay.
+    BadReplay(ReplayError),
+    /// A leaderboard run has exactly one player.
+    NotSinglePlayer {
+        players: u8,
+    },
+    /// The replay's header carries no player name.
+    NoPlayerName,
+    /// The replay is under another player's name than the token's.
+    NameMismatch {
+        token: String,
+        replay: String,
+    },
+    /// A level this server does not run.
+    UnknownLevel {
+        name: String,
+    },
+    /// Recorded under other rules, tuning, tick rate or another version of the level.
+    RulesMismatch(VerifyError),
+    UnknownRun {
+        id: i64,
+    },
+    UnknownPlayer {
+        name: String,
+    },
+    /// `around=P` for a player with no entry on the board.
+    NotRanked {
+        name: String,
+    },
+    /// A replay or ghost of a run that has not been verified (yet, or ever).
+    NotVerified {
+        id: i64,
+        status: String,
+    },
+    /// Over a rate limit; wait this long.
+    RateLimited {
+        retry_after_s: u64,
+    },
+    /// The verification queue or the upload slots are full; try again later.
+    Busy {
+        what: &'static str,
+        retry_after_s: u64,
+    },
+    /// The database did not answer (connection refused, timed out): the server's fault but
+    /// not a bug; clients may retry.
+    Database(sqlx::Error),
+    /// A route that does not exist.
+    NoRoute,
+    /// A route that exists, with another method.
+    MethodNotAllowed,
+    /// A bug: nothing a client sent explains it.
+    Internal(String),
+}
+
+/// The error body of every failed request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Stable snake_case code, e.g. `bad_replay`, `name_taken`, `rate_limited`.
+    pub error: &'static str,
+    /// What went wrong, for a human.
+    pub message: String,
+    /// For replay errors: the reader's or verifier's short name for the problem
+    /// (`VerifyError::kind`, e.g. `checksum`, `truncated`, `tuning_mismatch`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// Seconds to wait before retrying (also in the `Retry-After` header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        use ApiError::*;
+        match self {
+            BadJson(_)
+            | BadParameter(_)
+            | BodyIncomplete(_)
+            | BadName(_)
+            | BadReplay(_)
+            | NotSinglePlayer { .. }
+            | NoPlayerName => StatusCode::BAD_REQUEST,
+            MissingToken | BadToken => StatusCode::UNAUTHORIZED,
+            NotAdmin | AdminDisabled | PlayerHidden { .. } | NameMismatch { .. } => {
+                StatusCode::FORBIDDEN
+            }
+            UnknownLevel { .. }
+            | UnknownRun { .. }
+            | UnknownPlayer { .. }
+            | NotRanked { .. }
+            | NoRoute => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            NameTaken { .. } | RulesMismatch(_) | NotVerified { .. } => StatusCode::CONFLICT,
+            BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Busy { .. } | Database(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The stable code in the body's `error` field.
+    pub fn code(&self) -> &'static str {
+        use ApiError::*;
+        match self {
+            BadJson(_) => "bad_json",
+            BadParameter(_) => "bad_parameter",
+            ContentType { .. } => "unsupported_media_type",
+            BodyTooLarge { .. } => "body_too_large",
+            BodyIncomplete(_) => "body_incomplete",
+            BadName(_) => "bad_name",
+            NameTaken { .. } => "name_taken",
+            MissingToken => "missing_token",
+            BadToken => "bad_token",
+            NotAdmin => "not_admin",
+            AdminDisabled => "admin_disabled",
+            PlayerHidden { .. } => "player_hidden",
+            BadReplay(_) => "bad_replay",
+            NotSinglePlayer { .. } => "not_single_player",
+            NoPlayerName => "no_player_name",
+            NameMismatch { .. } => "name_mismatch",
+            UnknownLevel { .. } => "unknown_level",
+            RulesMismatch(_) => "rules_mismatch",
+            UnknownRun { .. } => "unknown_run",
+            UnknownPlayer { .. } => "unknown_player",
+            NotRanked { .. } => "not_ranked",
+            NotVerified { .. } => "not_verified",
+            RateLimited { .. } => "rate_limited",
+            Busy { .. } => "busy",
+            Database(_) => "database_unavailable",
+            NoRoute => "no_route",
+            MethodNotAllowed => "method_not_allowed",
+            Internal(_) => "internal",
+        }
+    }
+
+    fn message(&self) -> String {
+        use ApiError::*;
+        match self {
+            BadJson(e) => format!("the JSON body does not fit this route: {e}"),
+            BadParameter(e) => e.clone(),
+            ContentType { expected } => format!("this route takes a body of type {expected}"),
+            BodyTooLarge { limit } => format!("the body is over this route's {limit}-byte limit"),
+            BodyIncomplete(e) => format!("the body could not be read: {e}"),
+            BadName(e) => e.to_string(),
+            NameTaken { name } => {
+                format!("the name {name:?} is taken (names are unique ignoring case)")
+            }
+            MissingToken => "this route needs `Authorization: Bearer TOKEN`".into(),
+            BadToken => "the token is not valid".into(),
+            NotAdmin => "this route needs the admin token".into(),
+            AdminDisabled => "the admin routes are off (the server has no ADMIN_TOKEN)".into(),
+            PlayerHidden { name } => format!("player {name:?} has been hidden by an admin"),
+            BadReplay(e) => format!("not a well-formed replay: {e}"),
+            NotSinglePlayer { players } => {
+                format!("a leaderboard run has exactly one player; this replay has {players}")
+            }
+            NoPlayerName => {
+                "the replay's header has no player name (it must be the token's player)".into()
+            }
+            NameMismatch { token, replay } => format!(
+                "the replay is by {replay:?}, the token is {token:?}'s: upload your own runs"
+            ),
+            UnknownLevel { name } => format!("this server has no level {name:?}"),
+            RulesMismatch(e) => format!("the replay does not match this server: {e}"),
+            UnknownRun { id } => format!("no run {id}"),
+            UnknownPlayer { name } => format!("no player {name:?}"),
+            NotRanked { name } => format!("player {name:?} has no verified finish on this level"),
+            NotVerified { id, status } => format!("run {id} is {status}, not verified"),
+            RateLimited { retry_after_s } => {
+                format!("too many requests: try again in {retry_after_s} s")
+            }
+            Busy {
+                what,
+                retry_after_s,
+            } => format!("{what}: try again in {retry_after_s} s"),
+            Database(_) => "the database is unavailable; try again later".into(),
+            NoRoute => "no such route (GET /api/openapi.json lists them)".into(),
+            MethodNotAllowed => "this route does not take that method".into(),
+            Internal(_) => "internal error".into(),
+        }
+    }
+
+    fn kind(&self) -> Option<&'static str> {
+        match self {
+            ApiError::BadReplay(e) => Some(VerifyError::Replay(e.clone()).kind()),
+            ApiError::RulesMismatch(e) => Some(e.kind()),
+            _ => None,
+        }
+    }
+
+    fn retry_after_s(&self) -> Option<u64> {
+        match self {
+            ApiError::RateLimited { retry_after_s } | ApiError::Busy { retry_after_s, .. } => {
+                Some(*retry_after_s)
+            }
+            ApiError::Database(_) => Some(crate::limits::RETRY_AFTER_BUSY_S),
+            _ => None,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        match &self {
+            ApiError::Internal(e) => tracing::error!(error = %e, "internal error"),
+            ApiError::Database(e) => tracing::warn!(error = %e, "database error"),
+            _ => tracing::debug!(code = self.code(), "request refused"),
+        }
+        let body = ErrorBody {
+            error: self.code(),
+            message: self.message(),
+            kind: self.kind(),
+            retry_after_s: self.retry_after_s(),
+        };
+        let mut response = (status, Json(body)).into_response();
+        if let Some(seconds) = self.retry_after_s() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> ApiError {
+        match rejection {
+            JsonRejection::MissingJsonContentType(_) => ApiError::ContentType {
+                expected: "application/json",
+            },
+            JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                ApiError::BodyTooLarge {
+                    limit: crate::limits::JSON_BODY_BYTES_MAX as u64,
+                }
+            }
+            JsonRejection::BytesRejection(e) => ApiError::BodyIncomplete(e.body_text()),
+            other => ApiError::BadJson(other.body_text()),
+        }
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> ApiError {
+        ApiError::BadParameter(rejection.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> ApiError {
+        ApiError::BadParameter(rejection.body_text())
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> ApiError {
+        match e {
+            crate::store::StoreError::Database(e) => ApiError::Database(e),
+            crate::store::StoreError::Corrupt(what) => ApiError::Internal(what),
+        }
+    }
+}

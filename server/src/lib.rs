@@ -1,0 +1,245 @@
+//! # pogo-server
+//!
+//! The ghost-racing leaderboard service: players upload replays, the server re-simulates
+//! each one and ranks it only on what the re-simulation shows, and serves the verified runs
+//! back as ghosts. SPEC §9 is the contract; `GET /api/openapi.json` is the API.
+//!
+//! ## How it works
+//!
+//! 1. An upload (`POST /api/runs`, a player's bearer token, the replay's bytes) is checked
+//!    without simulating anything — token, rate limits, size, every checksum and record, a
+//!    single player under the token's name, a level/tuning/rules this server runs — then
+//!    stored with a queued run in one committed transaction and answered 202 ([`api::runs`]).
+//! 2. Workers ([`worker`]) claim queued runs from the database under a lease, re-simulate
+//!    each with [`pogo_replay::Verifier`] on a blocking thread, within the operator's budget,
+//!    and write the verdict once, under their claim. Several server processes on one
+//!    PostgreSQL database share the queue (`FOR UPDATE SKIP LOCKED`); a claim whose process
+//!    died is taken over when its lease expires.
+//! 3. Leaderboards ([`api::leaderboard`]) rank the verified finish ticks, one entry per
+//!    player; ghosts ([`api::trajectory`]) re-simulate a verified run for its trajectory.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = pogo_server::Config::defaults();
+//! let server = pogo_server::Server::open(&config).await?;
+//! let listener = tokio::net::TcpListener::bind(config.listen).await?;
+//! server.run(listener, async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(()) }
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod auth;
+pub mod catalog;
+pub mod config;
+pub mod error;
+pub mod limits;
+pub mod metrics;
+pub mod openapi;
+pub mod state;
+pub mod store;
+pub mod times;
+pub mod web;
+pub mod worker;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pogo_core::Tuning;
+use pogo_core::world::World;
+use pogo_replay::{Limits, MAX_LEVEL_FILE_BYTES, MAX_TUNING_FILE_BYTES};
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, Semaphore, watch};
+
+pub use config::Config;
+pub use state::AppState;
+
+use catalog::Catalog;
+use limits::{GHOSTS_IN_FLIGHT_MAX, RateLimits, UPLOADS_IN_FLIGHT_MAX};
+use state::Shared;
+use store::Store;
+
+/// How often idle rate-limit keys are forgotten.
+const RATE_LIMIT_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Why the server could not start or stopped.
+#[derive(Debug)]
+pub enum ServerError {
+    /// A bad flag, level file or tuning file (the message names it).
+    Config(String),
+    Store(store::StoreError),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerError::Config(e) => f.write_str(e),
+            ServerError::Store(e) => e.fmt(f),
+            ServerError::Io(e) => write!(f, "I/O: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// A server ready to serve: configuration checked, levels and tuning loaded, the database
+/// open and migrated.
+#[derive(Debug)]
+pub struct Server {
+    state: AppState,
+}
+
+impl Server {
+    /// Checks the configuration, loads the tuning and level files, opens the database.
+    pub async fn open(config: &Config) -> Result<Server, ServerError> {
+        config.check().map_err(ServerError::Config)?;
+        let tuning = load_tuning(config)?;
+        let levels = load_levels(config, &tuning)?;
+        let max_ticks = config.max_player_ticks;
+        let limits = Limits {
+            max_ticks: u32::try_from(max_ticks).unwrap_or(u32::MAX),
+            max_player_ticks: max_ticks,
+            max_hash_interval_s: config.max_hash_interval,
+            max_duration: Some(config.max_duration()),
+        };
+        let catalog = Arc::new(Catalog::new(tuning, levels, limits));
+        // Build every level's world now (sprawl's takes a moment), not in the first request
+        // that names it.
+        let warm = catalog.clone();
+        tokio::task::spawn_blocking(move || {
+            for level in warm.levels() {
+                warm.verifier().world(&level.name);
+            }
+        })
+        .await
+        .map_err(|e| ServerError::Config(format!("building the levels: {e}")))?;
+        let store = Store::open(&config.database_url())
+            .await
+            .map_err(ServerError::Store)?;
+        let instance = {
+            let mut bytes = [0u8; 6];
+            getrandom::fill(&mut bytes).map_err(|e| ServerError::Config(e.to_string()))?;
+            format!("{}-{}", std::process::id(), auth::hex(&bytes))
+        };
+        let state = AppState(Arc::new(Shared {
+            store,
+            catalog,
+            metrics: metrics::Metrics::new(),
+            rates: RateLimits::new(
+                config.token_rate,
+                config.token_burst,
+                config.address_rate,
+                config.address_burst,
+            ),
+            admin: config.admin_token.as_deref().map(auth::AdminToken::new),
+            instance,
+            workers: config.workers(),
+            lease: config.lease(),
+            queue_max: config.queue_max,
+            upload_limit: limits::upload_body_limit(max_ticks),
+            work: Notify::new(),
+            uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
+            ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
+        }));
+        Ok(Server { state })
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves HTTP on `listener` and runs the verification workers until `shutdown`
+    /// completes; then stops accepting connections, lets open requests finish, lets each
+    /// worker finish the run it holds (bounded by the verification's wall-clock limit), and
+    /// closes the database.
+    pub async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let state = self.state;
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let workers = worker::spawn(&state, &stop_rx);
+        let sweeper = {
+            let state = state.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(RATE_LIMIT_SWEEP_INTERVAL).await;
+                    state.rates.forget_idle();
+                }
+            })
+        };
+        tracing::info!(
+            address = %listener.local_addr().map_err(ServerError::Io)?,
+            database = state.store.backend(),
+            workers = state.workers,
+            upload_limit = state.upload_limit,
+            instance = %state.instance,
+            "serving"
+        );
+        let app = api::router(state.clone());
+        let served = axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await;
+        tracing::info!("shutting down: waiting for the workers");
+        let _ = stop_tx.send(true);
+        for worker in workers {
+            let _ = worker.await;
+        }
+        sweeper.abort();
+        state.store.close().await;
+        served.map_err(ServerError::Io)
+    }
+}
+
+fn load_tuning(config: &Config) -> Result<Tuning, ServerError> {
+    let mut spec = pogo_core::TuningSpec::default();
+    if let Some(path) = &config.tuning {
+        let text = read_text(path, MAX_TUNING_FILE_BYTES)?;
+        pogo_replay::apply_tuning_json(&mut spec, &text)
+            .map_err(|e| ServerError::Config(format!("--tuning {}: {e}", path.display())))?;
+    }
+    Tuning::new(spec).map_err(|e| ServerError::Config(format!("invalid tuning: {e}")))
+}
+
+fn load_levels(
+    config: &Config,
+    tuning: &Tuning,
+) -> Result<Vec<pogo_core::world::WorldDesc>, ServerError> {
+    let mut levels = Vec::new();
+    for path in &config.levels {
+        let text = read_text(path, MAX_LEVEL_FILE_BYTES)?;
+        let name = path.display();
+        let desc = pogo_replay::parse_level_json(&text)
+            .map_err(|e| ServerError::Config(format!("--level {name}: {e}")))?;
+        World::new(desc.clone(), tuning)
+            .map_err(|e| ServerError::Config(format!("--level {name}: {e}")))?;
+        levels.push(desc);
+    }
+    Ok(levels)
+}
+
+/// Reads a text file of at most `max` bytes.
+fn read_text(path: &std::path::Path, max: usize) -> Result<String, ServerError> {
+    use std::io::Read;
+    let name = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| ServerError::Config(format!("{name}: cannot open: {e}")))?;
+    let mut text = String::new();
+    file.take(max as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| ServerError::Config(format!("{name}: cannot read: {e}")))?;
+    if text.len() > max {
+        return Err(ServerError::Config(format!(
+            "{name}: larger than the {max}-byte limit"
+        )));
+    }
+    Ok(text)
+}

@@ -1,0 +1,223 @@
+//! Every limit of the service, with why; the request body limit derived from the longest run
+//! the verifier accepts; the per-token and per-address rate limits.
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use pogo_replay::format::{
+    CHUNK_OVERHEAD_BYTES, HEADER_BYTES_MAX, PREAMBLE_BYTES, TRAILER_BYTES_MAX,
+};
+
+/// Worst-case bytes one tick adds to a **legal** single-player replay. The format lets a
+/// file put every tick in its own input chunk (`chunk_ticks` = 1) with a state hash after
+/// every tick (`hash_interval` = 1), so a tick can cost: the chunk framing (13 bytes), the
+/// chunk's `first_tick` (a varint, 5 bytes at most for a u32) and `ticks` (1 byte: the value
+/// 1), the player-list count and the player's run count (1 byte each), one run (`length` 1
+/// byte + `steer_x`, `steer_z`, `buttons` 1 byte each), the hash count (1 byte) and the hash
+/// (a u64 varint, 10 bytes at most). The recorder writes about 50 bytes per *second*; this
+/// bound is about 36 per tick, so a real file is far below the limit.
+pub const REPLAY_BYTES_PER_TICK_MAX: u64 = CHUNK_OVERHEAD_BYTES as u64 + 5 + 1 + 1 + 1 + 4 + 1 + 10;
+
+/// Bytes on top of the worst case, for what the estimate does not model (none known):
+/// a small fixed slack, not a factor, so the limit stays close to the bound.
+pub const BODY_SLACK_BYTES: u64 = 4096;
+
+/// The request body limit for an upload: the largest legal single-player replay of at most
+/// `max_ticks` ticks ([`REPLAY_BYTES_PER_TICK_MAX`] per tick, plus the preamble, the largest
+/// header and trailer chunks), plus [`BODY_SLACK_BYTES`]. An upload over it is refused with
+/// 413 before it is read (by `Content-Length`) or as soon as it passes it (while reading).
+pub fn upload_body_limit(max_ticks: u64) -> u64 {
+    let frame = CHUNK_OVERHEAD_BYTES as u64;
+    PREAMBLE_BYTES as u64
+        + frame
+        + u64::from(HEADER_BYTES_MAX)
+        + frame
+        + u64::from(TRAILER_BYTES_MAX)
+        + max_ticks.saturating_mul(REPLAY_BYTES_PER_TICK_MAX)
+        + BODY_SLACK_BYTES
+}
+
+/// Largest JSON body of the small JSON routes (registration, admin): a name is at most 64
+/// bytes of UTF-8, escaped at most 6× in JSON; 4 KiB holds any legal request.
+pub const JSON_BODY_BYTES_MAX: usize = 4096;
+
+/// Uploads whose bodies are being read or checked at once. Each holds up to the body limit
+/// in memory (7.8 MB at the default one-hour run), so this bounds that memory (≈ 250 MB);
+/// beyond it an upload is answered 503 at once, before its body is read. Checking a body
+/// (decoding it, no simulation) takes well under a millisecond, so 32 is never the
+/// bottleneck for honest clients.
+pub const UPLOADS_IN_FLIGHT_MAX: usize = 32;
+
+/// How long a client may take to send an upload's body: a minute is ample for 8 MB on any
+/// link a player has; a slower sender is holding an upload slot hostage.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Most points in one trajectory response. A long run asked for `every=1` would otherwise be
+/// one point per tick (216 000 for an hour: ≈ 15 MB of JSON); 20 000 points is a smooth
+/// line at any zoom a page shows, ≈ 1.4 MB. Past it `every` is raised (the response says so).
+pub const TRAJECTORY_POINTS_MAX: u64 = 20_000;
+
+/// Entries on one leaderboard page at most (and the default).
+pub const LEADERBOARD_LIMIT_MAX: u32 = 100;
+pub const LEADERBOARD_LIMIT_DEFAULT: u32 = 20;
+
+/// Ghost trajectories computed at once (each re-simulates its run): bounds the CPU the read
+/// side can take from verification. Waiting for a slot longer than
+/// [`GHOST_WAIT_MAX`] is answered 503.
+pub const GHOSTS_IN_FLIGHT_MAX: usize = 2;
+pub const GHOST_WAIT_MAX: Duration = Duration::from_secs(10);
+
+/// How often an idle worker looks for work it was not told about: runs uploaded to another
+/// server process, and claims whose lease expired.
+pub const WORKER_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Claims of one run before it is given up as `abandoned` (each claim that did not end in a
+/// verdict was a worker dying or losing the database mid-verification: a run that does that
+/// five times is more likely the cause than the victim).
+pub const CLAIM_ATTEMPTS_MAX: i64 = 5;
+
+/// Seconds a client is told to wait when the queue or the upload slots are full.
+pub const RETRY_AFTER_BUSY_S: u64 = 2;
+
+/// Rate limits, per key, with the wait until the next allowed request when over.
+#[derive(Debug)]
+pub struct RateLimits {
+    /// Uploads per player (token).
+    pub token: DefaultKeyedRateLimiter<i64>,
+    /// API requests per client address.
+    pub address: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+impl RateLimits {
+    /// `rate` per second sustained, `burst` at once, for each; zeros are raised to 1 (the
+    /// configuration refuses them before this).
+    pub fn new(token_rate: u32, token_burst: u32, address_rate: u32, address_burst: u32) -> Self {
+        let quota = |rate: u32, burst: u32| {
+            Quota::per_second(NonZeroU32::new(rate).unwrap_or(NonZeroU32::MIN))
+                .allow_burst(NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN))
+        };
+        RateLimits {
+            token: RateLimiter::keyed(quota(token_rate, token_burst)),
+            address: RateLimiter::keyed(quota(address_rate, address_burst)),
+        }
+    }
+
+    /// `Ok` if player `id` may upload now, else the seconds to wait (at least 1).
+    pub fn check_token(&self, id: i64) -> Result<(), u64> {
+        self.token.check_key(&id).map_err(wait_seconds)
+    }
+
+    /// `Ok` if `address` may make a request now, else the seconds to wait (at least 1).
+    pub fn check_address(&self, address: IpAddr) -> Result<(), u64> {
+        self.address.check_key(&address).map_err(wait_seconds)
+    }
+
+    /// Forgets keys whose limits have fully recovered (run periodically: the maps would
+    /// otherwise grow with every address ever seen).
+    pub fn forget_idle(&self) {
+        self.token.retain_recent();
+        self.address.retain_recent();
+        self.token.shrink_to_fit();
+        self.address.shrink_to_fit();
+    }
+}
+
+fn wait_seconds(not_until: governor::NotUntil<<DefaultClock as Clock>::Instant>) -> u64 {
+    let wait = not_until.wait_time_from(DefaultClock::default().now());
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pogo_replay::{Header, InputChunk, Limits, Replay, Run, Trailer};
+
+    /// The worst case the bound claims to cover, built as a real file: one tick per chunk,
+    /// a hash per tick with the longest varint, the longest header strings.
+    fn worst_case(ticks: u32) -> Vec<u8> {
+        let header = Header {
+            rules_version: pogo_core::RULES_VERSION,
+            tick_rate: 60,
+            frac_bits: 32,
+            level_name: "x".repeat(64),
+            level_hash: u64::MAX,
+            tuning_hash: u64::MAX,
+            players: 1,
+            chunk_ticks: 1,
+            hash_interval: 1,
+            player_name: Some("y".repeat(32)),
+            date: Some("2026-01-01T00:00:00.000000+00:00".into()),
+        };
+        let chunks = (0..ticks)
+            .map(|t| InputChunk {
+                first_tick: t,
+                ticks: 1,
+                runs: vec![vec![Run {
+                    length: 1,
+                    steer_x: -127,
+                    steer_z: 127,
+                    buttons: 3,
+                }]],
+                hashes: vec![u64::MAX],
+            })
+            .collect();
+        let replay = Replay {
+            header,
+            chunks,
+            trailer: Trailer {
+                ticks,
+                finish: vec![Some(ticks - 1)],
+                final_hash: u64::MAX,
+                file_check: 0,
+            },
+        };
+        let bytes = replay.encode();
+        let limits = Limits {
+            max_ticks: ticks,
+            max_player_ticks: u64::from(ticks),
+            ..Limits::default()
+        };
+        Replay::decode(&bytes, limits).expect("the worst case is a legal replay");
+        bytes
+    }
+
+    /// The largest legal file fits the limit, and the per-tick bound is not loose: the
+    /// marginal cost of a tick in the worst case is within 3 bytes of it (`first_tick`
+    /// below 2^14 takes 2 bytes, not the 5 the bound allows for any u32).
+    #[test]
+    fn the_body_limit_holds_the_largest_legal_replay_and_is_tight() {
+        for ticks in [1, 100, 3000] {
+            let size = worst_case(ticks).len() as u64;
+            let limit = upload_body_limit(u64::from(ticks));
+            assert!(
+                size <= limit,
+                "{ticks} ticks: {size} bytes over the limit {limit}"
+            );
+        }
+        // Rounded up: the trailer's file check is a varint of a hash, 9 or 10 bytes by chance.
+        let marginal = ((worst_case(3000).len() - worst_case(2000).len()) as u64).div_ceil(1000);
+        assert!(
+            marginal <= REPLAY_BYTES_PER_TICK_MAX && marginal + 3 >= REPLAY_BYTES_PER_TICK_MAX,
+            "a worst-case tick takes {marginal} bytes, the bound says {REPLAY_BYTES_PER_TICK_MAX}"
+        );
+    }
+
+    #[test]
+    fn rate_limits_allow_the_burst_then_say_how_long_to_wait() {
+        let limits = RateLimits::new(1, 3, 1, 2);
+        for _ in 0..3 {
+            assert_eq!(limits.check_token(7), Ok(()));
+        }
+        let wait = limits.check_token(7).unwrap_err();
+        assert!((1..=2).contains(&wait), "{wait}");
+        // Another player has its own bucket.
+        assert_eq!(limits.check_token(8), Ok(()));
+        let address: IpAddr = "127.0.0.1".parse().unwrap();
+        assert_eq!(limits.check_address(address), Ok(()));
+        assert_eq!(limits.check_address(address), Ok(()));
+        assert!(limits.check_address(address).is_err());
+    }
+}

@@ -1,0 +1,71 @@
+//! `pogo-server`: starts the leaderboard service (see `pogo-server --help`). Logs go to
+//! stderr (`RUST_LOG` filters them, default `info`); SIGINT or SIGTERM shut it down
+//! gracefully. Exit code 2 for a bad configuration, 1 if serving fails.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use pogo_server::config::LogFormat;
+use pogo_server::{Config, Server, ServerError};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let config = Config::from_env();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
+    match config.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+    let server = match Server::open(&config).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(match e {
+                ServerError::Config(_) => 2,
+                _ => 1,
+            });
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("error: --listen {}: {e}", config.listen);
+            return ExitCode::from(2);
+        }
+    };
+    match server.run(listener, shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutdown signal");
+}

@@ -1,0 +1,125 @@
+//! Prometheus metrics (`GET /metrics`, the text exposition format), with `prometheus-client`:
+//!
+//! - `pogo_uploads_total{outcome}` — uploads by outcome: `accepted`, `duplicate`, or the
+//!   error code that refused it (`bad_replay`, `name_mismatch`, `rate_limited`, `busy`, …);
+//! - `pogo_verdicts_total{verdict, reason}` — verdicts written by this process: `verified`
+//!   (reason `finished` or `unfinished`) or `rejected` (reason `VerifyError::kind`, e.g.
+//!   `desync`);
+//! - `pogo_verification_seconds` — wall-clock time of each verification (histogram);
+//! - `pogo_runs{status}` and `pogo_queue_depth` — runs per status in the database (all
+//!   servers), read when scraped.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VerdictLabels {
+    verdict: &'static str,
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StatusLabels {
+    status: String,
+}
+
+/// The server's metrics.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    uploads: Family<OutcomeLabels, Counter>,
+    verdicts: Family<VerdictLabels, Counter>,
+    verification_seconds: Histogram,
+    runs: Family<StatusLabels, Gauge>,
+    queue_depth: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("pogo");
+        let uploads = Family::<OutcomeLabels, Counter>::default();
+        registry.register("uploads", "Uploads by outcome", uploads.clone());
+        let verdicts = Family::<VerdictLabels, Counter>::default();
+        registry.register(
+            "verdicts",
+            "Verdicts written by this process, by verdict and reason",
+            verdicts.clone(),
+        );
+        // 0.5 ms … 16 s: a one-minute course run takes about a millisecond, the budget is
+        // seconds.
+        let verification_seconds = Histogram::new(exponential_buckets(0.0005, 2.0, 16));
+        registry.register(
+            "verification_seconds",
+            "Wall-clock seconds per verification",
+            verification_seconds.clone(),
+        );
+        let runs = Family::<StatusLabels, Gauge>::default();
+        registry.register("runs", "Runs in the database by status", runs.clone());
+        let queue_depth = Gauge::default();
+        registry.register(
+            "queue_depth",
+            "Runs waiting for verification (queued) in the database",
+            queue_depth.clone(),
+        );
+        Metrics {
+            registry,
+            uploads,
+            verdicts,
+            verification_seconds,
+            runs,
+            queue_depth,
+        }
+    }
+
+    pub fn upload(&self, outcome: &'static str) {
+        self.uploads.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
+    pub fn verdict(&self, verdict: &'static str, reason: &str, seconds: f64) {
+        self.verdicts
+            .get_or_create(&VerdictLabels {
+                verdict,
+                reason: reason.to_string(),
+            })
+            .inc();
+        self.verification_seconds.observe(seconds);
+    }
+
+    /// Sets the database gauges from per-status counts.
+    pub fn set_runs(&self, counts: &[(String, i64)]) {
+        for status in ["queued", "verifying", "verified", "rejected"] {
+            let n = counts.iter().find(|(s, _)| s == status).map_or(0, |c| c.1);
+            self.runs
+                .get_or_create(&StatusLabels {
+                    status: status.to_string(),
+                })
+                .set(n);
+            if status == "queued" {
+                self.queue_depth.set(n);
+            }
+        }
+    }
+
+    /// The text exposition.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}

@@ -1,0 +1,47 @@
+//! The one shared state of the server: everything a handler or a worker needs.
+
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Notify, Semaphore};
+
+use crate::auth::AdminToken;
+use crate::catalog::Catalog;
+use crate::limits::RateLimits;
+use crate::metrics::Metrics;
+use crate::store::Store;
+
+/// Cheap to clone: a handle on [`Shared`].
+#[derive(Clone, Debug)]
+pub struct AppState(pub Arc<Shared>);
+
+impl Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+#[derive(Debug)]
+pub struct Shared {
+    pub store: Store,
+    pub catalog: Arc<Catalog>,
+    pub metrics: Metrics,
+    pub rates: RateLimits,
+    pub admin: Option<AdminToken>,
+    /// This process's name in claims (`lease_owner`): random, so two processes never share
+    /// one, even on two machines.
+    pub instance: String,
+    pub workers: usize,
+    pub lease: Duration,
+    pub queue_max: u64,
+    /// Request body limit of an upload (bytes): see `limits::upload_body_limit`.
+    pub upload_limit: u64,
+    /// Wakes an idle worker when a run is queued.
+    pub work: Notify,
+    /// Upload bodies being read or checked (`limits::UPLOADS_IN_FLIGHT_MAX`).
+    pub uploads: Semaphore,
+    /// Ghost trajectories being computed (`limits::GHOSTS_IN_FLIGHT_MAX`).
+    pub ghosts: Semaphore,
+}

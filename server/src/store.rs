@@ -1,0 +1,704 @@
+//! Storage: one interface over SQLite (the embedded default) and PostgreSQL (for several
+//! server processes on one database). The SQL is written once where the dialects agree —
+//! which is everywhere but the schema's types (two migration folders, their differences named
+//! at the top of each) and the claim query (PostgreSQL adds `FOR UPDATE SKIP LOCKED`) — and
+//! each query sits next to the code that runs it.
+//!
+//! Durability: an upload is one transaction (replay bytes, run row) committed before the
+//! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
+//! survives a crash of the process and of the machine. Nothing half-written is visible: a
+//! run and its replay appear together or not at all, and a verdict is one `UPDATE`.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::Row;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::SqliteSynchronous;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+
+use crate::config::DatabaseUrl;
+
+/// Connections per pool. SQLite serialises writers anyway (a few connections let reads run
+/// beside a write in WAL mode); PostgreSQL's default `max_connections` is 100, and two or
+/// three server processes with 16 each leave room for everything else.
+const SQLITE_CONNECTIONS_MAX: u32 = 8;
+const POSTGRES_CONNECTIONS_MAX: u32 = 16;
+/// How long a query waits for a connection, or SQLite for a lock, before the request is
+/// answered 503: long enough to ride out a burst, short enough that a client is not left
+/// hanging.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// A storage failure.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database is unreachable, overloaded or locked: retry later (503).
+    Database(sqlx::Error),
+    /// The database answered something the schema does not allow, or a query is wrong: a bug.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Database(e) => write!(f, "database unavailable: {e}"),
+            StoreError::Corrupt(e) => write!(f, "database error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        match &e {
+            sqlx::Error::Io(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::WorkerCrashed => StoreError::Database(e),
+            // SQLite's "database is locked" / "busy" (SQLITE_BUSY 5, SQLITE_LOCKED 6) and
+            // PostgreSQL's connection and resource classes (08, 53, 57P): transient.
+            sqlx::Error::Database(db) => {
+                let code = db.code().unwrap_or_default();
+                let transient = matches!(code.as_ref(), "5" | "6" | "517" | "262")
+                    || code.starts_with("08")
+                    || code.starts_with("53")
+                    || code.starts_with("57P");
+                if transient {
+                    StoreError::Database(e)
+                } else {
+                    StoreError::Corrupt(e.to_string())
+                }
+            }
+            _ => StoreError::Corrupt(e.to_string()),
+        }
+    }
+}
+
+type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+#[derive(Clone, Debug)]
+enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to whichever pool the store has: the same query text and
+/// code, compiled for each driver.
+macro_rules! on_pool {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match &$store.pool {
+            Pool::Sqlite($pool) => $body,
+            Pool::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Beginning a write transaction, per backend.
+trait BeginWrite {
+    type Db: sqlx::Database;
+    /// `BEGIN IMMEDIATE` on SQLite (the write lock from the start), `BEGIN` on PostgreSQL.
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Self::Db>, sqlx::Error>;
+}
+
+impl BeginWrite for SqlitePool {
+    type Db = sqlx::Sqlite;
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Db = sqlx::Postgres;
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        self.begin().await
+    }
+}
+
+/// Binds a [`Board`] to `$1`…`$4` of a query on [`BOARD_CTE`].
+macro_rules! bind_board {
+    ($query:expr, $board:expr) => {
+        $query
+            .bind($board.level.as_str())
+            .bind($board.level_hash.as_str())
+            .bind($board.tuning_hash.as_str())
+            .bind(i64::from($board.rules_version))
+    };
+}
+
+/// What the claim query returns.
+#[derive(sqlx::FromRow)]
+struct ClaimRow {
+    id: i64,
+    replay_hash: Vec<u8>,
+    attempts: i64,
+}
+
+/// The database, behind the queries the server runs.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: Pool,
+}
+
+/// A registered player.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Player {
+    pub id: i64,
+    pub name: String,
+    pub hidden: bool,
+}
+
+/// What an upload stores beside its bytes: the replay header's claims, checked already.
+#[derive(Clone, Debug)]
+pub struct NewRun<'a> {
+    pub player_id: i64,
+    pub bytes: &'a [u8],
+    /// SHA-256 of `bytes`.
+    pub replay_hash: [u8; 32],
+    pub level: &'a str,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: u32,
+    pub uploaded_ms: i64,
+}
+
+/// The result of an upload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    /// A new run, queued.
+    New(i64),
+    /// These exact bytes were uploaded before: that run.
+    Duplicate(i64),
+    /// The queue holds `queued` runs, at or over the limit: nothing was stored.
+    QueueFull { queued: i64 },
+}
+
+/// A run claimed for verification.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub run_id: i64,
+    pub replay_hash: Vec<u8>,
+    /// The claim's number (1 for the first): the fencing token the verdict is written under.
+    pub attempt: i64,
+    pub owner: String,
+}
+
+/// A verification's outcome, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Verified {
+        ticks: u32,
+        finish_tick: Option<u32>,
+        /// JSON array of `{"checkpoint", "tick"}` (checkpoint `null` for the finish).
+        splits: String,
+    },
+    Rejected {
+        kind: String,
+        reason: String,
+    },
+}
+
+/// A run as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct RunRow {
+    pub id: i64,
+    pub player: String,
+    pub level: String,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: i64,
+    pub status: String,
+    pub ticks: Option<i64>,
+    pub finish_tick: Option<i64>,
+    pub reason_kind: Option<String>,
+    pub reason: Option<String>,
+    pub splits: Option<String>,
+    pub uploaded_ms: i64,
+    pub verified_ms: Option<i64>,
+    /// The run or its player is hidden.
+    pub hidden: bool,
+}
+
+/// Which leaderboard: a level's content under one tuning and rules version (a run verified
+/// under other rules stays in the database but is not on this board).
+#[derive(Clone, Debug)]
+pub struct Board {
+    pub level: String,
+    /// 16 hex digits, as stored.
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: u32,
+}
+
+/// One leaderboard entry: a player's best run.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Entry {
+    pub rank: i64,
+    pub run_id: i64,
+    pub player: String,
+    pub finish_tick: i64,
+    pub uploaded_ms: i64,
+    pub splits: Option<String>,
+}
+
+/// The leaderboard, as common table expressions `best` (each player's best run: lowest
+/// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
+/// ids are assigned in upload order). `$1`…`$4` are the [`Board`]; queries append their
+/// `SELECT … FROM board` with parameters from `$5`.
+const BOARD_CTE: &str = "
+WITH best AS (
+    SELECT r.id, r.player_id, p.name, r.finish_tick, r.uploaded_ms, r.splits,
+           ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finish_tick, r.id) AS nth
+    FROM runs r JOIN players p ON p.id = r.player_id
+    WHERE r.level = $1 AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
+      AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+      AND r.hidden = FALSE AND p.hidden = FALSE
+),
+board AS (
+    SELECT id, player_id, name, finish_tick, uploaded_ms, splits,
+           ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
+    FROM best WHERE nth = 1
+)";
+
+impl Store {
+    /// Connects (creating a SQLite file if missing) and brings the schema up to date.
+    pub async fn open(url: &DatabaseUrl) -> Result<Store> {
+        let pool = match url {
+            DatabaseUrl::Sqlite(path) => Pool::Sqlite(open_sqlite(path).await?),
+            DatabaseUrl::Postgres(url) => Pool::Postgres(
+                PgPoolOptions::new()
+                    .max_connections(POSTGRES_CONNECTIONS_MAX)
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
+                    .connect(url)
+                    .await?,
+            ),
+        };
+        let store = Store { pool };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// `"sqlite"` or `"postgres"`.
+    pub fn backend(&self) -> &'static str {
+        match self.pool {
+            Pool::Sqlite(_) => "sqlite",
+            Pool::Postgres(_) => "postgres",
+        }
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let migrated = match &self.pool {
+            Pool::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await,
+            Pool::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
+        };
+        migrated.map_err(|e| match e {
+            sqlx::migrate::MigrateError::Execute(e) => StoreError::from(e),
+            other => StoreError::Corrupt(format!("migrations: {other}")),
+        })
+    }
+
+    pub async fn close(&self) {
+        on_pool!(self, |pool| pool.close().await)
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<()> {
+        on_pool!(self, |pool| {
+            sqlx::query("SELECT 1").execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Registers a player; `None` if the name (ignoring case) is taken.
+    pub async fn register(
+        &self,
+        name: &str,
+        token_hash: &[u8; 32],
+        now_ms: i64,
+    ) -> Result<Option<Player>> {
+        const SQL: &str = "INSERT INTO players (name, name_key, token_hash, created_ms)
+                           VALUES ($1, $2, $3, $4) RETURNING id";
+        let inserted = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(name)
+                .bind(name_key(name))
+                .bind(&token_hash[..])
+                .bind(now_ms)
+                .fetch_one(pool)
+                .await
+                .map(|row| row.get::<i64, _>(0))
+        });
+        match inserted {
+            Ok(id) => Ok(Some(Player {
+                id,
+                name: name.to_string(),
+                hidden: false,
+            })),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The player a token (by its hash) belongs to.
+    pub async fn player_by_token(&self, token_hash: &[u8; 32]) -> Result<Option<Player>> {
+        const SQL: &str = "SELECT id, name, hidden FROM players WHERE token_hash = $1";
+        let row = on_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(&token_hash[..])
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(row)
+    }
+
+    /// The player of a name (ignoring case).
+    pub async fn player_by_name(&self, name: &str) -> Result<Option<Player>> {
+        const SQL: &str = "SELECT id, name, hidden FROM players WHERE name_key = $1";
+        let row = on_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(name_key(name))
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(row)
+    }
+
+    /// Stores an upload: its bytes (once per content) and a queued run, in one transaction
+    /// committed before this returns — unless the same bytes were uploaded before (that run
+    /// is returned) or `queue_max` runs are waiting already (nothing is stored).
+    pub async fn insert_run(&self, run: &NewRun<'_>, queue_max: u64) -> Result<Inserted> {
+        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
+        const QUEUED: &str = "SELECT COUNT(*) FROM runs WHERE status = 'queued'";
+        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
+                              ON CONFLICT (hash) DO NOTHING";
+        const RUN: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
+                               tuning_hash, rules_version, uploaded_ms)
+                           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+        let hash = &run.replay_hash[..];
+        let queue_max = i64::try_from(queue_max).unwrap_or(i64::MAX);
+        on_pool!(self, |pool| {
+            // SQLite: `BEGIN IMMEDIATE` takes the write lock at once, so this read-then-write
+            // transaction never has to upgrade a read lock (which fails at once, busy timeout
+            // or not, when another writer got in between). PostgreSQL: READ COMMITTED; the
+            // unique index on replay_hash settles two identical uploads racing.
+            let mut tx = pool.begin_write().await?;
+            if let Some(row) = sqlx::query(EXISTING)
+                .bind(hash)
+                .fetch_optional(&mut *tx)
+                .await?
+            {
+                return Ok(Inserted::Duplicate(row.try_get(0)?));
+            }
+            let queued: i64 = sqlx::query(QUEUED).fetch_one(&mut *tx).await?.try_get(0)?;
+            if queued >= queue_max {
+                return Ok(Inserted::QueueFull { queued });
+            }
+            sqlx::query(REPLAY)
+                .bind(hash)
+                .bind(run.bytes)
+                .bind(run.bytes.len() as i64)
+                .execute(&mut *tx)
+                .await?;
+            let inserted = sqlx::query(RUN)
+                .bind(run.player_id)
+                .bind(hash)
+                .bind(run.level)
+                .bind(&run.level_hash)
+                .bind(&run.tuning_hash)
+                .bind(i64::from(run.rules_version))
+                .bind(run.uploaded_ms)
+                .fetch_one(&mut *tx)
+                .await;
+            match inserted {
+                Ok(row) => {
+                    let id: i64 = row.try_get(0)?;
+                    tx.commit().await?;
+                    Ok(Inserted::New(id))
+                }
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                    // The same bytes, committed by a concurrent upload since our check.
+                    drop(tx);
+                    let row = sqlx::query(EXISTING).bind(hash).fetch_one(pool).await?;
+                    Ok(Inserted::Duplicate(row.try_get(0)?))
+                }
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    /// Claims the oldest run waiting for verification — queued, or being verified under a
+    /// lease that expired (its claimer died) — for `owner` until `now + lease`.
+    ///
+    /// PostgreSQL: `FOR UPDATE SKIP LOCKED`, so several servers claiming at once each get a
+    /// different run without waiting on each other. SQLite: one process; the statement runs
+    /// in an `IMMEDIATE` transaction, which holds the database's write lock from its start,
+    /// so two workers' claims are serialised and cannot pick the same row.
+    pub async fn claim(&self, owner: &str, now_ms: i64, lease_ms: i64) -> Result<Option<Claim>> {
+        const CLAIM: &str = "
+            UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
+                            attempts = attempts + 1
+            WHERE id = (SELECT id FROM runs
+                        WHERE status = 'queued' OR (status = 'verifying' AND lease_until_ms < $3)
+                        ORDER BY id LIMIT 1";
+        const RETURNING: &str = ") RETURNING id, replay_hash, attempts";
+        let until = now_ms.saturating_add(lease_ms);
+        let row = match &self.pool {
+            Pool::Sqlite(pool) => {
+                let sql = format!("{CLAIM}{RETURNING}");
+                let mut tx = pool.begin_write().await?;
+                let row: Option<ClaimRow> = sqlx::query_as(&sql)
+                    .bind(owner)
+                    .bind(until)
+                    .bind(now_ms)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                row
+            }
+            Pool::Postgres(pool) => {
+                let sql = format!("{CLAIM} FOR UPDATE SKIP LOCKED{RETURNING}");
+                sqlx::query_as::<_, ClaimRow>(&sql)
+                    .bind(owner)
+                    .bind(until)
+                    .bind(now_ms)
+                    .fetch_optional(pool)
+                    .await?
+            }
+        };
+        Ok(row.map(|row| Claim {
+            run_id: row.id,
+            replay_hash: row.replay_hash,
+            attempt: row.attempts,
+            owner: owner.to_string(),
+        }))
+    }
+
+    /// The bytes of a stored replay.
+    pub async fn replay_bytes(&self, hash: &[u8]) -> Result<Option<Vec<u8>>> {
+        const SQL: &str = "SELECT bytes FROM replays WHERE hash = $1";
+        let bytes = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(hash)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<Vec<u8>, _>(0))
+                .transpose()?
+        });
+        Ok(bytes)
+    }
+
+    /// The replay bytes of a run.
+    pub async fn run_bytes(&self, run_id: i64) -> Result<Option<Vec<u8>>> {
+        const SQL: &str = "SELECT b.bytes FROM runs r JOIN replays b ON b.hash = r.replay_hash
+                           WHERE r.id = $1";
+        let bytes = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(run_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<Vec<u8>, _>(0))
+                .transpose()?
+        });
+        Ok(bytes)
+    }
+
+    /// Writes a verdict, once: only while `claim` is still the run's latest claim and the run
+    /// is still being verified. `false` if the claim was lost (the lease expired and another
+    /// worker took the run over; its verdict stands).
+    pub async fn write_verdict(
+        &self,
+        claim: &Claim,
+        verdict: &Verdict,
+        now_ms: i64,
+    ) -> Result<bool> {
+        const SQL: &str = "
+            UPDATE runs SET status = $1, ticks = $2, finish_tick = $3, splits = $4,
+                            reason_kind = $5, reason = $6, verified_ms = $7,
+                            lease_owner = NULL, lease_until_ms = NULL
+            WHERE id = $8 AND status = 'verifying' AND lease_owner = $9 AND attempts = $10";
+        let (status, ticks, finish, splits, kind, reason) = match verdict {
+            Verdict::Verified {
+                ticks,
+                finish_tick,
+                splits,
+            } => (
+                "verified",
+                Some(i64::from(*ticks)),
+                finish_tick.map(i64::from),
+                Some(splits.as_str()),
+                None,
+                None,
+            ),
+            Verdict::Rejected { kind, reason } => (
+                "rejected",
+                None,
+                None,
+                None,
+                Some(kind.as_str()),
+                Some(reason.as_str()),
+            ),
+        };
+        let rows = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(status)
+                .bind(ticks)
+                .bind(finish)
+                .bind(splits)
+                .bind(kind)
+                .bind(reason)
+                .bind(now_ms)
+                .bind(claim.run_id)
+                .bind(&claim.owner)
+                .bind(claim.attempt)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(rows == 1)
+    }
+
+    /// A run, with its player's name.
+    pub async fn run(&self, id: i64) -> Result<Option<RunRow>> {
+        const SQL: &str = "
+            SELECT r.id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
+                   r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
+                   r.splits, r.uploaded_ms, r.verified_ms, (r.hidden OR p.hidden) AS hidden
+            FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
+        let row = on_pool!(self, |pool| {
+            sqlx::query_as(SQL).bind(id).fetch_optional(pool).await?
+        });
+        Ok(row)
+    }
+
+    /// A page of the leaderboard, best first.
+    pub async fn leaderboard(&self, board: &Board, limit: u32, offset: u64) -> Result<Vec<Entry>> {
+        let sql = format!(
+            "{BOARD_CTE} SELECT rank, id AS run_id, name AS player, finish_tick, uploaded_ms,
+                    splits
+             FROM board ORDER BY rank LIMIT $5 OFFSET $6"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let entries = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(&sql), board)
+                .bind(i64::from(limit))
+                .bind(offset)
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(entries)
+    }
+
+    /// How many players are on the board.
+    pub async fn board_size(&self, board: &Board) -> Result<i64> {
+        let sql = format!("{BOARD_CTE} SELECT COUNT(*) FROM board");
+        let count = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .fetch_one(pool)
+                .await?
+                .try_get::<i64, _>(0)?
+        });
+        Ok(count)
+    }
+
+    /// The rank of a player's entry on the board, if they have one.
+    pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $5");
+        let rank = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .bind(player_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?
+        });
+        Ok(rank)
+    }
+
+    /// The rank of a run, if it is its player's entry on the board.
+    pub async fn run_rank(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $5");
+        let rank = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .bind(run_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?
+        });
+        Ok(rank)
+    }
+
+    /// Hides or shows a run; `false` if there is no such run.
+    pub async fn set_run_hidden(&self, run_id: i64, hidden: bool) -> Result<bool> {
+        const SQL: &str = "UPDATE runs SET hidden = $1 WHERE id = $2";
+        let rows = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(hidden)
+                .bind(run_id)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(rows == 1)
+    }
+
+    /// Hides or shows a player (by name, ignoring case) and so all their runs; the player's
+    /// registered name, or `None` if there is no such player.
+    pub async fn set_player_hidden(&self, name: &str, hidden: bool) -> Result<Option<String>> {
+        const SQL: &str = "UPDATE players SET hidden = $1 WHERE name_key = $2 RETURNING name";
+        let name = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(hidden)
+                .bind(name_key(name))
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<String, _>(0))
+                .transpose()?
+        });
+        Ok(name)
+    }
+
+    /// Runs per status (`queued`, `verifying`, `verified`, `rejected`).
+    pub async fn status_counts(&self) -> Result<Vec<(String, i64)>> {
+        const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
+        let counts = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|row| Ok::<_, sqlx::Error>((row.try_get(0)?, row.try_get(1)?)))
+                .collect::<Result<Vec<_>, _>>()?
+        });
+        Ok(counts)
+    }
+}
+
+async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
+    let options = SqliteConnectOptions::from_str("sqlite:")
+        .map_err(StoreError::from)?
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        // FULL: a commit is on disk before it returns, so a 202 survives a power cut too,
+        // not only a crash of the process (which WAL with NORMAL would already survive).
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(ACQUIRE_TIMEOUT);
+    Ok(SqlitePoolOptions::new()
+        .max_connections(SQLITE_CONNECTIONS_MAX)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .connect_with(options)
+        .await?)
+}
+
+/// The key names are unique on: the name in lower case (Unicode's default case mapping,
+/// the same on every machine), so `Bot` and `bot` are the same name.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}

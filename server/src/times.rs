@@ -1,0 +1,64 @@
+//! Ticks as times, for the JSON a page shows. Integer arithmetic to the millisecond; the
+//! float `time_s` is only the same number for convenience at the display edge.
+//!
+//! Convention (as `pogo race` and `pogo inspect`): something that happened *on* tick `t`
+//! (0-based) happened at the end of that tick, `(t + 1) / tick_rate` seconds into the run.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `ticks / rate` in milliseconds, rounded half up.
+pub fn millis(ticks: u64, rate: u32) -> u64 {
+    let rate = u128::from(rate.max(1));
+    ((u128::from(ticks) * 2000 + rate) / (2 * rate)) as u64
+}
+
+/// Milliseconds as `m:ss.mmm` (minutes unbounded: `75:00.000` for 75 minutes).
+pub fn clock(millis: u64) -> String {
+    let (minutes, rest) = (millis / 60_000, millis % 60_000);
+    format!("{minutes}:{:02}.{:03}", rest / 1000, rest % 1000)
+}
+
+/// Something reached on a tick: the tick, and when.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct TickTime {
+    /// The tick it happened on (0-based).
+    pub tick: u32,
+    /// Seconds into the run: `(tick + 1) / tick_rate`, to the millisecond.
+    pub time_s: f64,
+    /// The same as `m:ss.mmm`.
+    pub time: String,
+}
+
+impl TickTime {
+    pub fn new(tick: u32, rate: u32) -> TickTime {
+        let ms = millis(u64::from(tick) + 1, rate);
+        TickTime {
+            tick,
+            time_s: ms as f64 / 1000.0,
+            time: clock(ms),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_become_exact_milliseconds() {
+        assert_eq!(millis(0, 60), 0);
+        assert_eq!(millis(1, 60), 17);
+        assert_eq!(millis(3456, 60), 57_600);
+        assert_eq!(millis(1, 2000), 1); // 0.5 ms rounds up
+        assert_eq!(clock(57_600), "0:57.600");
+        assert_eq!(clock(4_500_000), "75:00.000");
+        assert_eq!(clock(61_005), "1:01.005");
+        let t = TickTime::new(3455, 60);
+        assert_eq!(
+            (t.tick, t.time_s, t.time.as_str()),
+            (3455, 57.6, "0:57.600")
+        );
+        assert_eq!(TickTime::new(u32::MAX, 1).time, "71582788:16.000");
+    }
+}

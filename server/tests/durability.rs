@@ -1,0 +1,409 @@
+//! Durability and scale-out, with the real binary: `kill -9` in the middle of a burst of
+//! uploads loses no acknowledged run and verifies each exactly once after a restart (SQLite
+//! and PostgreSQL); two servers on one PostgreSQL share the work, and when one dies the
+//! other takes over its claims once their leases expire. Also the claim/lease/verdict
+//! protocol itself, on the store, both backends.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use pogo_server::store::{Inserted, NewRun, Store, Verdict};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use support::*;
+
+/// The claim protocol: a claim is exclusive; an expired lease is claimed again (attempt 2);
+/// the stale claim's verdict is refused, the new one's written, and only once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+            .await
+            .unwrap();
+        let player = store.register("p", &[7; 32], 0).await.unwrap().unwrap();
+        assert!(
+            store.register("P", &[8; 32], 0).await.unwrap().is_none(),
+            "case-insensitive"
+        );
+        let mut ids = Vec::new();
+        for i in 0..2u8 {
+            let bytes = vec![i; 10];
+            let run = NewRun {
+                player_id: player.id,
+                bytes: &bytes,
+                replay_hash: Sha256::digest(&bytes).into(),
+                level: "flat",
+                level_hash: "0".into(),
+                tuning_hash: "0".into(),
+                rules_version: 1,
+                uploaded_ms: 0,
+            };
+            match store.insert_run(&run, 100).await.unwrap() {
+                Inserted::New(id) => ids.push(id),
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(
+                store.insert_run(&run, 100).await.unwrap(),
+                Inserted::Duplicate(ids[i as usize])
+            );
+        }
+        let now = 1_000_000;
+        let a = store.claim("a", now, 1000).await.unwrap().unwrap();
+        let b = store.claim("b", now, 1000).await.unwrap().unwrap();
+        assert_eq!(
+            (a.run_id, b.run_id),
+            (ids[0], ids[1]),
+            "oldest first, never the same"
+        );
+        assert!(
+            store.claim("c", now, 1000).await.unwrap().is_none(),
+            "both leased"
+        );
+        // a's lease expires; c takes the run over.
+        let c = store.claim("c", now + 1001, 1000).await.unwrap().unwrap();
+        assert_eq!((c.run_id, c.attempt), (ids[0], 2));
+        let verdict = Verdict::Verified {
+            ticks: 10,
+            finish_tick: Some(9),
+            splits: "[]".into(),
+        };
+        assert!(
+            !store.write_verdict(&a, &verdict, now).await.unwrap(),
+            "stale claim refused"
+        );
+        assert!(store.write_verdict(&c, &verdict, now).await.unwrap());
+        assert!(
+            !store.write_verdict(&c, &verdict, now).await.unwrap(),
+            "written once"
+        );
+        let rejected = Verdict::Rejected {
+            kind: "desync".into(),
+            reason: "desync at tick 5".into(),
+        };
+        assert!(store.write_verdict(&b, &rejected, now).await.unwrap());
+        let run = store.run(ids[0]).await.unwrap().unwrap();
+        assert_eq!(
+            (run.status.as_str(), run.finish_tick),
+            ("verified", Some(9))
+        );
+        let run = store.run(ids[1]).await.unwrap().unwrap();
+        assert_eq!(run.status, "rejected");
+        assert_eq!(run.reason.as_deref(), Some("desync at tick 5"));
+        // Terminal runs are never claimed again, however old.
+        assert!(
+            store
+                .claim("d", now + 10_000_000, 1000)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        store.close().await;
+        db.remove().await;
+    }
+}
+
+/// `(run id → verdicts written)` and `(run id → highest attempt)` from servers' JSON logs.
+fn verdicts_in_logs(logs: &[&std::path::Path]) -> (BTreeMap<i64, u32>, BTreeMap<i64, i64>) {
+    let mut written = BTreeMap::new();
+    let mut attempts = BTreeMap::new();
+    for log in logs {
+        for line in std::fs::read_to_string(log).unwrap_or_default().lines() {
+            let Ok(event) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if event["fields"]["message"] != "verdict" {
+                continue;
+            }
+            let run = event["span"]["run"]
+                .as_i64()
+                .expect("verdict events carry the run");
+            *written.entry(run).or_default() += 1;
+            let attempt = event["span"]["attempt"].as_i64().unwrap_or(0);
+            let best = attempts.entry(run).or_insert(attempt);
+            *best = (*best).max(attempt);
+        }
+    }
+    (written, attempts)
+}
+
+/// Uploads `replays` (player index, bytes) with `concurrency` at once to the servers in
+/// turn; returns `(id, bytes)` of every acknowledged (202) upload. Uploads that fail (the
+/// server died) are not acknowledged.
+async fn burst(
+    bases: &[String],
+    tokens: &[String],
+    replays: Vec<(usize, Vec<u8>)>,
+    concurrency: usize,
+    on_ack: impl Fn(usize) + Send + Sync + 'static,
+) -> Vec<(i64, Vec<u8>)> {
+    let http = client();
+    let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(concurrency));
+    let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let on_ack = std::sync::Arc::new(on_ack);
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, (player, bytes)) in replays.into_iter().enumerate() {
+        let base = bases[i % bases.len()].clone();
+        let token = tokens[player].clone();
+        let (http, semaphore, acked, on_ack) = (
+            http.clone(),
+            semaphore.clone(),
+            acked.clone(),
+            on_ack.clone(),
+        );
+        tasks.spawn(async move {
+            let _permit = semaphore.acquire_owned().await.unwrap();
+            let response = http
+                .post(format!("{base}/api/runs"))
+                .bearer_auth(&token)
+                .header("content-type", "application/octet-stream")
+                .body(bytes.clone())
+                .send()
+                .await;
+            let Ok(response) = response else { return };
+            if response.status() != 202 {
+                return;
+            }
+            let Ok(body) = response.json::<Value>().await else {
+                return;
+            };
+            let id = body["id"].as_i64().unwrap();
+            let n = {
+                let mut acked = acked.lock().unwrap();
+                acked.push((id, bytes));
+                acked.len()
+            };
+            on_ack(n);
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    let acked = acked.lock().unwrap();
+    acked.clone()
+}
+
+/// Waits until the server has no run queued or being verified (per its metrics).
+async fn drained(base: &str) {
+    let http = client();
+    let started = Instant::now();
+    loop {
+        let text = http
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let pending = ["queued", "verifying"].iter().all(|s| {
+            text.lines()
+                .any(|l| l == format!("pogo_runs{{status=\"{s}\"}} 0"))
+        });
+        if pending {
+            return;
+        }
+        assert!(
+            started.elapsed() < VERDICT_WAIT,
+            "runs still pending:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Every acknowledged run is verified and serves back exactly the bytes uploaded; no run got
+/// more than one verdict over all the logs, and every run one — except at most
+/// `unlogged_max` runs whose verdict a killed process committed but died before logging
+/// (one per worker of the killed process: the window between the commit and the log line).
+async fn check_every_ack(
+    base: &str,
+    acked: &[(i64, Vec<u8>)],
+    logs: &[&std::path::Path],
+    unlogged_max: usize,
+) {
+    let http = client();
+    for (id, bytes) in acked {
+        let run = verdict(&http, base, *id).await;
+        assert_eq!(run["status"], "verified", "run {id}: {run}");
+        let served = http
+            .get(format!("{base}/api/runs/{id}/replay"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            served.bytes().await.unwrap().to_vec(),
+            *bytes,
+            "run {id}'s bytes"
+        );
+    }
+    let (written, attempts) = verdicts_in_logs(logs);
+    let unlogged: Vec<i64> = acked
+        .iter()
+        .map(|a| a.0)
+        .filter(|id| !written.contains_key(id))
+        .collect();
+    assert!(
+        unlogged.len() <= unlogged_max,
+        "runs verified without a verdict logged: {unlogged:?}"
+    );
+    let twice: Vec<_> = written.iter().filter(|(_, n)| **n != 1).collect();
+    assert!(
+        twice.is_empty(),
+        "runs with more than one verdict: {twice:?}"
+    );
+    let retaken = attempts.values().filter(|a| **a > 1).count();
+    eprintln!(
+        "{} acknowledged, {} verdicts in the logs, {retaken} runs claimed again after a lease expired",
+        acked.len(),
+        written.len()
+    );
+}
+
+fn server_args<'a>(db: &'a TestDb, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--database",
+        db.url.as_str(),
+        "--workers",
+        "2",
+        "--lease-ms",
+        "1500",
+        "--max-duration-ms",
+        "1000",
+        "--token-rate",
+        "100000",
+        "--token-burst",
+        "100000",
+        "--address-rate",
+        "100000",
+        "--address-burst",
+        "100000",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `kill -9` mid-burst, restart: every acknowledged upload ends verified, exactly once,
+/// with its bytes intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_burst_loses_nothing_acknowledged() {
+    const UPLOADS: usize = 160;
+    const KILL_AFTER_ACKS: usize = 60;
+    let replays: Vec<(usize, Vec<u8>)> = (0..UPLOADS)
+        .map(|i| (i % 4, flat_run(&format!("k{}", i % 4), i as u32, 900)))
+        .collect();
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let dir = tempfile::tempdir().unwrap();
+        let (log1, log2) = (dir.path().join("first.log"), dir.path().join("second.log"));
+        let args = server_args(&db, &[]);
+        let first = ServerProcess::start(&args, &log1).await;
+        let http = client();
+        let mut tokens = Vec::new();
+        for p in 0..4 {
+            tokens.push(register(&http, &first.base, &format!("k{p}")).await);
+        }
+        let kill9 = first.killer();
+        let acked = burst(
+            std::slice::from_ref(&first.base),
+            &tokens,
+            replays.clone(),
+            16,
+            move |n| {
+                if n == KILL_AFTER_ACKS {
+                    kill9();
+                }
+            },
+        )
+        .await;
+        first.killer()();
+        assert!(
+            acked.len() >= KILL_AFTER_ACKS && acked.len() < UPLOADS,
+            "killed mid-burst: {} acks",
+            acked.len()
+        );
+        let second = ServerProcess::start(&args, &log2).await;
+        drained(&second.base).await;
+        eprint!("{}: ", backend.name());
+        check_every_ack(&second.base, &acked, &[&log1, &log2], 2).await;
+        drop(second);
+        db.remove().await;
+    }
+}
+
+/// Two servers on one PostgreSQL share the queue (each writes verdicts; every run gets one);
+/// one is killed mid-burst and the other takes over its claims when the leases expire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_claims() {
+    const UPLOADS: usize = 200;
+    let Some(backend) = backends()
+        .await
+        .into_iter()
+        .find(|b| matches!(b, Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let replays: Vec<(usize, Vec<u8>)> = (0..UPLOADS)
+        .map(|i| {
+            (
+                i % 4,
+                flat_run(&format!("t{}", i % 4), 10_000 + i as u32, 900),
+            )
+        })
+        .collect();
+    let db = TestDb::new(&backend).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (log_a, log_b) = (dir.path().join("a.log"), dir.path().join("b.log"));
+    let args = server_args(&db, &[]);
+    let a = ServerProcess::start(&args, &log_a).await;
+    let b = ServerProcess::start(&args, &log_b).await;
+    let http = client();
+    let mut tokens = Vec::new();
+    for p in 0..4 {
+        tokens.push(register(&http, &a.base, &format!("t{p}")).await);
+    }
+    // The first half to both servers, alternately, until both have drained it: both work.
+    let (first, second) = replays.split_at(UPLOADS / 2);
+    let mut acked = burst(
+        &[a.base.clone(), b.base.clone()],
+        &tokens,
+        first.to_vec(),
+        16,
+        |_| {},
+    )
+    .await;
+    assert_eq!(acked.len(), UPLOADS / 2);
+    drained(&b.base).await;
+    let (by_a, _) = verdicts_in_logs(&[&log_a]);
+    let (by_b, _) = verdicts_in_logs(&[&log_b]);
+    eprintln!(
+        "first half: verdicts by A {}, by B {}",
+        by_a.len(),
+        by_b.len()
+    );
+    assert!(
+        !by_a.is_empty() && !by_b.is_empty(),
+        "both servers verified runs"
+    );
+    // The second half to A alone, killed mid-burst: B takes over what A held and had queued.
+    let kill9 = a.killer();
+    acked.extend(
+        burst(
+            std::slice::from_ref(&a.base),
+            &tokens,
+            second.to_vec(),
+            16,
+            move |n| {
+                if n == UPLOADS / 4 {
+                    kill9();
+                }
+            },
+        )
+        .await,
+    );
+    a.killer()();
+    drained(&b.base).await;
+    eprint!("two servers: ");
+    check_every_ack(&b.base, &acked, &[&log_a, &log_b], 2).await;
+    drop(b);
+    db.remove().await;
+}

@@ -1,0 +1,133 @@
+// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER`): the levels as
+// tabs, and the selected level's ranked verified runs — rank, player, time and finish tick,
+// upload date, splits — paginated, with a player search that jumps to the page around them,
+// and the choice of runs to race.
+
+import { ApiError, getJson, segment } from './api.js';
+import { el, link, replace } from './dom.js';
+import { checkpointLabel, date } from './format.js';
+import { RACE_GHOSTS_MAX, raceHref } from './race.js';
+
+/** Entries per page unless the URL says otherwise (the API allows 1–100). */
+export const PAGE_LIMIT_DEFAULT = 20;
+const PAGE_LIMIT_MAX = 100;
+
+/** The page of a level's board. */
+export function boardHref(level, query = {}) {
+  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
+  const text = q.toString();
+  return `#/level/${segment(level)}${text ? `?${text}` : ''}`;
+}
+
+export async function renderBoard(main, levelName, params, view) {
+  const levels = await getJson('/api/levels', { signal: view.signal });
+  if (levels.length === 0) {
+    replace(main, el('p', {}, 'This server runs no levels.'));
+    return;
+  }
+  const level = levels.find((l) => l.name === levelName) ?? (levelName === null ? levels[0] : null);
+  const tabs = el('nav', { class: 'levels', 'aria-label': 'Levels' },
+    levels.map((l) => link(boardHref(l.name), l.name)));
+  tabs.querySelectorAll('a').forEach((a, i) => {
+    if (level && levels[i].name === level.name) a.setAttribute('aria-current', 'page');
+  });
+  const section = el('section', { class: 'board' }, tabs);
+  replace(main, section);
+  if (!level) {
+    section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
+    return;
+  }
+  const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
+  const offset = clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
+  const around = params.get('around');
+  section.append(
+    el('header', { class: 'level-head' },
+      el('h2', {}, level.name),
+      el('p', { class: 'muted' }, level.description),
+      el('p', { class: 'muted small' }, `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)));
+
+  const search = el('input', { type: 'search', name: 'player', placeholder: 'Find a player', 'aria-label': 'Player name', value: around ?? '' });
+  const form = el('form', { class: 'search', role: 'search' }, search, el('button', { type: 'submit' }, 'Find'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = search.value.trim();
+    location.hash = boardHref(level.name, name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
+  });
+  section.append(form);
+
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (around) query.set('around', around);
+  else query.set('offset', String(offset));
+  let board;
+  try {
+    board = await getJson(`/api/levels/${segment(level.name)}/leaderboard?${query}`, { signal: view.signal });
+  } catch (e) {
+    if (e instanceof ApiError && around && (e.code === 'unknown_player' || e.code === 'not_ranked')) {
+      section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(boardHref(level.name), 'Back to the top'));
+      return;
+    }
+    throw e;
+  }
+  if (board.entries.length === 0) {
+    section.append(el('p', { class: 'empty' }, board.total === 0 ? 'No verified runs yet. Upload one!' : 'No entries on this page.'));
+    if (board.total > 0) section.append(link(boardHref(level.name), 'Back to the top'));
+    return;
+  }
+  // "Race the leader": the top entry, from this page or asked for.
+  const leader = board.offset === 0 ? board.entries[0]
+    : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1`, { signal: view.signal })).entries[0];
+
+  const selected = new Set();
+  const raceButton = el('button', { type: 'button', class: 'race-selected', disabled: true }, 'Race selected');
+  const updateRace = () => {
+    raceButton.disabled = selected.size < 2;
+    raceButton.textContent = `Race selected (${selected.size})`;
+  };
+  raceButton.addEventListener('click', () => { location.hash = raceHref([...selected]); });
+  updateRace();
+
+  const rows = board.entries.map((entry) => {
+    const box = el('input', { type: 'checkbox', 'aria-label': `Select ${entry.player}'s run for a race` });
+    box.addEventListener('change', () => {
+      if (box.checked && selected.size >= RACE_GHOSTS_MAX) box.checked = false;
+      if (box.checked) selected.add(entry.run_id);
+      else selected.delete(entry.run_id);
+      updateRace();
+    });
+    const versus = entry.run_id === leader.run_id ? el('span', { class: 'muted' }, 'leader')
+      : link(raceHref([entry.run_id, leader.run_id]), 'race the leader');
+    const isAround = board.around !== null && entry.player.toLowerCase() === board.around.toLowerCase();
+    return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
+      el('td', { class: 'select' }, box),
+      el('td', { class: 'rank' }, String(entry.rank)),
+      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
+      el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
+      el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
+        el('li', { dataset: { tick: s.tick } }, el('span', { class: 'muted' }, `${checkpointLabel(s.checkpoint)} `), s.time)))),
+      el('td', { class: 'versus' }, versus));
+  });
+  const table = el('table', { class: 'leaderboard' },
+    el('caption', { class: 'visually-hidden' }, `Leaderboard of ${level.name}`),
+    el('thead', {}, el('tr', {},
+      el('th', { scope: 'col', class: 'select' }, el('span', { class: 'visually-hidden' }, 'race')),
+      ['#', 'Player', 'Time', 'Uploaded', 'Splits', ''].map((h, i) =>
+        el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits', 'versus'][i] }, h)))),
+    el('tbody', {}, rows));
+
+  const first = board.offset + 1;
+  const lastShown = board.offset + board.entries.length;
+  const prev = board.offset > 0 ? link(boardHref(level.name, { offset: Math.max(0, board.offset - board.limit), limit: params.get('limit') }), '← Previous') : null;
+  const next = lastShown < board.total ? link(boardHref(level.name, { offset: lastShown, limit: params.get('limit') }), 'Next →') : null;
+  const pager = el('nav', { class: 'pager', 'aria-label': 'Pages' },
+    prev, el('span', { class: 'range' }, `${first}–${lastShown} of ${board.total}`), next,
+    board.around !== null ? link(boardHref(level.name, { limit: params.get('limit') }), 'Top') : null);
+  section.append(el('div', { class: 'actions' }, raceButton, leader ? link(`#/upload`, 'Upload a run') : null),
+    el('div', { class: 'table-wrap' }, table), pager);
+  section.dataset.ready = 'true';
+}
+
+function clampInt(text, lo, hi, fallback) {
+  const n = Number(text);
+  return text !== null && Number.isInteger(n) ? Math.min(hi, Math.max(lo, n)) : fallback;
+}

@@ -1,0 +1,81 @@
+//! The documentation stands alone: no rustdoc comment and no Markdown page of the repository
+//! refers a reader to documents they do not have — the project's private requirements or its
+//! background articles ("SPEC §3", "../shared/…", "the seed's tuning").
+
+use std::path::{Path, PathBuf};
+
+/// What a reference to a document outside the repository looks like.
+const OUTSIDE: &[&str] = &[
+    "SPEC",
+    "shared/",
+    "seed's",
+    "seeds/",
+    "the seed,",
+    "the seed)",
+];
+
+/// Directories whose `.rs` and `.md` files are checked (where they exist), and single files.
+const DIRS: &[&str] = &[
+    "core", "replay", "src", "checks", "netplay", "server", "ffi", "benches", "tests", "samples",
+    "scripts",
+];
+const FILES: &[&str] = &["README.md", "ARCHITECTURE.md", "PERFORMANCE.md"];
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !matches!(name.as_ref(), "target" | "node_modules" | "corpus" | ".git") {
+                files(&path, out);
+            }
+        } else if name.ends_with(".rs") || name.ends_with(".md") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines of `path` a reader sees as documentation: every line of a Markdown page, the
+/// `///` and `//!` comments of a Rust file.
+fn doc_lines(path: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let markdown = path.extension().is_some_and(|e| e == "md");
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let t = line.trim_start();
+            markdown || t.starts_with("///") || t.starts_with("//!")
+        })
+        .map(|(i, line)| (i + 1, line.to_string()))
+        .collect()
+}
+
+#[test]
+fn no_doc_refers_to_a_document_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<PathBuf> = FILES.iter().map(|f| root.join(f)).collect();
+    for dir in DIRS {
+        files(&root.join(dir), &mut paths);
+    }
+    // This file names the patterns it looks for.
+    paths.retain(|p| !p.ends_with("tests/docs_stand_alone.rs"));
+    assert!(paths.len() > 50, "found only {} files", paths.len());
+    let mut found = Vec::new();
+    for path in &paths {
+        for (number, line) in doc_lines(path) {
+            if OUTSIDE.iter().any(|pattern| line.contains(pattern)) {
+                let shown = path.strip_prefix(root).unwrap_or(path).display();
+                found.push(format!("{shown}:{number}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "documentation that points outside the repository:\n{}",
+        found.join("\n")
+    );
+}
