@@ -387,7 +387,7 @@ fn several_players_print_the_whole_simulations_hash_as_sim_hash() {
         assert_eq!(sig.ticks, ticks);
         assert_eq!(sig.bounces, sim.state().pogos[i].bounces, "{line}");
     }
-    // One player keeps SPEC §8's line: `hash=`, no prefix.
+    // One player keeps the single-player line: `hash=`, no prefix.
     let one = simulate(&["--level", "course", "--bot", "--ticks", "10"]);
     assert!(one.starts_with("SIG ") && one.contains(" hash="), "{one}");
     single_sig(&one);

@@ -1,5 +1,5 @@
 //! The documentation stands alone: no rustdoc comment and no Markdown page of the repository
-//! refers a reader to documents they do not have — the project's private requirements or its
+//! (nor the C header, the JavaScript or the web page) refers a reader to documents they do not have — the project's private requirements or its
 //! background articles ("SPEC §3", "../shared/…", "the seed's tuning").
 
 use std::path::{Path, PathBuf};
@@ -33,17 +33,21 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
             if !matches!(name.as_ref(), "target" | "node_modules" | "corpus" | ".git") {
                 files(&path, out);
             }
-        } else if name.ends_with(".rs") || name.ends_with(".md") {
+        } else if [".rs", ".md", ".h", ".mjs", ".js", ".html"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        {
             out.push(path);
         }
     }
 }
 
-/// The lines of `path` a reader sees as documentation: every line of a Markdown page, the
-/// `///` and `//!` comments of a Rust file.
+/// The lines of `path` a reader sees as documentation: the `///` and `//!` comments of a Rust
+/// file, every line of anything else (a Markdown page, the C header, the JavaScript module and
+/// its tests, the web page).
 fn doc_lines(path: &Path) -> Vec<(usize, String)> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let markdown = path.extension().is_some_and(|e| e == "md");
+    let markdown = path.extension().is_none_or(|e| e != "rs");
     text.lines()
         .enumerate()
         .filter(|(_, line)| {

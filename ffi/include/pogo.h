@@ -31,7 +31,7 @@
 #define POGO_ABI_VERSION 1
 
 /**
- * Most players in one simulation (SPEC §6).
+ * Most players in one simulation (the replay format's limit).
  */
 #define POGO_PLAYERS_MAX 16
 
@@ -707,7 +707,7 @@ uint32_t pogo_builtin_level_count(void);
 PogoStatus pogo_builtin_level_name(uint32_t index, char *buffer, size_t capacity, size_t *len);
 
 /**
- * The default tuning (SPEC §3).
+ * The default tuning (`pogo_core::Tuning::default()`).
  *
  * # Safety
  *

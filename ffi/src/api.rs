@@ -286,7 +286,7 @@ pub unsafe extern "C" fn pogo_builtin_level_name(
 // ---------------------------------------------------------------------------------------------
 // Tunings
 
-/// The default tuning (SPEC §3).
+/// The default tuning (`pogo_core::Tuning::default()`).
 ///
 /// # Safety
 ///

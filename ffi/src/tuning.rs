@@ -1,4 +1,4 @@
-//! Tunings: the default one, or one parsed from tuning JSON (SPEC §3's keys, each checked,
+//! Tunings: the default one, or one parsed from tuning JSON (the keys of `pogo_core::Tuning`, each checked,
 //! then the whole validated), as a handle's object.
 
 use pogo_core::Tuning;

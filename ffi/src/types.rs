@@ -14,7 +14,7 @@ use core::ffi::c_char;
 /// `POGO_ABI_VERSION` from the header you compiled against.
 pub const POGO_ABI_VERSION: u32 = 1;
 
-/// Most players in one simulation (SPEC §6).
+/// Most players in one simulation (the replay format's limit).
 pub const POGO_PLAYERS_MAX: usize = 16;
 
 /// Most objects (handles of every kind) alive at once.

@@ -1,4 +1,4 @@
-//! The server's configuration: SPEC §9's flags (`--listen`, `--database`, `--level`,
+//! The server's configuration: its flags (`--listen`, `--database`, `--level`,
 //! `--tuning`) and the operator's limits, each also settable by an environment variable
 //! (`POGO_…`; a flag wins over the variable). The admin token comes from the environment
 //! only (`ADMIN_TOKEN`), never from a flag, so it does not show in `ps`.

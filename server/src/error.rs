@@ -1,5 +1,5 @@
 //! Every way a request can fail, as data; [`ApiError`]'s `IntoResponse` is the only place a
-//! failure becomes an HTTP status. The body is SPEC §9's `{"error": CODE, "message": TEXT}`
+//! failure becomes an HTTP status. The body is always `{"error": CODE, "message": TEXT}`
 //! (CODE a stable snake_case name, TEXT for a human), plus `kind` and `tick` where the
 //! failure is the replay's (the reader's or verifier's own names for what is wrong).
 

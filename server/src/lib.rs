@@ -2,7 +2,7 @@
 //!
 //! The ghost-racing leaderboard service: players upload replays, the server re-simulates
 //! each one and ranks it only on what the re-simulation shows, and serves the verified runs
-//! back as ghosts. SPEC §9 is the contract; `GET /api/openapi.json` is the API.
+//! back as ghosts. `GET /api/openapi.json` is the API's contract.
 //!
 //! ## How it works
 //!

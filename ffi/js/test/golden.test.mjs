@@ -1,4 +1,4 @@
-// wasm32 as the fifth architecture of the determinism proof (SPEC §6, §10): the golden runs,
+// wasm32 as the fifth architecture of the determinism proof: the golden runs,
 // stepped in WebAssembly through pogo.mjs, must give the golden files' hashes bit for bit —
 // tests/golden/hashes.txt (read now, never copied here), the final hashes, bounces and
 // deaths of tests/golden/chains.txt, and every tests/golden/*.pogo must verify (re-simulating
