@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-architecture determinism check (SPEC §6): runs the golden tests on
+# Cross-architecture determinism check: runs the golden tests on
 #   x86_64  release, Rust 1.85 (proves the MSRV and that the lockfile builds with it)
 #   x86_64  release, stable rustup toolchain, -C target-cpu=native
 #   s390x   64-bit big-endian,    Rust 1.85, under qemu-s390x
@@ -9,8 +9,8 @@
 #           golden runs through the C ABI of pogo-ffi (ffi/js/test/golden.test.mjs)
 # The golden files pin exact bits, so a pass everywhere means every architecture computes the
 # same results. (x86_64 debug and release with the stable toolchain run in .ci/run.)
-# The `pogo` package is built without its `netplay` feature everywhere (GGRS needs Rust 1.87;
-# pogo-netplay is not on the golden path), with every other default feature.
+# The `pogo` package is built as the library facade alone (no CLI, no netplay) everywhere:
+# see `feature_args_for`.
 #
 # Usage, from anywhere in the repo:   bash scripts/cross-check.sh
 # Runs as root on a Debian 12 x86_64 machine with rustup's cargo. Installs what it needs the
@@ -19,7 +19,7 @@
 # Why this toolchain: Debian's rustc-web 1.85 is a real Rust 1.85 whose standard library Debian
 # also builds for s390x, arm64 and i386, and nothing outside Debian's archive and crates.io is
 # reachable here, so rustup cannot fetch those targets. cargo from rustup drives it through
-# RUSTC=/usr/bin/rustc. Adapted from ../shared/tools/cross-toolchains.sh.
+# RUSTC=/usr/bin/rustc.
 set -euo pipefail
 
 # (package:test target) pairs to run on every architecture, separated by spaces. A listed
@@ -193,9 +193,7 @@ sys.exit(0 if any(p["name"] == pkg and any(t["name"] == name and "test" in t["ki
 
 SUMMARY=()   # "target|toolchain|result" rows
 FAILED=0
-# Test-harness arguments for the current variant. Under qemu, tests that spawn the `pogo`
-# binary cannot run (the kernel cannot execute a foreign binary without the runner); the
-# library tests in the same files check the same golden bytes.
+# Test-harness arguments for the current variant (none so far: see `feature_args_for`).
 HARNESS=()
 
 # cargo test arguments selecting every golden test target, for one package.
@@ -208,20 +206,14 @@ test_args_for() {
 }
 
 # cargo feature arguments for building PKG's golden tests, one per line: the `pogo` package
-# without its `netplay` feature (GGRS needs Rust 1.87, these builds prove 1.85; see Cargo.toml),
-# keeping every other default feature; nothing for other packages.
+# as the library facade alone (`--no-default-features`: no CLI, no netplay). The golden tests
+# check the library's bits; the CLI's recordings of the same golden bytes are checked by
+# `.ci/run`'s debug and release passes on x86_64, so the cross builds skip compiling clap,
+# rayon, plotters and GGRS four more times (and GGRS needs Rust 1.87; these builds prove 1.85).
+# Nothing for other packages.
 feature_args_for() {
   [ "$1" = pogo ] || return 0
-  cargo metadata --no-deps --format-version 1 --locked | python3 -c '
-import json, sys
-meta = json.load(sys.stdin)
-pogo = next(p for p in meta["packages"] if p["name"] == "pogo")
-rest = [f for f in pogo["features"].get("default", []) if f != "netplay"]
-print("--no-default-features")
-if rest:
-    print("--features")
-    print(",".join(rest))
-'
+  echo --no-default-features
 }
 
 golden_packages() {
@@ -258,8 +250,8 @@ run_host_msrv() {
     -- RUSTC="$RUSTC_185" CARGO_TARGET_DIR="$CROSS_TARGET_DIR" -- --release
 }
 
-# Host build with the normal stable toolchain tuned for this CPU: SPEC §6 asks that
-# -C target-cpu=native (other instruction selection, e.g. BMI2/AVX) gives the same bits.
+# Host build with the normal stable toolchain tuned for this CPU: the determinism contract
+# asks that -C target-cpu=native (other instruction selection, e.g. BMI2/AVX) gives the same bits.
 run_host_native() {
   local stable
   stable=$(rustc --version | awk '{print "rustc " $2 " (stable)"}')
@@ -280,15 +272,12 @@ run_cross() {
     "${var}_RUSTFLAGS=-C target-feature=+crt-static"
   )
   local how=native
-  HARNESS=()
   if [ "$runner" != - ]; then
     envs+=("${var}_RUNNER=$runner")
     how=$runner
-    HARNESS=(--skip the_cli_)
   fi
   run_variant "$triple (release, $how)" "rustc 1.85 (Debian)" \
     -- "${envs[@]}" -- --release --target "$triple"
-  HARNESS=()
 }
 
 # wasm32: build pogo-ffi for WebAssembly and run the golden runs in it under Node (the

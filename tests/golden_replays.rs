@@ -13,6 +13,7 @@
 
 mod support;
 
+#[cfg(feature = "cli")]
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,7 +26,9 @@ use pogo::replay::{
     Header, Limits, Recorder, Replay, ReplayError, Verifier, VerifyError, builtin_level,
     parse_input_script, salvage,
 };
-use support::{pogo, retimed, temp_dir};
+use support::retimed;
+#[cfg(feature = "cli")]
+use support::{pogo, temp_dir};
 
 /// Where a golden run's input comes from.
 enum Source {
@@ -164,6 +167,7 @@ fn record(g: &Golden) -> Vec<u8> {
 }
 
 /// The `pogo simulate` arguments that record `g` (without `--record`).
+#[cfg(feature = "cli")]
 fn cli_args(g: &Golden) -> Vec<String> {
     let mut args = vec!["simulate".to_string(), "--level".into(), g.level.into()];
     match g.source {
@@ -231,6 +235,8 @@ fn golden_replays_verify_to_their_pinned_outcome_and_re_encode_byte_for_byte() {
     assert!(GOLDEN[0].finish[0].is_some());
 }
 
+/// (With the `cli` feature only: the cross-architecture check builds the library alone.)
+#[cfg(feature = "cli")]
 #[test]
 fn the_cli_records_the_golden_bytes() {
     let dir = temp_dir("golden-replays");

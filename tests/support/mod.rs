@@ -5,7 +5,9 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+#[cfg(feature = "cli")]
+use std::process::Command;
+use std::process::Output;
 
 use pogo::replay::{Limits, Replay};
 pub use tempfile::TempDir;
@@ -32,7 +34,8 @@ impl TempDirExt for TempDir {
     }
 }
 
-/// Runs the `pogo` binary with `args`.
+/// Runs the `pogo` binary with `args` (built only with the `cli` feature).
+#[cfg(feature = "cli")]
 pub fn pogo<I, S>(args: I) -> Output
 where
     I: IntoIterator<Item = S>,
