@@ -9,8 +9,9 @@
 //! - every error check must pass, and no object or block may be left alive.
 //!
 //! The same program then runs under valgrind (`--leak-check=full --error-exitcode=1`): no
-//! leak, no invalid read or write. valgrind is required; `POGO_SKIP_VALGRIND=1` skips that run
-//! explicitly (CI installs valgrind and never sets it).
+//! leak, no invalid read or write. With `CI` set valgrind is required (CI installs it);
+//! without, a machine lacking it skips that run and says so; `POGO_SKIP_VALGRIND=1` skips it
+//! explicitly.
 //!
 //! The `pogo` binary: `POGO_BIN` if set, else `target/<profile>/pogo` next to this test's
 //! profile, built with `cargo build -p pogo --bin pogo` if it is not there.
@@ -161,11 +162,16 @@ fn the_c_program_is_clean_under_valgrind() {
         return;
     }
     let found = Command::new("valgrind").arg("--version").output();
-    assert!(
-        found.is_ok_and(|o| o.status.success()),
-        "valgrind is required for this test (apt-get install valgrind), or set \
-         POGO_SKIP_VALGRIND=1 to skip it explicitly"
-    );
+    if !found.is_ok_and(|o| o.status.success()) {
+        // As the server's PostgreSQL tests: CI (CI=true) must run it; elsewhere `cargo test
+        // --workspace` stays green on a machine without valgrind, and says what it skipped.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "valgrind is required in CI (apt-get install valgrind); .ci/run installs it"
+        );
+        eprintln!("valgrind not found: the valgrind run is skipped (apt-get install valgrind)");
+        return;
+    }
     let program = abi_test();
     let dir = scratch_dir("c-abi-valgrind");
     let out = run(program, &[dir.path()], true);
