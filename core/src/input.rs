@@ -60,11 +60,11 @@ impl Input {
     /// - `x² + z² ≤ 127²`: the clamp returns the vector unchanged. Its squared raw length is
     ///   at most `(x² + z²)·2⁶⁴/127² ≤ 2⁶⁴`, one squared, since each raw component is at most
     ///   `|s|·2³²/127`.
-    /// - otherwise (`x² + z² ≥ 127² + 1`) the clamp scales it, and the result comes from
-    ///   [`STICK_CLAMPED`], the clamp's own results for those inputs, computed when compiling.
-    ///   The clamp is symmetric in the signs of the components and in swapping them (it
-    ///   scales each by the same `1/len`, truncating toward zero), so the table holds one
-    ///   octant, `0 ≤ b ≤ a ≤ 127`.
+    /// - otherwise (`x² + z² ≥ 127² + 1`) the clamp scales it, and the result comes from a
+    ///   private table, `STICK_CLAMPED`: the clamp's own results for those inputs, computed
+    ///   when compiling. The clamp is symmetric in the signs of the components and in
+    ///   swapping them (it scales each by the same `1/len`, truncating toward zero), so the
+    ///   table holds one octant, `0 ≤ b ≤ a ≤ 127`.
     ///
     /// `input::tests::stick_is_the_clamped_ratio_for_every_input` checks all 65 536 inputs.
     pub fn stick(&self) -> Vec3 {
