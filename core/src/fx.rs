@@ -361,6 +361,7 @@ impl fmt::Debug for Fx {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::SplitMix64;
 
     #[test]
     fn operators_saturate_instead_of_wrapping() {
@@ -415,14 +416,10 @@ mod tests {
             i64::MIN,
             i64::MIN + 1,
         ];
-        let mut state = 0x6469_7673u64;
+        let mut rng = SplitMix64(0x6469_7673u64);
         let mut values = alloc::vec::Vec::from(edges);
         for _ in 0..4000 {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+            let z = rng.next();
             values.push((z as i64) >> (z % 64));
         }
         for &num in &values {
@@ -460,13 +457,9 @@ mod tests {
             i64::MAX - 1,
             i64::MIN + 1,
         ];
-        let mut state = 0x6d75_6c74u64;
+        let mut rng = SplitMix64(0x6d75_6c74u64);
         for _ in 0..3000 {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+            let z = rng.next();
             values.push((z as i64) >> (z % 64));
         }
         for (k, &a) in values.iter().enumerate() {
@@ -494,13 +487,9 @@ mod tests {
             3 << 40,
             -(5 << 45)
         ];
-        let mut state = 0x7261_6e67u64;
+        let mut rng = SplitMix64(0x7261_6e67u64);
         for _ in 0..3000 {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+            let z = rng.next();
             values.push((z as i64) >> (2 + z % 62));
         }
         for (k, &a) in values.iter().enumerate() {
@@ -548,13 +537,9 @@ mod tests {
         }
         // Every magnitude, both sides of the 64-bit path's limit (SplitMix64, seed printed).
         let seed = 0x7371_7274u64;
-        let mut state = seed;
+        let mut rng = SplitMix64(seed);
         for _ in 0..20_000 {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
+            let z = rng.next();
             let bits = ((z >> 1) >> (z % 63)) as i64;
             let wide = (bits as u128) << 32;
             let r = Fx::from_bits(bits).sqrt().to_bits() as u128;

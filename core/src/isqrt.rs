@@ -81,6 +81,7 @@ pub(crate) fn isqrt_u128(n: u128) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::SplitMix64;
     use alloc::vec::Vec;
 
     /// Operands of every size: the perfect squares of assorted roots and their neighbours,
@@ -99,14 +100,8 @@ mod tests {
                 out.extend([first, ((t + 1) << shift).wrapping_sub(1)]);
             }
         }
-        let mut state = seed;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut rng = SplitMix64(seed);
+        let mut next = || rng.next();
         for _ in 0..20_000 {
             let wide = (u128::from(next()) << 64 | u128::from(next())) >> (next() % 128);
             out.push(wide);

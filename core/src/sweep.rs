@@ -411,7 +411,7 @@ pub fn depenetrate_plane(capsule: &Capsule, tip: Vec3, plane: &Plane) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::{fx, v};
+    use crate::test_util::{SplitMix64, fx, v};
 
     fn capsule() -> Capsule {
         Capsule {
@@ -446,16 +446,12 @@ mod tests {
         Some(enter)
     }
 
-    /// SplitMix64, for the randomized comparisons.
-    struct Rng(u64);
+    /// The randomized comparisons' stream (SplitMix64) and the values drawn from it.
+    struct Rng(SplitMix64);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
+            self.0.next()
         }
 
         /// An edge value, any bits, or a value of tick-like size (2⁻⁸…2⁸ m).
@@ -495,7 +491,7 @@ mod tests {
     #[test]
     fn slab_is_the_slab_test_with_every_division() {
         let seed = 0x736c_6162u64;
-        let mut rng = Rng(seed);
+        let mut rng = Rng(SplitMix64(seed));
         let mut inside = 0;
         for case in 0..200_000 {
             let p = Vec3::new(rng.scalar(), rng.scalar(), rng.scalar());

@@ -380,7 +380,7 @@ impl SubAssign for Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::v;
+    use crate::test_util::{SplitMix64, v};
     use alloc::vec::Vec;
 
     /// |error| of a length against 1, in units of 2⁻³².
@@ -439,14 +439,8 @@ mod tests {
             v("100000", "100000", "100000"),
         ];
         // A SplitMix64 stream over every magnitude.
-        let mut state = 0x7665_6333u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut rng = SplitMix64(0x7665_6333);
+        let mut next = || rng.next();
         for _ in 0..3000 {
             let mut c = || {
                 let r = next();
