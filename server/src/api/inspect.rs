@@ -13,7 +13,7 @@ use pogo_replay::format::FORMAT_VERSION;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::runs::visible_run;
+use super::runs::visible_run_bytes;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
@@ -72,12 +72,7 @@ pub async fn inspect(
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<Json<Inspection>, ApiError> {
     let Path(id) = id?;
-    visible_run(&state, id).await?;
-    let bytes = state
-        .store
-        .run_bytes(id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))?;
+    let (_, bytes) = visible_run_bytes(&state, id).await?;
     let limits = state.catalog.verifier().limits();
     // Checksumming a file of up to the body limit (megabytes) is kept off the async threads.
     let size = bytes.len();

@@ -307,6 +307,37 @@ pub async fn visible_run(state: &AppState, id: i64) -> Result<RunRow, ApiError> 
     }
 }
 
+/// Run `id` if it is visible, with its replay's bytes.
+pub async fn visible_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Vec<u8>), ApiError> {
+    let run = visible_run(state, id).await?;
+    let bytes = run_bytes(state, id).await?;
+    Ok((run, bytes))
+}
+
+/// Run `id` if it is visible and verified (what a replay or a ghost is served from), with its
+/// replay's bytes.
+pub async fn verified_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Vec<u8>), ApiError> {
+    let run = visible_run(state, id).await?;
+    if run.status != "verified" {
+        return Err(ApiError::NotVerified {
+            id,
+            status: run.status,
+        });
+    }
+    let bytes = run_bytes(state, id).await?;
+    Ok((run, bytes))
+}
+
+/// The stored bytes of run `id`'s replay (every run has them: a missing one is the server's
+/// fault).
+async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
+    state
+        .store
+        .run_bytes(id)
+        .await?
+        .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))
+}
+
 /// The current leaderboard of a level (its content under the server's tuning and rules),
 /// if the server runs the level.
 pub fn current_board(state: &AppState, level: &str) -> Option<Board> {
@@ -385,18 +416,7 @@ pub async fn replay(
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let Path(id) = id?;
-    let run = visible_run(&state, id).await?;
-    if run.status != "verified" {
-        return Err(ApiError::NotVerified {
-            id,
-            status: run.status,
-        });
-    }
-    let bytes = state
-        .store
-        .run_bytes(id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))?;
+    let (_, bytes) = verified_run_bytes(&state, id).await?;
     let disposition = format!("attachment; filename=\"run-{id}.pogo\"");
     Ok((
         [

@@ -14,7 +14,7 @@ use pogo_replay::Ghost;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::runs::{SplitJson, splits, visible_run};
+use super::runs::{SplitJson, splits, verified_run_bytes};
 use crate::catalog::xyz;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{GHOST_WAIT_MAX, RETRY_AFTER_BUSY_S, TRAJECTORY_POINTS_MAX};
@@ -97,18 +97,7 @@ pub async fn ghost(
     if every_requested == 0 {
         return Err(ApiError::BadParameter("every=0: must be at least 1".into()));
     }
-    let run = visible_run(&state, id).await?;
-    if run.status != "verified" {
-        return Err(ApiError::NotVerified {
-            id,
-            status: run.status,
-        });
-    }
-    let bytes = state
-        .store
-        .run_bytes(id)
-        .await?
-        .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))?;
+    let (run, bytes) = verified_run_bytes(&state, id).await?;
     let busy = || ApiError::Busy {
         what: "too many ghosts being computed",
         retry_after_s: RETRY_AFTER_BUSY_S,
