@@ -23,11 +23,22 @@ if [ ! -x "/usr/lib/postgresql/$PG_VERSION/bin/postgres" ]; then
   apt-get update -qq || true
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$PG_VERSION" >/dev/null
 fi
+# The server outlives this script: it must not inherit fd 3 (the caller's `$(...)` would wait
+# for it forever) nor the caller's stdout/stderr (a CI log pipe would never close). Its own
+# messages go to a file, printed when the start fails; it logs to /var/log/postgresql.
+detached() {
+  local out rc=0
+  out="$(mktemp)"
+  "$@" </dev/null >"$out" 2>&1 3>&- || rc=$?
+  if [ "$rc" -ne 0 ]; then cat "$out"; fi
+  rm -f "$out"
+  return "$rc"
+}
 if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$PG_VERSION main"; then
-  pg_createcluster "$PG_VERSION" main --port "$PORT" >/dev/null
+  detached pg_createcluster "$PG_VERSION" main --port "$PORT"
 fi
 if ! pg_lsclusters -h | awk -v v="$PG_VERSION" '$1 == v && $2 == "main" {print $4}' | grep -qx online; then
-  pg_ctlcluster "$PG_VERSION" main start
+  detached pg_ctlcluster "$PG_VERSION" main start
 fi
 port="$(pg_lsclusters -h | awk -v v="$PG_VERSION" '$1 == v && $2 == "main" {print $3}')"
 
