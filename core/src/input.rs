@@ -239,6 +239,8 @@ mod tests {
                 let expected = raw.clamp_length(Fx::ONE);
                 clamped += usize::from(expected != raw);
                 assert_eq!(input.stick(), expected, "stick ({x}, {z})");
+                // What lets the lean skip its own clamp (`Lean::follow_unit_stick`).
+                assert_eq!(expected.clamp_length(Fx::ONE), expected, "({x}, {z}) again");
             }
         }
         // The table's inputs, every sign and order, with −128 counted as −127: all clamped.

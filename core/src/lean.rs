@@ -66,8 +66,16 @@ impl Lean {
     /// ±3 (`cos`, a dot product of two of them), ±4 (`w − u·cos`) or ±2 (the turned axis),
     /// and the arithmetic is in range.
     pub fn follow(self, stick: Vec3, tuning: &Tuning) -> Lean {
+        self.follow_unit_stick(stick.horizontal().clamp_length(Fx::ONE), tuning)
+    }
+
+    /// [`follow`](Lean::follow) for a stick already within the unit circle (horizontal, its
+    /// squared raw length at most 2⁶⁴), which `follow`'s clamp would return unchanged: every
+    /// [`Input::stick`](crate::input::Input::stick) is one (`input::tests` checks all 65 536,
+    /// with this clamp), and so is zero. The tick's lean.
+    pub(crate) fn follow_unit_stick(self, stick: Vec3, tuning: &Tuning) -> Lean {
+        debug_assert!(stick.y == Fx::ZERO && stick.clamp_length(Fx::ONE) == stick);
         let derived = tuning.derived();
-        let stick = stick.horizontal().clamp_length(Fx::ONE);
         let target = Lean::from_horizontal(stick.scale_in_range(derived.lean_max_sin));
         // Also re-limits a lean left over from a tuning with a larger max_lean_angle.
         let current = Lean::from_horizontal(self.horizontal().clamp_length(derived.lean_max_sin));

@@ -185,7 +185,8 @@ fn controls(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
     } else {
         stick
     };
-    pogo.lean = pogo.lean.follow(stick, ctx.tuning);
+    // `Input::stick` is within the unit circle, as `follow` would clamp it.
+    pogo.lean = pogo.lean.follow_unit_stick(stick, ctx.tuning);
 
     match pogo.trick_ticks_left {
         Some(left) => pogo.trick_ticks_left = Some(left.saturating_sub(1)),
