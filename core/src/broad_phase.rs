@@ -162,6 +162,33 @@ impl Grid {
         self.query_marked(&Aabb::new(point, point), f);
     }
 
+    /// [`query_point`](Grid::query_point) restricted to the boxes numbered below `limit`: the
+    /// same calls, in the same order, less those of the other boxes. Each list is in index
+    /// order, so its scan stops at the first box numbered `limit` or more.
+    pub(crate) fn query_point_below(&self, point: Vec3, limit: u32, mut f: impl FnMut(u32, bool)) {
+        if limit == 0 {
+            return;
+        }
+        let region = Aabb::new(point, point);
+        if !self.cell_start.is_empty() {
+            if let Some((lo, _)) = self.clamped_range(&region) {
+                // A point's range is one cell (its corners are the same point).
+                let (dx, dz) = (self.dims[0] as usize, self.dims[2] as usize);
+                let cell = (lo[1] as usize * dz + lo[2] as usize) * dx + lo[0] as usize;
+                let (first, last) = (self.cell_start[cell], self.cell_start[cell + 1]);
+                let items = &self.items[first as usize..last as usize];
+                for &i in items.iter().take_while(|&&i| i < limit) {
+                    f(i, false);
+                }
+            }
+        }
+        for (i, bounds) in self.large.iter().take_while(|(i, _)| *i < limit) {
+            if bounds.overlaps(&region) {
+                f(*i, true);
+            }
+        }
+    }
+
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
         // Positions lie within ±100 km (2⁴⁹ raw units): the difference cannot overflow.
         let axis = |bits: i64, a: usize| bits.saturating_sub(self.origin[a]) >> self.shift;
@@ -290,6 +317,36 @@ mod tests {
             }
         });
         assert_eq!(seen, [0, 1, 3]);
+    }
+
+    #[test]
+    fn point_query_below_a_limit_is_the_point_query_filtered() {
+        let mut rng = crate::test_util::SplitMix64(0x6c69_6d69);
+        for case in 0..40 {
+            let count = 1 + rng.next() % 30;
+            let boxes: Vec<Aabb> = (0..count)
+                .map(|_| {
+                    let mut c = |n: u64| (rng.next() % n) as i32;
+                    // Small boxes (in cells) and, one in four, large ones.
+                    let size = if c(4) == 0 { 40 + c(200) } else { 1 + c(6) };
+                    cube(c(60) - 30, c(20) - 10, c(60) - 30, size)
+                })
+                .collect();
+            let grid = Grid::build(boxes.iter().copied());
+            for _ in 0..50 {
+                let mut c = |n: u64| Fx::from_ratio((rng.next() % n) as i64 - n as i64 / 2, 4);
+                let p = Vec3::new(c(320), c(120), c(320));
+                let mut all = Vec::new();
+                grid.query_point(p, |i, tested| all.push((i, tested)));
+                for limit in 0..=count as u32 {
+                    let mut below = Vec::new();
+                    grid.query_point_below(p, limit, |i, tested| below.push((i, tested)));
+                    let expected: Vec<_> =
+                        all.iter().copied().filter(|&(i, _)| i < limit).collect();
+                    assert_eq!(below, expected, "case {case}, point {p:?}, limit {limit}");
+                }
+            }
+        }
     }
 
     #[test]

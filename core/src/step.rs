@@ -262,12 +262,10 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
     let mut gravity_scale = Fx::ONE;
     let mut wind = Vec3::ZERO;
     ctx.world
-        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| {
-            if let VolumeKind::Zone(i) = kind {
-                let zone = ctx.world.zone(i);
-                gravity_scale = gravity_scale * zone.gravity_scale;
-                wind += zone.wind;
-            }
+        .for_each_zone_at(body_centre(ctx, pogo.position), |i| {
+            let zone = ctx.world.zone(i);
+            gravity_scale = gravity_scale * zone.gravity_scale;
+            wind += zone.wind;
         });
     let diving = input.buttons.contains(Buttons::DIVE);
     let gravity = air::gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);

@@ -822,6 +822,23 @@ impl World {
         });
     }
 
+    /// Calls `f` with the index of every zone containing `point`: the
+    /// [`VolumeKind::Zone`]s of [`for_each_volume_at`](World::for_each_volume_at), in its
+    /// order, without testing the other volumes (the zones are the first volumes, and every
+    /// list the grid keeps is in volume order).
+    pub fn for_each_zone_at(&self, point: Vec3, mut f: impl FnMut(u32)) {
+        let zones = self.desc.zones.len() as u32;
+        self.volumes_grid
+            .query_point_below(point, zones, |i, tested| {
+                let (kind, bounds) = &self.volumes[i as usize];
+                if let VolumeKind::Zone(zone) = kind {
+                    if tested || bounds.contains(point) {
+                        f(*zone);
+                    }
+                }
+            });
+    }
+
     pub fn zone(&self, i: u32) -> &Zone {
         &self.desc.zones[i as usize]
     }
