@@ -375,6 +375,31 @@ impl Grid {
         }
     }
 
+    /// Core's `Grid::query_point_below`: a point query over the boxes numbered below `limit`,
+    /// each list's scan stopping at the first box numbered `limit` or more.
+    fn query_point_below(&self, point: V3, limit: u32, mut f: impl FnMut(u32, bool)) {
+        if limit == 0 {
+            return;
+        }
+        let region = Bx::new(point, point);
+        if !self.cell_start.is_empty() {
+            if let Some((lo, _)) = self.clamped_range(&region) {
+                let (dx, dz) = (self.dims[0] as usize, self.dims[2] as usize);
+                let cell = (lo[1] as usize * dz + lo[2] as usize) * dx + lo[0] as usize;
+                let (first, last) = (self.cell_start[cell], self.cell_start[cell + 1]);
+                let items = &self.items[first as usize..last as usize];
+                for &i in items.iter().take_while(|&&i| i < limit) {
+                    f(i, false);
+                }
+            }
+        }
+        for (i, bounds) in self.large.iter().take_while(|(i, _)| *i < limit) {
+            if bounds.overlaps(&region) {
+                f(*i, true);
+            }
+        }
+    }
+
     fn cell_of(&self, p: V3) -> [i64; 3] {
         let axis = |c: f64, a: usize| floor_i64((c - self.origin[a]) * self.inv_cell);
         [axis(p.x, 0), axis(p.y, 1), axis(p.z, 2)]
@@ -598,6 +623,20 @@ impl FWorld {
                 f(i);
             }
         });
+    }
+
+    /// Core's `World::for_each_zone_at`: the zones are the first volumes.
+    fn for_each_zone_at(&self, point: V3, mut f: impl FnMut(u32)) {
+        let zones = self.zones.len() as u32;
+        self.volumes_grid
+            .query_point_below(point, zones, |i, tested| {
+                let (kind, bounds) = &self.volumes[i as usize];
+                if let Kind::Zone(zone) = kind {
+                    if tested || bounds.contains(point) {
+                        f(*zone);
+                    }
+                }
+            });
     }
 
     fn for_each_volume_at(&self, point: V3, mut f: impl FnMut(Kind)) {
@@ -1094,8 +1133,9 @@ impl Lean {
         Lean { x: h.x, z: h.z }
     }
 
+    /// Core's `Lean::follow_unit_stick`: the stick is `stick()`'s, within the unit circle.
     fn follow(self, stick: V3, t: &FTuning) -> Lean {
-        let target = Lean::from_horizontal(stick.horizontal().clamp_length(1.0) * t.lean_max_sin);
+        let target = Lean::from_horizontal(stick * t.lean_max_sin);
         let current =
             Lean::from_horizontal(V3::new(self.x, 0.0, self.z).clamp_length(t.lean_max_sin));
         if current == target {
@@ -1371,12 +1411,10 @@ fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
     let mut gravity_scale = 1.0;
     let mut wind = V3::ZERO;
     ctx.world
-        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| {
-            if let Kind::Zone(i) = kind {
-                let zone = &ctx.world.zones[i as usize];
-                gravity_scale *= zone.gravity_scale;
-                wind += zone.wind;
-            }
+        .for_each_zone_at(body_centre(ctx, pogo.position), |i| {
+            let zone = &ctx.world.zones[i as usize];
+            gravity_scale *= zone.gravity_scale;
+            wind += zone.wind;
         });
     let diving = input.buttons.contains(Buttons::DIVE);
     let g = gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
