@@ -9,28 +9,23 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 use crate::fx::Fx;
 use crate::vec3::Vec3;
 
-/// Bytes gathered before they go to the streaming hasher, by default: a state hash of one pogo
-/// fits, and is then hashed in one call (xxh3 of a byte string is the same however it is fed).
-pub(crate) const BUFFER: usize = 256;
-/// A buffer that holds the state of `PLAYERS_MAX` pogos (at most 231 bytes each, plus the
-/// state's own 24), for a state hash in one call whatever the player count.
-pub(crate) const BUFFER_LARGE: usize = 4096;
+/// Bytes gathered before they go to the streaming hasher: a state hash of one pogo fits, and
+/// is then hashed in one call (xxh3 of a byte string is the same however it is fed).
+const BUFFER: usize = 256;
 
-/// Gathers `N` bytes at a time (the buffer is zeroed when created, so a small state takes the
-/// small one).
-pub(crate) struct Encoder<const N: usize = BUFFER> {
-    buffer: [u8; N],
+pub(crate) struct Encoder {
+    buffer: [u8; BUFFER],
     len: usize,
     /// Created once the bytes outgrow `buffer`.
     hasher: Option<Xxh3>,
 }
 
-impl<const N: usize> Encoder<N> {
+impl Encoder {
     /// A new encoding that starts with a domain tag (e.g. `b"pogo-state/1"`), so hashes of
     /// different kinds of data never collide by construction.
-    pub(crate) fn new(tag: &[u8]) -> Encoder<N> {
+    pub(crate) fn new(tag: &[u8]) -> Encoder {
         let mut e = Encoder {
-            buffer: [0; N],
+            buffer: [0; BUFFER],
             len: 0,
             hasher: None,
         };
@@ -42,11 +37,11 @@ impl<const N: usize> Encoder<N> {
     /// plain stores).
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        if self.len + bytes.len() > N {
+        if self.len + bytes.len() > BUFFER {
             let hasher = self.hasher.get_or_insert_with(Xxh3::new);
             hasher.update(&self.buffer[..self.len]);
             self.len = 0;
-            if bytes.len() > N {
+            if bytes.len() > BUFFER {
                 hasher.update(bytes);
                 return;
             }
@@ -120,28 +115,23 @@ mod tests {
             (seed >> 33) % n
         };
         for case in 0..300 {
-            check::<BUFFER>(case, &mut next);
-            check::<BUFFER_LARGE>(case, &mut next);
+            let mut e = Encoder::new(b"tag");
+            let mut all: Vec<u8> = Vec::new();
+            all.extend_from_slice(&3u32.to_le_bytes());
+            all.extend_from_slice(b"tag");
+            for _ in 0..next(40) {
+                let piece: Vec<u8> = (0..next([9, 9, 9, 300, 700][case % 5]))
+                    .map(|_| next(256) as u8)
+                    .collect();
+                e.write(&piece);
+                all.extend_from_slice(&piece);
+            }
+            assert_eq!(
+                e.finish(),
+                xxh3_64(&all),
+                "case {case}, {} bytes",
+                all.len()
+            );
         }
-    }
-
-    fn check<const N: usize>(case: usize, next: &mut impl FnMut(u64) -> u64) {
-        let mut e = Encoder::<N>::new(b"tag");
-        let mut all: Vec<u8> = Vec::new();
-        all.extend_from_slice(&3u32.to_le_bytes());
-        all.extend_from_slice(b"tag");
-        for _ in 0..next(40) {
-            let piece: Vec<u8> = (0..next([9, 9, 9, 300, 700][case % 5]))
-                .map(|_| next(256) as u8)
-                .collect();
-            e.write(&piece);
-            all.extend_from_slice(&piece);
-        }
-        assert_eq!(
-            e.finish(),
-            xxh3_64(&all),
-            "case {case}, N = {N}, {} bytes",
-            all.len()
-        );
     }
 }

@@ -179,7 +179,7 @@ impl Pogo {
     }
 
     /// Writes the canonical encoding, field by field in declaration order.
-    pub(crate) fn encode<const N: usize>(&self, e: &mut Encoder<N>) {
+    pub(crate) fn encode(&self, e: &mut Encoder) {
         e.u8(self.state.code());
         e.vec3(self.position);
         e.vec3(self.velocity);
@@ -216,14 +216,14 @@ impl Pogo {
     }
 }
 
-fn encode_option_u32<const N: usize>(e: &mut Encoder<N>, v: Option<u32>) {
+fn encode_option_u32(e: &mut Encoder, v: Option<u32>) {
     e.bool(v.is_some());
     if let Some(v) = v {
         e.u32(v);
     }
 }
 
-fn encode_surface<const N: usize>(e: &mut Encoder<N>, s: SurfaceId) {
+fn encode_surface(e: &mut Encoder, s: SurfaceId) {
     let (tag, index) = match s {
         SurfaceId::Solid(i) => (0, i),
         SurfaceId::Platform(i) => (1, i),

@@ -8,7 +8,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::hash::{BUFFER, BUFFER_LARGE, Encoder};
+use crate::hash::Encoder;
 use crate::input::Input;
 use crate::pogo::Pogo;
 use crate::step;
@@ -18,10 +18,6 @@ use crate::world::World;
 
 /// Most pogos in one simulation.
 pub const PLAYERS_MAX: usize = 16;
-// The state of every pogo (at most 231 bytes each, `Pogo::encode` with every option present)
-// fits a state hash's large buffer, so it is hashed in one call; were it larger, the excess
-// would be streamed, to the same digest.
-const _: () = assert!(PLAYERS_MAX * 231 + 24 <= BUFFER_LARGE);
 
 /// Everything that changes from tick to tick: plain data, so a copy is a snapshot.
 ///
@@ -91,16 +87,7 @@ impl SimState {
     /// bits, and a surface is `u8` kind (0 solid, 1 platform, 2 ramp) + `u32` index. Equal
     /// states hash equally on every platform and in every build.
     pub fn state_hash(&self) -> u64 {
-        // The same digest either way; one pogo's state fits the small buffer, and zeroing the
-        // large one would cost it more than the hash (several pogos' would be streamed).
-        if self.pogos.len() <= 1 {
-            self.encode(Encoder::<BUFFER>::new(b"pogo-state/2"))
-        } else {
-            self.encode(Encoder::<BUFFER_LARGE>::new(b"pogo-state/2"))
-        }
-    }
-
-    fn encode<const N: usize>(&self, mut e: Encoder<N>) -> u64 {
+        let mut e = Encoder::new(b"pogo-state/2");
         e.u32(self.tick.0);
         e.len(self.pogos.len());
         for pogo in &self.pogos {
