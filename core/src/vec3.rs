@@ -105,21 +105,11 @@ impl Vec3 {
         let shift = largest.leading_zeros().saturating_sub(2);
         let scaled = magnitudes.map(|m| m << shift);
         let sum: u128 = scaled.iter().map(|&m| u128::from(m) * u128::from(m)).sum();
-        let root = isqrt_u128(sum); // ≥ the largest scaled magnitude ≥ 2⁶¹, and < 2⁶⁴
+        let root = isqrt_u128(sum); // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
         // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero: the magnitude's
-        // quotient q = ⌊m·2³²/root⌋ with the component's sign. One division for all three:
-        // with R = ⌊2⁹⁶/root⌋ = 2⁹⁶/root − ε (0 ≤ ε < 1; R ≤ 2³⁵ as root ≥ 2⁶¹), m·R/2⁶⁴ is
-        // m·2³²/root less m·ε/2⁶⁴ < 1/2 (m ≤ 2⁶³), so ⌊m·R/2⁶⁴⌋ is q or q − 1, and one test
-        // decides ((q + 1)·root ≤ m·2³²; every product below 2⁹⁹).
-        let reciprocal = (1u128 << 96) / root;
+        // quotient with the component's sign.
         let unit = |b: i64, m: u64| {
-            let dividend = u128::from(m) << Fx::FRAC_BITS;
-            let mut q = (u128::from(m) * reciprocal) >> 64;
-            if (q + 1) * root <= dividend {
-                q += 1;
-            }
-            debug_assert_eq!(q, dividend / root);
-            let q = q as i64;
+            let q = ((u128::from(m) << Fx::FRAC_BITS) / root) as i64;
             Fx::from_bits(if b < 0 { -q } else { q })
         };
         let length_bits = (root >> shift).min(i64::MAX as u128);
@@ -492,58 +482,6 @@ mod tests {
                     assert_eq!(a.dot_in_range(b), a.dot(b), "{a:?} . {b:?}");
                 }
             }
-        }
-    }
-
-    /// `normalize` as it was written before its one-division form: each component divided.
-    fn normalize_dividing_each(w: Vec3) -> Option<Vec3> {
-        let bits = [w.x.to_bits(), w.y.to_bits(), w.z.to_bits()];
-        let magnitudes = bits.map(i64::unsigned_abs);
-        let largest = magnitudes[0].max(magnitudes[1]).max(magnitudes[2]);
-        if largest == 0 {
-            return None;
-        }
-        let shift = largest.leading_zeros().saturating_sub(2);
-        let scaled = magnitudes.map(|m| m << shift);
-        let sum: u128 = scaled.iter().map(|&m| u128::from(m) * u128::from(m)).sum();
-        let root = sum.isqrt();
-        let unit = |b: i64, m: u64| {
-            let q = ((u128::from(m) << Fx::FRAC_BITS) / root) as i64;
-            Fx::from_bits(if b < 0 { -q } else { q })
-        };
-        Some(Vec3::new(
-            unit(bits[0], scaled[0]),
-            unit(bits[1], scaled[1]),
-            unit(bits[2], scaled[2]),
-        ))
-    }
-
-    #[test]
-    fn normalize_by_one_reciprocal_is_normalize_dividing_each() {
-        let seed = 0x6e6f_726d;
-        let mut rng = SplitMix64(seed);
-        let mut cases = assorted();
-        // Axis-aligned (a quotient of exactly one), near-axis, equal and random components.
-        for _ in 0..200_000 {
-            let r = rng.next();
-            let mut c = |k: u32| Fx::from_bits((rng.next() as i64) >> (r.rotate_left(k) % 64));
-            let w = match r % 4 {
-                0 => Vec3::new(c(0), Fx::ZERO, Fx::ZERO),
-                1 => Vec3::new(c(0), Fx::from_bits((r >> 40) as i64 - (1 << 23)), c(8)),
-                2 => {
-                    let a = c(0);
-                    Vec3::new(a, -a, a)
-                }
-                _ => Vec3::new(c(0), c(8), c(16)),
-            };
-            cases.push(w);
-        }
-        for w in cases {
-            assert_eq!(
-                w.normalize(),
-                normalize_dividing_each(w),
-                "seed {seed:#x}: {w:?}"
-            );
         }
     }
 
