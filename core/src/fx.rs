@@ -139,6 +139,11 @@ impl Fx {
         if bits < 1 << Fx::FRAC_BITS {
             return Fx::from_bits(isqrt_u64(bits << Fx::FRAC_BITS) as i64);
         }
+        // One, whose root is itself: an upright lean's up axis, asked for every tick the stick
+        // rests, and the one value of a u128 root that is cheaper to name.
+        if bits == 1 << Fx::FRAC_BITS {
+            return Fx::ONE;
+        }
         let wide = u128::from(bits) << Fx::FRAC_BITS;
         Fx::from_bits(isqrt_u128(wide) as i64)
     }

@@ -82,6 +82,7 @@ impl Vec3 {
     /// Accurate to about one unit in the last place for every non-zero input, however small:
     /// the components are first shifted up (the direction does not change with scale) so the
     /// integer square root works with ~62 significant bits.
+    #[inline]
     pub fn normalize(self) -> Option<Vec3> {
         self.normalize_with_length().map(|(unit, _)| unit)
     }
@@ -92,6 +93,7 @@ impl Vec3 {
     /// The length comes from the scaled square root: with `S` the sum of the squared raw
     /// components and `k` the normalising shift, ⌊√(S·4ᵏ)⌋ / 2ᵏ rounded down is ⌊√S⌋ (for any
     /// real x and whole m > 0, ⌊⌊x⌋/m⌋ = ⌊x/m⌋).
+    #[inline]
     pub fn normalize_with_length(self) -> Option<(Vec3, Fx)> {
         let bits = [self.x.to_bits(), self.y.to_bits(), self.z.to_bits()];
         let magnitudes = bits.map(i64::unsigned_abs);
@@ -140,15 +142,24 @@ impl Vec3 {
 
     /// `self` scaled down so that its length is at most `max` (`max ≥ 0`); shorter vectors are
     /// returned unchanged. The result's length never exceeds `max`, even after rounding.
+    #[inline]
     pub fn clamp_length(self, max: Fx) -> Vec3 {
         // Most vectors are within the cap, which ⌈√S⌉ ≤ m ⟺ S ≤ m² (S the sum of the squared
-        // raw components, m ≥ 0 whole) decides without a square root: the same test as below.
+        // raw components, m ≥ 0 whole) decides without a square root: the same test as in
+        // `clamp_length_slow`. Inline, so the common case costs no call (the lean asks twice a
+        // tick); the rest is out of line.
         if max >= Fx::ZERO {
             let m = max.to_bits() as u128;
             if self.sum_of_squared_bits() <= m * m {
                 return self;
             }
         }
+        self.clamp_length_slow(max)
+    }
+
+    /// [`clamp_length`](Vec3::clamp_length) past its square-free test.
+    #[inline(never)]
+    fn clamp_length_slow(self, max: Fx) -> Vec3 {
         // The length unsaturated: a vector longer than `Fx::MAX` (components near the range's
         // ends) must be scaled by its true length, or it ends up to √3 times too long.
         let len = self.length_ceil_bits() as i128;
