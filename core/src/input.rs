@@ -67,6 +67,7 @@ impl Input {
     ///   table holds one octant, `0 ≤ b ≤ a ≤ 127`.
     ///
     /// `input::tests::stick_is_the_clamped_ratio_for_every_input` checks all 65 536 inputs.
+    #[inline]
     pub fn stick(&self) -> Vec3 {
         let (x, z) = (
             i64::from(self.steer_x.max(-STEER_MAX)),
