@@ -494,6 +494,8 @@ pub struct FWorld {
     checkpoint_spawns: Vec<V3>,
     volumes: Vec<(Kind, Bx)>,
     volumes_grid: Grid,
+    /// The zones' union (core: `World`'s `zones_bounds`).
+    zones_bounds: Option<Bx>,
 }
 
 impl FWorld {
@@ -580,6 +582,11 @@ impl FWorld {
                 .map(|c| V3::from_fixed(c.spawn))
                 .collect(),
             volumes_grid: Grid::build(&volume_boxes),
+            zones_bounds: volumes
+                .iter()
+                .filter(|(kind, _)| matches!(kind, Kind::Zone(_)))
+                .map(|(_, b)| *b)
+                .reduce(|a, b| a.union(&b)),
             volumes,
         }
     }
@@ -625,8 +632,12 @@ impl FWorld {
         });
     }
 
-    /// Core's `World::for_each_zone_at`: the zones are the first volumes.
+    /// Core's `World::for_each_zone_at`: nothing outside the zones' union; the zones are the
+    /// first volumes.
     fn for_each_zone_at(&self, point: V3, mut f: impl FnMut(u32)) {
+        if !self.zones_bounds.is_some_and(|b| b.contains(point)) {
+            return;
+        }
         let zones = self.zones.len() as u32;
         self.volumes_grid
             .query_point_below(point, zones, |i, tested| {

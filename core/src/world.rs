@@ -545,6 +545,9 @@ pub struct World {
     volumes_grid: Grid,
     /// Every volume, in the order zones, checkpoints, finishes, kills (grid item ids).
     volumes: Vec<(VolumeKind, Aabb)>,
+    /// The smallest box holding every zone (`None` without zones): a point outside it is in
+    /// no zone, which `for_each_zone_at` answers without asking the grid.
+    zones_bounds: Option<Aabb>,
 }
 
 /// A platform's path prepared for evaluating it several times a tick: its two legs (start
@@ -680,6 +683,11 @@ impl World {
         volumes.extend(desc.finishes.iter().map(|b| (VolumeKind::Finish, *b)));
         volumes.extend(desc.kills.iter().map(|b| (VolumeKind::Kill, *b)));
         let volumes_grid = Grid::build(volumes.iter().map(|(_, b)| *b));
+        let zones_bounds = desc
+            .zones
+            .iter()
+            .map(|z| z.bounds)
+            .reduce(|a, b| a.union(&b));
         for (list, grid) in [("solids", &solids_grid), ("volumes", &volumes_grid)] {
             check_density(list, grid)?;
         }
@@ -694,6 +702,7 @@ impl World {
             solids_grid,
             volumes_grid,
             volumes,
+            zones_bounds,
         })
     }
 
@@ -827,6 +836,11 @@ impl World {
     /// order, without testing the other volumes (the zones are the first volumes, and every
     /// list the grid keeps is in volume order).
     pub fn for_each_zone_at(&self, point: Vec3, mut f: impl FnMut(u32)) {
+        // A zone holding the point would put it inside the zones' union (a few tests instead
+        // of a grid query on the many ticks a pogo spends away from every zone).
+        if !self.zones_bounds.is_some_and(|b| b.contains(point)) {
+            return;
+        }
         let zones = self.desc.zones.len() as u32;
         self.volumes_grid
             .query_point_below(point, zones, |i, tested| {
@@ -1171,6 +1185,73 @@ mod tests {
                     let reach = world.ramp_reach(i).is_none_or(|r| r.overlaps(&region));
                     assert_eq!(reach, plane.may_touch(&region), "ramp {i} {region:?}");
                 }
+            }
+        }
+    }
+
+    /// `for_each_zone_at` is the zones of `for_each_volume_at`, in its order, wherever the
+    /// point is: inside the zones' union or outside it (where it asks nothing), on a zone's
+    /// boundary, in several zones at once. Seeded; the seed is printed on failure.
+    #[test]
+    fn zones_at_a_point_are_the_zone_volumes_there() {
+        let seed = 0x7a6f_6e65_u64;
+        let mut rng = crate::test_util::SplitMix64(seed);
+        let tuning = Tuning::default();
+        for case in 0..40 {
+            let mut int = |n: u64| (rng.next() % n) as i64;
+            let mut cube = |size: i64| {
+                let min = Vec3::new(
+                    Fx::from_ratio(int(80) - 40, 1),
+                    Fx::from_ratio(int(20) - 10, 1),
+                    Fx::from_ratio(int(80) - 40, 1),
+                );
+                let s = Fx::from_ratio(size, 1);
+                Aabb::new(min, min + Vec3::new(s, s, s))
+            };
+            // Small zones (in the grid's cells) and big ones (its large list), checkpoints
+            // among them, so the grid holds volumes of both kinds.
+            let zones = (0..case % 6)
+                .map(|k| Zone {
+                    bounds: cube(if k % 2 == 0 { 3 } else { 30 }),
+                    gravity_scale: Fx::ONE,
+                    wind: Vec3::ZERO,
+                })
+                .collect::<Vec<_>>();
+            let checkpoints = (0..3)
+                .map(|_| Checkpoint {
+                    bounds: cube(10),
+                    spawn: Vec3::ZERO,
+                })
+                .collect();
+            let world = World::new(
+                WorldDesc {
+                    zones,
+                    checkpoints,
+                    ..desc()
+                },
+                &tuning,
+            )
+            .unwrap();
+            let corners = world
+                .desc()
+                .zones
+                .iter()
+                .flat_map(|z| [z.bounds.min, z.bounds.max]);
+            let mut points: Vec<Vec3> = corners.collect();
+            for _ in 0..200 {
+                let mut c = |n: i64| Fx::from_ratio(int(n as u64) - n / 2, 2);
+                points.push(Vec3::new(c(200), c(60), c(200)));
+            }
+            for p in points {
+                let mut expected = Vec::new();
+                world.for_each_volume_at(p, |kind| {
+                    if let VolumeKind::Zone(i) = kind {
+                        expected.push(i);
+                    }
+                });
+                let mut got = Vec::new();
+                world.for_each_zone_at(p, |i| got.push(i));
+                assert_eq!(got, expected, "seed {seed:#x}, case {case}, point {p:?}");
             }
         }
     }
