@@ -108,11 +108,14 @@ impl Vec3 {
         let scaled = magnitudes.map(|m| m << shift);
         let sum: u128 = scaled.iter().map(|&m| u128::from(m) * u128::from(m)).sum();
         let root = isqrt_u128(sum); // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
-        // Components: b·2³²/len, |result| ≤ 2³² (one), truncated toward zero: the magnitude's
-        // quotient with the component's sign.
+        // Components: b·2³²/len, truncated toward zero: the magnitude's quotient with the
+        // component's sign. Each scaled magnitude is at most the root (m² ≤ the sum), so the
+        // quotient is at most 2³² (one) and its negation exact: no overflow test is needed,
+        // and a caller that drops a component (the lean drops y) lets its division go.
         let unit = |b: i64, m: u64| {
             let q = ((u128::from(m) << Fx::FRAC_BITS) / root) as i64;
-            Fx::from_bits(if b < 0 { -q } else { q })
+            debug_assert!((0..=1 << Fx::FRAC_BITS).contains(&q));
+            Fx::from_bits(if b < 0 { q.wrapping_neg() } else { q })
         };
         let length_bits = (root >> shift).min(i64::MAX as u128);
         Some((
