@@ -1450,7 +1450,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     let first_region = ctx.capsule.swept_bounds(pogo.position, first);
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(ctx, &first_region, &mut ids);
-    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
+    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, &nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
     }
@@ -1512,7 +1512,59 @@ fn displacement(velocity: V3, acceleration: V3, duration: f64, half_duration_squ
     velocity * duration + acceleration * half_duration_squared
 }
 
-fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
+/// Core's `Nearby`: the first sweep's solids, and the platforms and ramps whose reach
+/// overlaps its region.
+#[derive(Clone, Copy)]
+struct Nearby<'a> {
+    solids: &'a [u32],
+    movers: Movers,
+}
+
+/// Core's `Movers`: platforms and ramps as bit masks.
+#[derive(Clone, Copy)]
+struct Movers {
+    platforms: u64,
+    ramps: u64,
+}
+
+impl Movers {
+    fn every(world: &FWorld) -> Movers {
+        let all = |n: usize| u64::MAX.checked_shr(64 - n as u32).unwrap_or(0);
+        Movers {
+            platforms: all(world.platforms.len()),
+            ramps: all(world.ramps.len()),
+        }
+    }
+
+    fn near(world: &FWorld, region: &Bx) -> Movers {
+        let mut near = Movers {
+            platforms: 0,
+            ramps: 0,
+        };
+        for (i, platform) in world.platforms.iter().enumerate() {
+            if platform.reach.overlaps(region) {
+                near.platforms |= 1 << i;
+            }
+        }
+        for i in 0..world.ramps.len() {
+            if ramp_may_touch(world, i, region) {
+                near.ramps |= 1 << i;
+            }
+        }
+        near
+    }
+}
+
+/// Core's `bits`: the set bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        let i = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (i < 64).then_some(i)
+    })
+}
+
+fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<Nearby<'a>> {
     let mut len = 0;
     let mut overflow = false;
     ctx.world.for_each_solid_overlapping(region, |i| {
@@ -1523,29 +1575,43 @@ fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<
             overflow = true;
         }
     });
-    (!overflow).then_some(&ids[..len])
+    (!overflow).then(|| Nearby {
+        solids: &ids[..len],
+        movers: Movers::near(ctx.world, region),
+    })
 }
 
-fn may_overlap(ctx: &Ctx, tip: V3, nearby: &[u32]) -> bool {
+fn may_overlap(ctx: &Ctx, tip: V3, nearby: &Nearby) -> bool {
     let region = ctx.capsule.bounds(tip);
-    let mut overlap = nearby.iter().any(|&i| {
+    let mut overlap = nearby.solids.iter().any(|&i| {
         let bounds = &ctx.world.solids[i as usize];
         bounds.overlaps(&region) && depenetrate_box(&ctx.capsule, tip, bounds).is_some()
     });
     if !overlap {
-        platform_and_ramp_pushes(ctx, tip, &region, |push| overlap |= push.is_some());
+        platform_and_ramp_pushes(ctx, tip, &region, nearby.movers, |push| {
+            overlap |= push.is_some()
+        });
     }
     overlap
 }
 
-fn platform_and_ramp_pushes(ctx: &Ctx, tip: V3, region: &Bx, mut f: impl FnMut(Option<(f64, V3)>)) {
-    for (i, platform) in ctx.world.platforms.iter().enumerate() {
-        if platform.reach.overlaps(region) {
-            let (bounds, _) = ctx.world.platform_during(i as u32, ctx.tick);
-            f(depenetrate_box(&ctx.capsule, tip, &bounds));
+fn platform_and_ramp_pushes(
+    ctx: &Ctx,
+    tip: V3,
+    region: &Bx,
+    movers: Movers,
+    mut f: impl FnMut(Option<(f64, V3)>),
+) {
+    for i in bits(movers.platforms) {
+        if ctx.world.platforms[i as usize].reach.overlaps(region) {
+            let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
+            if bounds.overlaps(region) {
+                f(depenetrate_box(&ctx.capsule, tip, &bounds));
+            }
         }
     }
-    for i in 0..ctx.world.ramps.len() {
+    for i in bits(movers.ramps) {
+        let i = i as usize;
         if ramp_may_touch(ctx.world, i, region) {
             f(depenetrate_plane(&ctx.capsule, tip, &plane(ctx.world, i)));
         }
@@ -1587,7 +1653,8 @@ fn depenetrate(ctx: &Ctx, pogo: &mut FPogo) {
                 &ctx.world.solids[i as usize],
             ));
         });
-        platform_and_ramp_pushes(ctx, pogo.position, &region, &mut deepest);
+        let movers = Movers::every(ctx.world);
+        platform_and_ramp_pushes(ctx, pogo.position, &region, movers, &mut deepest);
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
         let into = pogo.velocity.dot(n);
@@ -1604,7 +1671,7 @@ fn first_touch(
     swept: &Bx,
     elapsed: f64,
     span: f64,
-    nearby: Option<&[u32]>,
+    nearby: Option<Nearby>,
 ) -> Option<(Touch, SurfaceId)> {
     let mut best: Option<(Touch, SurfaceId)> = None;
     let mut consider = |touch: Option<Touch>, id: SurfaceId| {
@@ -1619,25 +1686,32 @@ fn first_touch(
         let bounds = &ctx.world.solids[i as usize];
         consider(sweep_box(&ctx.capsule, tip, d, bounds), SurfaceId::Solid(i));
     };
-    match nearby {
-        Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
-        None => ctx.world.for_each_solid_overlapping(swept, solid),
-    }
-    for (i, platform) in ctx.world.platforms.iter().enumerate() {
-        if !platform.reach.overlaps(swept) {
+    let movers = match nearby {
+        Some(nearby) => {
+            nearby.solids.iter().for_each(|&i| solid(i));
+            nearby.movers
+        }
+        None => {
+            ctx.world.for_each_solid_overlapping(swept, solid);
+            Movers::every(ctx.world)
+        }
+    };
+    for i in bits(movers.platforms) {
+        if !ctx.world.platforms[i as usize].reach.overlaps(swept) {
             continue;
         }
-        let (start, moved) = ctx.world.platform_during(i as u32, ctx.tick);
+        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
         let bounds = start.translated(moved * elapsed);
         let relative = d - moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep_box(&ctx.capsule, tip, relative, &bounds),
-                SurfaceId::Platform(i as u32),
+                SurfaceId::Platform(i),
             );
         }
     }
-    for i in 0..ctx.world.ramps.len() {
+    for i in bits(movers.ramps) {
+        let i = i as usize;
         if ramp_may_touch(ctx.world, i, swept) {
             consider(
                 sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),

@@ -64,7 +64,7 @@ use crate::sweep::{self, CONTACT_SLOP, Capsule, Plane, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::{InRange, Vec3};
-use crate::world::{Aabb, COORDINATE_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{Aabb, COORDINATE_MAX, SURFACES_MAX, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
@@ -302,7 +302,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let first_region = swept_region(ctx, pogo.position, first);
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(ctx, &first_region, &mut ids);
-    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, nearby)) {
+    if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, &nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
     }
@@ -412,8 +412,72 @@ fn swept_region(ctx: &Ctx, tip: Vec3, d: Vec3) -> Aabb {
     Aabb::new(b.min.sub_in_range(slop), b.max.add_in_range(slop))
 }
 
-/// What `for_each_solid_overlapping(region)` reports (in its order, repeats included), kept
-/// in `ids`; `None` if that is more than `NEARBY_MAX`.
+/// What the first sweep may touch, looked up once a tick (see `nearby`).
+#[derive(Clone, Copy)]
+struct Nearby<'a> {
+    /// What `for_each_solid_overlapping(region)` reports, in its order, repeats included.
+    solids: &'a [u32],
+    /// The platforms and ramps whose reach overlaps the region.
+    movers: Movers,
+}
+
+/// A set of platforms and a set of ramps, as bit masks: bit `i` of `platforms` is platform
+/// `i` (a level has at most `SURFACES_MAX` = 64 of each).
+#[derive(Clone, Copy)]
+struct Movers {
+    platforms: u64,
+    ramps: u64,
+}
+
+const _: () = assert!(SURFACES_MAX <= 64);
+
+impl Movers {
+    /// Every platform and ramp of the world.
+    fn every(world: &World) -> Movers {
+        Movers {
+            platforms: low_bits(world.platform_count()),
+            ramps: low_bits(world.ramp_count()),
+        }
+    }
+
+    /// The platforms and ramps whose reach overlaps `region`: the only ones a capsule within
+    /// it can touch or overlap.
+    fn near(world: &World, region: &Aabb) -> Movers {
+        let mut near = Movers {
+            platforms: 0,
+            ramps: 0,
+        };
+        for i in 0..world.platform_count() {
+            if world.platform_reach(i).overlaps(region) {
+                near.platforms |= 1 << i;
+            }
+        }
+        for i in 0..world.ramp_count() {
+            if ramp_may_touch(world, i, region) {
+                near.ramps |= 1 << i;
+            }
+        }
+        near
+    }
+}
+
+/// The mask of bits `0..n` (`n` ≤ 64).
+fn low_bits(n: u32) -> u64 {
+    u64::MAX.checked_shr(64 - n).unwrap_or(0)
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
+    core::iter::from_fn(move || {
+        let i = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (i < 64).then_some(i)
+    })
+}
+
+/// What the first sweep's region `region` holds: the solids `for_each_solid_overlapping`
+/// reports (in its order, repeats included), kept in `ids`, and the platforms and ramps whose
+/// reach overlaps it; `None` if the solids are more than `NEARBY_MAX`.
 ///
 /// Any list of the solids overlapping the first sweep's region would do for the tick: the
 /// sweep and the overlap check skip the others anyway (see `first_touch`, `may_overlap`),
@@ -421,7 +485,7 @@ fn swept_region(ctx: &Ctx, tip: Vec3, d: Vec3) -> Aabb {
 /// push is not deeper). When the list overflows, the tick runs as if there were none
 /// (depenetration queries the grid itself, and so does the first sweep), which gives the
 /// same results.
-fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Option<&'a [u32]> {
+fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Option<Nearby<'a>> {
     let mut len = 0;
     let mut overflow = false;
     ctx.world.for_each_solid_overlapping(region, |i| {
@@ -432,7 +496,10 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
             overflow = true;
         }
     });
-    (!overflow).then_some(&ids[..len])
+    (!overflow).then(|| Nearby {
+        solids: &ids[..len],
+        movers: Movers::near(ctx.world, region),
+    })
 }
 
 /// Whether `depenetrate` might move a pogo with its tip at `tip`, given `nearby`, the solids
@@ -442,38 +509,46 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
 /// or a platform or ramp it tests, overlaps the capsule. The grid reports, for a larger
 /// region, every solid it reports for a smaller one (more cells, more large boxes), and a
 /// solid missing the larger region misses the smaller one, so if none of `nearby` overlaps,
-/// none of its own would; platforms and ramps are tested as it tests them. A solid that
+/// none of its own would; platforms and ramps are tested as it tests them, those of
+/// `nearby.movers` only (a reach that misses the larger region misses the capsule's box). A
+/// solid that
 /// overlaps the capsule overlaps the capsule's box, which holds the capsule when it is at
 /// least twice as tall as its radius (as every valid tuning is), so boxes that miss it are
 /// skipped without the distance test.
-fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &[u32]) -> bool {
+fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &Nearby) -> bool {
     let region = capsule_box(ctx, tip);
-    let mut overlap = nearby.iter().any(|&i| {
+    let mut overlap = nearby.solids.iter().any(|&i| {
         let bounds = &ctx.world.solid(i).bounds;
         (!ctx.boxed || bounds.overlaps(&region))
             && sweep::depenetrate_box(&ctx.capsule, tip, bounds).is_some()
     });
     if !overlap {
-        platform_and_ramp_pushes(ctx, tip, &region, |push| overlap |= push.is_some());
+        platform_and_ramp_pushes(ctx, tip, &region, nearby.movers, |push| {
+            overlap |= push.is_some()
+        });
     }
     overlap
 }
 
-/// Calls `f` with the push out of each platform and ramp that may overlap a capsule with its
-/// tip at `tip` inside `region` (its box): platforms, then ramps, each in index order.
+/// Calls `f` with the push out of each platform and ramp of `movers` that may overlap a
+/// capsule with its tip at `tip` inside `region` (its box): platforms, then ramps, each in
+/// index order.
 fn platform_and_ramp_pushes(
     ctx: &Ctx,
     tip: Vec3,
     region: &Aabb,
+    movers: Movers,
     mut f: impl FnMut(Option<(Fx, Vec3)>),
 ) {
-    for i in 0..ctx.world.platform_count() {
+    for i in bits(movers.platforms) {
         if ctx.world.platform_reach(i).overlaps(region) {
-            let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
-            f(sweep::depenetrate_box(&ctx.capsule, tip, &bounds));
+            let bounds = ctx.world.platform_bounds(i, ctx.tick);
+            if !ctx.boxed || bounds.overlaps(region) {
+                f(sweep::depenetrate_box(&ctx.capsule, tip, &bounds));
+            }
         }
     }
-    for i in 0..ctx.world.ramp_count() {
+    for i in bits(movers.ramps) {
         if ramp_may_touch(ctx.world, i, region) {
             f(sweep::depenetrate_plane(
                 &ctx.capsule,
@@ -522,7 +597,8 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
                 &ctx.world.solid(i).bounds,
             ));
         });
-        platform_and_ramp_pushes(ctx, pogo.position, &region, &mut deepest);
+        let movers = Movers::every(ctx.world);
+        platform_and_ramp_pushes(ctx, pogo.position, &region, movers, &mut deepest);
         let Some((depth, n)) = push else { return };
         pogo.position += n * depth;
         let into = pogo.velocity.dot(n);
@@ -535,8 +611,9 @@ fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
 /// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
 /// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
 /// [`SurfaceId`], so the result never depends on the order candidates are found in.
-/// `swept` is `swept_region(ctx, tip, d)`; `nearby`, if given, the solids overlapping
-/// it (see `nearby`): a solid whose box misses the path's box cannot be touched.
+/// `swept` is `swept_region(ctx, tip, d)`; `nearby`, if given, what the region holds (see
+/// `nearby`): a solid whose box misses the path's box cannot be touched, nor a platform or
+/// ramp whose reach misses it.
 fn first_touch(
     ctx: &Ctx,
     tip: Vec3,
@@ -544,7 +621,7 @@ fn first_touch(
     swept: &Aabb,
     elapsed: Fx,
     span: Fx,
-    nearby: Option<&[u32]>,
+    nearby: Option<Nearby>,
 ) -> Option<(Touch, SurfaceId)> {
     let mut best: Option<(Touch, SurfaceId)> = None;
     let mut consider = |touch: Option<Touch>, id: SurfaceId| {
@@ -561,11 +638,17 @@ fn first_touch(
             SurfaceId::Solid(i),
         );
     };
-    match nearby {
-        Some(nearby) => nearby.iter().for_each(|&i| solid(i)),
-        None => ctx.world.for_each_solid_overlapping(swept, solid),
-    }
-    for i in 0..ctx.world.platform_count() {
+    let movers = match nearby {
+        Some(nearby) => {
+            nearby.solids.iter().for_each(|&i| solid(i));
+            nearby.movers
+        }
+        None => {
+            ctx.world.for_each_solid_overlapping(swept, solid);
+            Movers::every(ctx.world)
+        }
+    };
+    for i in bits(movers.platforms) {
         // A platform whose reach the capsule's path misses cannot be touched (the relative
         // sweep below happens inside the reach: see `World::platform_reach`).
         if !ctx.world.platform_reach(i).overlaps(swept) {
@@ -584,7 +667,7 @@ fn first_touch(
             );
         }
     }
-    for i in 0..ctx.world.ramp_count() {
+    for i in bits(movers.ramps) {
         if ramp_may_touch(ctx.world, i, swept) {
             consider(
                 sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
@@ -857,4 +940,43 @@ fn no_bounce(world: &World, surface: SurfaceId) -> bool {
 fn clamp_speed(v: Vec3) -> Vec3 {
     let c = |x: Fx| x.clamp(-SPEED_MAX, SPEED_MAX);
     Vec3::new(c(v.x), c(v.y), c(v.z))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::SplitMix64;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn bits_are_the_set_bits_lowest_first() {
+        assert_eq!(bits(0).count(), 0);
+        assert_eq!(bits(1).collect::<Vec<_>>(), [0]);
+        assert_eq!(bits(1 << 63).collect::<Vec<_>>(), [63]);
+        assert_eq!(
+            bits(u64::MAX).collect::<Vec<_>>(),
+            (0..64).collect::<Vec<_>>()
+        );
+        let seed = 0x6d6f_7665_7273;
+        let mut rng = SplitMix64(seed);
+        for _ in 0..1000 {
+            let mask = rng.next() & rng.next();
+            let expected: Vec<u32> = (0..64).filter(|&i| mask >> i & 1 == 1).collect();
+            assert_eq!(
+                bits(mask).collect::<Vec<_>>(),
+                expected,
+                "seed {seed:#x}, mask {mask:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn low_bits_are_every_surface() {
+        for n in 0..=64 {
+            assert_eq!(
+                bits(low_bits(n)).collect::<Vec<_>>(),
+                (0..n).collect::<Vec<_>>()
+            );
+        }
+    }
 }
