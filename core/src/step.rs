@@ -447,13 +447,13 @@ impl Movers {
             platforms: 0,
             ramps: 0,
         };
-        for i in 0..world.platform_count() {
-            if world.platform_reach(i).overlaps(region) {
+        for (i, reach) in world.platform_reaches().iter().enumerate() {
+            if reach.overlaps(region) {
                 near.platforms |= 1 << i;
             }
         }
-        for i in 0..world.ramp_count() {
-            if ramp_may_touch(world, i, region) {
+        for (i, reach) in world.ramp_reaches().iter().enumerate() {
+            if reach.is_none_or(|reach| reach.overlaps(region)) {
                 near.ramps |= 1 << i;
             }
         }

@@ -541,6 +541,8 @@ pub struct World {
     ramp_reaches: Vec<Option<Aabb>>,
     /// Platform paths, prepared (see `PlatformPath`).
     platform_paths: Vec<PlatformPath>,
+    /// Each platform's reach (see `World::platform_reach`), side by side for a tick's scan.
+    platform_reaches: Vec<Aabb>,
     solids_grid: Grid,
     volumes_grid: Grid,
     /// Every volume, in the order zones, checkpoints, finishes, kills (grid item ids).
@@ -560,8 +562,6 @@ struct PlatformPath {
     out: (Vec3, Vec3),
     back: (Vec3, Vec3),
     period: Period,
-    /// Every box the platform ever occupies lies inside this one (see `World::platform_reach`).
-    reach: Aabb,
 }
 
 /// How far a platform's [reach](World::platform_reach) extends beyond its path (m): 2⁻¹⁰, about
@@ -656,14 +656,21 @@ impl World {
                 let Path::PingPong { from, to, period } = p.path;
                 // An even number of ticks, so the turnaround falls on a tick.
                 let ticks = seconds_to_ticks(period, rate).0.max(2);
-                let margin = Vec3::new(REACH_MARGIN, REACH_MARGIN, REACH_MARGIN);
-                let ends = Aabb::new(from, from + p.size).union(&Aabb::new(to, to + p.size));
                 PlatformPath {
                     out: (from, to - from),
                     back: (to, from - to),
                     period: Period::new(ticks + ticks % 2),
-                    reach: Aabb::new(ends.min - margin, ends.max + margin),
                 }
+            })
+            .collect();
+        let platform_reaches = desc
+            .platforms
+            .iter()
+            .map(|p| {
+                let Path::PingPong { from, to, .. } = p.path;
+                let margin = Vec3::new(REACH_MARGIN, REACH_MARGIN, REACH_MARGIN);
+                let ends = Aabb::new(from, from + p.size).union(&Aabb::new(to, to + p.size));
+                Aabb::new(ends.min - margin, ends.max + margin)
             })
             .collect();
         let solids_grid = Grid::build(desc.solids.iter().map(|s| s.bounds));
@@ -699,6 +706,7 @@ impl World {
             ramps,
             ramp_reaches,
             platform_paths,
+            platform_reaches,
             solids_grid,
             volumes_grid,
             volumes,
@@ -763,6 +771,11 @@ impl World {
         self.ramp_reaches[i as usize].as_ref()
     }
 
+    /// Every ramp's [reach](World::ramp_reach), in ramp order.
+    pub fn ramp_reaches(&self) -> &[Option<Aabb>] {
+        &self.ramp_reaches
+    }
+
     pub fn platform_count(&self) -> u32 {
         self.desc.platforms.len() as u32
     }
@@ -780,7 +793,12 @@ impl World {
     /// them all. The margin covers the
     /// rounding of positions interpolated within a tick (a few 2⁻³² m).
     pub fn platform_reach(&self, i: u32) -> &Aabb {
-        &self.platform_paths[i as usize].reach
+        &self.platform_reaches[i as usize]
+    }
+
+    /// Every platform's [reach](World::platform_reach), in platform order.
+    pub fn platform_reaches(&self) -> &[Aabb] {
+        &self.platform_reaches
     }
 
     /// Platform `i`'s box at the start of `tick`.
