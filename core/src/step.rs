@@ -282,10 +282,11 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
 /// Moves the pogo through the tick, sweeping against the world and answering each touch.
 /// Returns whether it landed (and is now compressing).
 ///
-/// The solids near the first sweep's path are looked up once, before `depenetrate`: that
-/// region holds the capsule's own box, so if none of them overlaps the capsule (nearly every
-/// tick) depenetration has nothing to do, the pogo has not moved, and the first sweep uses
-/// the same list its own lookup would have given. Otherwise the tick runs as written.
+/// The solids, platforms and ramps near the first sweep's path are looked up once, before
+/// `depenetrate` (see `nearby`): that region holds the capsule's own box, so if none of them
+/// overlaps the capsule (nearly every tick) depenetration has nothing to do, the pogo has not
+/// moved, and the first sweep uses the same lists its own lookup would have given. Otherwise
+/// the tick runs as written.
 fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let dt = ctx.tuning.derived().dt;
     // In range: a velocity (V) and what an acceleration adds over at most a tick (D).
