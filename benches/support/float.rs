@@ -614,6 +614,12 @@ impl FWorld {
 
     /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
     /// `World::platform_during`, two path evaluations).
+    /// Core's `World::platform_bounds`: the platform's box at the start of `tick`.
+    fn platform_bounds(&self, i: u32, tick: u32) -> Bx {
+        let start = self.platform_position(i, tick);
+        Bx::new(start, start + self.platforms[i as usize].size)
+    }
+
     fn platform_during(&self, i: u32, tick: u32) -> (Bx, V3) {
         let start = self.platform_position(i, tick);
         let moved = self.platform_position(i, tick.saturating_add(1)) - start;
@@ -1604,7 +1610,7 @@ fn platform_and_ramp_pushes(
 ) {
     for i in bits(movers.platforms) {
         if ctx.world.platforms[i as usize].reach.overlaps(region) {
-            let (bounds, _) = ctx.world.platform_during(i, ctx.tick);
+            let bounds = ctx.world.platform_bounds(i, ctx.tick);
             if bounds.overlaps(region) {
                 f(depenetrate_box(&ctx.capsule, tip, &bounds));
             }

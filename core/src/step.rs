@@ -512,10 +512,9 @@ fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Optio
 /// solid missing the larger region misses the smaller one, so if none of `nearby` overlaps,
 /// none of its own would; platforms and ramps are tested as it tests them, those of
 /// `nearby.movers` only (a reach that misses the larger region misses the capsule's box). A
-/// solid that
-/// overlaps the capsule overlaps the capsule's box, which holds the capsule when it is at
-/// least twice as tall as its radius (as every valid tuning is), so boxes that miss it are
-/// skipped without the distance test.
+/// solid that overlaps the capsule overlaps the capsule's box, which holds the capsule when
+/// it is at least twice as tall as its radius (as every valid tuning is), so boxes that miss
+/// it are skipped without the distance test.
 fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &Nearby) -> bool {
     let region = capsule_box(ctx, tip);
     let mut overlap = nearby.solids.iter().any(|&i| {
@@ -533,7 +532,8 @@ fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &Nearby) -> bool {
 
 /// Calls `f` with the push out of each platform and ramp of `movers` that may overlap a
 /// capsule with its tip at `tip` inside `region` (its box): platforms, then ramps, each in
-/// index order.
+/// index order. A platform whose box misses `region` is skipped, as `may_overlap` skips such
+/// solids: its push would be `None`.
 fn platform_and_ramp_pushes(
     ctx: &Ctx,
     tip: Vec3,
