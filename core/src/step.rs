@@ -454,7 +454,7 @@ impl Movers {
             }
         }
         for (i, reach) in world.ramp_reaches().iter().enumerate() {
-            if reach.is_none_or(|reach| reach.overlaps(region)) {
+            if ramp_reach_overlaps(reach.as_ref(), region) {
                 near.ramps |= 1 << i;
             }
         }
@@ -562,9 +562,13 @@ fn platform_and_ramp_pushes(
 
 /// [`Plane::may_touch`] of ramp `i`, from the world's precomputed reach (the same box).
 fn ramp_may_touch(world: &World, i: u32, region: &Aabb) -> bool {
-    world
-        .ramp_reach(i)
-        .is_none_or(|reach| reach.overlaps(region))
+    ramp_reach_overlaps(world.ramp_reach(i), region)
+}
+
+/// Whether a ramp's reach (`World::ramp_reach`; `None` for an unbounded ramp, which may touch
+/// anything) overlaps `region`.
+fn ramp_reach_overlaps(reach: Option<&Aabb>, region: &Aabb) -> bool {
+    reach.is_none_or(|reach| reach.overlaps(region))
 }
 
 /// `v` without its components into any of the constraint normals.
