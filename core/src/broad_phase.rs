@@ -157,7 +157,10 @@ impl Grid {
     /// Calls `f` once with every box that may contain `point` (one cell's boxes, then the
     /// large boxes, each list in index order), marked as [`query_marked`](Grid::query_marked)
     /// marks them: a large box is reported only if it contains the point (overlapping the
-    /// box `[point, point]` is containing it: `min ≤ point ≤ max` on every axis).
+    /// box `[point, point]` is containing it: `min ≤ point ≤ max` on every axis). For the
+    /// tests: the simulation passes the point's region to `query_marked` itself
+    /// ([`World::for_each_volume_at`](crate::world::World::for_each_volume_at) says why).
+    #[cfg(test)]
     pub(crate) fn query_point(&self, point: Vec3, f: impl FnMut(u32, bool)) {
         self.query_marked(&Aabb::new(point, point), f);
     }

@@ -151,13 +151,18 @@ impl Vec3 {
         // raw components, m ≥ 0 whole) decides without a square root: the same test as in
         // `clamp_length_slow`. Inline, so the common case costs no call (the lean asks twice a
         // tick); the rest is out of line.
-        if max >= Fx::ZERO {
-            let m = max.to_bits() as u128;
-            if self.sum_of_squared_bits() <= m * m {
-                return self;
-            }
+        if self.length_is_at_most(max) {
+            return self;
         }
         self.clamp_length_slow(max)
+    }
+
+    /// Whether [`clamp_length`](Vec3::clamp_length) returns `self` by its square-free test:
+    /// `S ≤ m²`, S the sum of the squared raw components and m = `max`'s bits (`max ≥ 0`).
+    #[inline]
+    pub(crate) fn length_is_at_most(self, max: Fx) -> bool {
+        let m = max.to_bits() as u128;
+        max >= Fx::ZERO && self.sum_of_squared_bits() <= m * m
     }
 
     /// [`clamp_length`](Vec3::clamp_length) past its square-free test.

@@ -841,9 +841,14 @@ impl World {
     /// a point query visits one cell, whose volumes are in level order, then the large
     /// volumes in level order), so overlapping zones always combine the same way.
     pub fn for_each_volume_at(&self, point: Vec3, mut f: impl FnMut(VolumeKind)) {
-        self.volumes_grid.query_point(point, |i, tested| {
+        // The grid's point query, with the closure reading the point back from the region.
+        // Captured by reference, `point` would be spilled as three 8-byte stores and copied
+        // into the region by 16-byte loads, which the CPU cannot forward from those stores:
+        // a stall of a dozen cycles or so, 6 % of a `course` tick in a cycle profile.
+        let region = Aabb::new(point, point);
+        self.volumes_grid.query_marked(&region, |i, tested| {
             let (kind, bounds) = &self.volumes[i as usize];
-            if tested || bounds.contains(point) {
+            if tested || bounds.contains(region.min) {
                 f(*kind);
             }
         });
