@@ -1,5 +1,5 @@
 //! The pieces of a tick and of rollback, one at a time: the launch function, contact
-//! classification, the state hash, snapshot and restore; and preparing a level
+//! classification, the state hash, snapshot and restore, the square root; and preparing a level
 //! (`World::new`, once per level per process: validation, the grids, the platform paths).
 //!
 //! Inputs are fixed, varied sets (64 landings, 64 contacts covering every verdict; states from
@@ -195,5 +195,34 @@ fn world(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, launch_and_contacts, state, world);
+/// `Fx::sqrt` below one, as the lean asks for it (the up axis's height, √(1 − |h|²), with
+/// |h| at most sin 25°: operands in [0.82, 1)), and from one to 2²⁰ (the 128-bit root). Each
+/// operand's lowest bit is the last root's, so every root waits for the one before: the
+/// figure is a root's latency, which is what the tick's chain of dependent arithmetic pays.
+fn sqrt(c: &mut Criterion) {
+    let mut rng = Rng(0x7371_7274);
+    let below_one: Vec<Fx> = (0..CASES)
+        .map(|_| Fx::from_bits((0xd1c0_0000 + rng.next() % 0x2e40_0000) as i64))
+        .collect();
+    let above_one: Vec<Fx> = (0..CASES)
+        .map(|_| Fx::from_bits((1 << 32) + (rng.next() >> 12) as i64))
+        .collect();
+    let mut group = c.benchmark_group("sqrt");
+    group.throughput(Throughput::Elements(1));
+    group.measurement_time(Duration::from_secs(3));
+    for (name, operands) in [("below_one", below_one), ("above_one", above_one)] {
+        let (mut i, mut last) = (0, Fx::ZERO);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                i = (i + 1) % CASES;
+                let x = Fx::from_bits(operands[i].to_bits() ^ (last.to_bits() & 1));
+                last = black_box(x).sqrt();
+                last
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, launch_and_contacts, state, world, sqrt);
 criterion_main!(benches);

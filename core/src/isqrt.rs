@@ -1,25 +1,59 @@
 //! Floor square roots of integers, for `Fx::sqrt` and the lengths of `Vec3`.
 //!
 //! The floor square root of `n` is the one integer `r` with `r² ≤ n < (r + 1)²`, so any
-//! route to it gives the same bits. These take a cheaper route than the standard library's
-//! (about half its time for 64-bit operands on this project's machines): a table gives
-//! eight bits, two Newton steps with a 64-bit division give all 32, a final test corrects the
-//! last unit; 128-bit operands add one Karatsuba step (Zimmermann, "Karatsuba Square Root",
-//! INRIA RR-3805, 1999) with one more 64-bit division. The derivations are beside the code;
-//! `tests` compare both with `isqrt` of the standard library over every magnitude, the
-//! perfect squares and their neighbours, and every table bucket's ends.
+//! route to it gives the same bits. These take a cheaper route than the standard library's:
+//! for 64-bit operands, a table of chords gives the root to within 2¹³ and the reciprocal of
+//! twice the root to 2⁻¹⁷ of itself, one Newton step multiplying by that reciprocal gives the
+//! root to within one, and a final test corrects that unit. No division: the two dependent
+//! 64-bit divisions of the Newton steps this replaced were a tenth of a `course` tick's time
+//! (the lean asks for about one root a tick, its turns for another). 128-bit operands add one
+//! Karatsuba step (Zimmermann, "Karatsuba Square Root", INRIA RR-3805, 1999) with one 64-bit
+//! division. The derivations are beside the code; `tests` compare both with `isqrt` of the
+//! standard library over every magnitude, the perfect squares and their neighbours, and every
+//! table bucket's ends, and check the table's bounds.
 
-/// `⌊2¹² · √(64.5 + i)⌋` for `i` in `0..192`: the square root of the middle of each bucket
-/// `[t, t + 1) · 2⁵⁶` (`t = 64 + i`, a normalised operand's top byte), in units of 2²⁸.
-const SEED: [u16; 192] = {
-    let mut seed = [0u16; 192];
+/// A normalised operand `m ∈ [2⁶², 2⁶⁴)` is in bucket `(m >> BUCKET_SHIFT) − FIRST_BUCKET`:
+/// its top nine bits, less the 128 values below 2⁶², so buckets `[lo, lo + 2⁵⁵)`, 384 of them.
+const BUCKET_SHIFT: u32 = 55;
+const FIRST_BUCKET: u64 = 1 << (62 - BUCKET_SHIFT);
+const BUCKETS: usize = (1 << (64 - BUCKET_SHIFT)) - FIRST_BUCKET as usize;
+
+/// Bucket `[lo, hi)`'s chords of `√m` and of `2⁶² / √m` (all below 2³²): at `m = lo + f·2⁵⁵`
+/// (`0 ≤ f < 1`), `root + rise·f` and `inverse − fall·f`.
+#[derive(Clone, Copy)]
+struct Chord {
+    /// `⌊√lo⌋`.
+    root: u32,
+    /// `⌊√hi⌋ − ⌊√lo⌋`, below 2²⁴.
+    rise: u32,
+    /// `⌊2⁶² / ⌊√lo⌋⌋`, at most 2³¹.
+    inverse: u32,
+    /// `inverse` less the same at `hi`, below 2²³.
+    fall: u32,
+}
+
+const CHORDS: [Chord; BUCKETS] = {
+    let mut chords = [Chord {
+        root: 0,
+        rise: 0,
+        inverse: 0,
+        fall: 0,
+    }; BUCKETS];
     let mut i = 0;
-    while i < 192 {
-        // (64.5 + i) · 2²⁴ = (129 + 2i) · 2²³, whose square root is 2¹² · √(64.5 + i) < 2¹⁶.
-        seed[i] = ((129 + 2 * i as u64) << 23).isqrt() as u16;
+    while i < BUCKETS {
+        let lo = (FIRST_BUCKET as u128 + i as u128) << BUCKET_SHIFT;
+        let hi = lo + (1 << BUCKET_SHIFT); // up to 2⁶⁴, whose root 2³² is still exact here
+        let (root_lo, root_hi) = (lo.isqrt(), hi.isqrt());
+        let (inverse_lo, inverse_hi) = ((1 << 62) / root_lo, (1 << 62) / root_hi);
+        chords[i] = Chord {
+            root: root_lo as u32,
+            rise: (root_hi - root_lo) as u32,
+            inverse: inverse_lo as u32,
+            fall: (inverse_lo - inverse_hi) as u32,
+        };
         i += 1;
     }
-    seed
+    chords
 };
 
 /// `⌊√n⌋`.
@@ -31,23 +65,47 @@ pub(crate) fn isqrt_u64(n: u64) -> u64 {
     // ⌊√m⌋ / 2ʲ rounded down is ⌊√n⌋ (for real x and whole d > 0, ⌊⌊x⌋/d⌋ = ⌊x/d⌋).
     let shift = n.leading_zeros() & !1;
     let m = n << shift;
-    // The seed is √ of the middle of m's bucket of 2⁵⁶ (its top byte t ≥ 64), so its relative
-    // error is below 1/(4t) ≤ 2⁻⁸ plus 2⁻¹⁵ for its own rounding; it is at least 2³¹.
-    let mut r = u64::from(SEED[((m >> 56) - 64) as usize]) << 16;
-    // Newton's step for √m. Its result is never below ⌊√m⌋ from any r ≥ 1 (it is
-    // ⌊(r + m/r)/2⌋, and (r + m/r)/2 ≥ √m), and it squares the relative error (halved):
-    // 2⁻⁸ → 2⁻¹⁷ → 2⁻³⁵, under 2⁻² of √m < 2³². So after two, r is ⌊√m⌋ or one more. Each
-    // sum is below 2³⁴; each divisor at least 2³¹.
-    r = (r + m / r) >> 1;
-    r = (r + m / r) >> 1;
-    // ⌊√m⌋ < 2³², so clamping there keeps r ≥ ⌊√m⌋ and r² in range; then one step down at
-    // most.
-    r = r.min(u64::from(u32::MAX));
-    if r * r > m {
-        r -= 1;
-    }
+    // r is ⌊√m⌋ − 1, ⌊√m⌋ or ⌊√m⌋ + 1, and below 2³² + 1 (`estimate`): clamping it at
+    // 2³² − 1 ≥ ⌊√m⌋ keeps that and r² in range. Then one step down or up: r = f + 1 has
+    // r² > m; r = f − 1 has m − r² ≥ f² − (f − 1)² = 2f − 1 > 2r; r = f has neither
+    // (m < (f + 1)², so m − f² ≤ 2f).
+    let r = estimate(m).min(u64::from(u32::MAX));
+    let square = r * r;
+    let r = if square > m {
+        r - 1
+    } else if m - square > 2 * r {
+        r + 1
+    } else {
+        r
+    };
     debug_assert!(r * r <= m && m - r * r <= 2 * r, "isqrt({m})");
     r >> (shift / 2)
+}
+
+/// `⌊√m⌋` or one unit either side, for `m ∈ [2⁶², 2⁶⁴)`, without a division.
+///
+/// With `m = lo + f·2⁵⁵` in its bucket, `s = root + ⌊rise·f⌋` is the chord of `√` through the
+/// bucket's ends rounded down, so (√ being concave) `s ≤ √m`, and `√m − s` is at most the
+/// chord's gap, `2¹¹⁰ / (32 lo^{3/2}) ≤ 2¹²`, plus 2 for the roundings: `d = √m − s < 2¹³`.
+/// Newton's step from s, `s + (m − s²) / (2s)`, is `√m + d² / (2s)`; with the reciprocal
+/// of `√m` in its place, `s + (m − s²) / (2√m) = √m − d² / (2√m)`, within 2⁻⁸ below √m. The
+/// reciprocal comes from the chord of `2⁶²/√m`, convex, so above it by at most
+/// `3·2¹¹⁰ / (32 lo²) = 3·2⁻¹⁹` of it (and the roundings of its ends, 2⁻³⁰): that adds at
+/// most `(m − s²)/(2√m) · 2⁻¹⁷ < 2¹³ · 2⁻¹⁷` to the step. The product's truncation takes up to
+/// one away. So the estimate is within (√m − 1.01, √m + 0.07): ⌊√m⌋ − 1, ⌊√m⌋ or ⌊√m⌋ + 1.
+/// `tests` check the chord bounds at every bucket's ends and through its middle.
+///
+/// Ranges: `rise·f < 2²⁴·2³²`; `s < 2³²`, so `s² < 2⁶⁴` and `m − s² = 2sd + d² < 2⁴⁷`;
+/// times the reciprocal (≤ 2³¹), below 2⁷⁸.
+#[inline]
+fn estimate(m: u64) -> u64 {
+    debug_assert!(m >> 62 != 0);
+    let chord = CHORDS[((m >> BUCKET_SHIFT) - FIRST_BUCKET) as usize];
+    let f = (m >> (BUCKET_SHIFT - 32)) & u64::from(u32::MAX); // m's place in its bucket, 2⁻³²
+    let s = u64::from(chord.root) + ((u64::from(chord.rise) * f) >> 32);
+    let reciprocal = u64::from(chord.inverse) - ((u64::from(chord.fall) * f) >> 32);
+    // (m − s²) · 2⁶²/√m / 2⁶³ = (m − s²) / (2√m).
+    s + ((u128::from(m - s * s) * u128::from(reciprocal)) >> 63) as u64
 }
 
 /// `⌊√n⌋`.
@@ -85,7 +143,7 @@ mod tests {
     use alloc::vec::Vec;
 
     /// Operands of every size: the perfect squares of assorted roots and their neighbours,
-    /// every seed bucket's first and last value, powers of two and their neighbours, and a
+    /// every table bucket's first and last value, powers of two and their neighbours, and a
     /// SplitMix64 stream at every magnitude (seed in the failure message).
     fn operands(seed: u64) -> Vec<u128> {
         let mut out = Vec::new();
@@ -94,8 +152,8 @@ mod tests {
             out.extend([p - 1, p, p + 1]);
         }
         out.push(u128::MAX);
-        for t in 64u128..256 {
-            for shift in (0..=120).step_by(8) {
+        for t in 128u128..512 {
+            for shift in (0..=119).step_by(2) {
                 let first = t << shift;
                 out.extend([first, ((t + 1) << shift).wrapping_sub(1)]);
             }
@@ -112,10 +170,54 @@ mod tests {
             }
         }
         out.extend((0..5000u128).flat_map(|r| [r * r, r * r + 2 * r]));
+        // The perfect squares nearest each bucket's ends, where the reciprocal's chord is
+        // tight and the estimate can fall a unit short.
+        for t in 128u128..=512 {
+            let end = (t << BUCKET_SHIFT).isqrt();
+            for r in end.saturating_sub(256)..end + 256 {
+                out.extend([r * r - 1, r * r, r * r + 1]);
+            }
+        }
         for r in [u128::from(u32::MAX), u128::from(u64::MAX)] {
             out.extend([r * r - 1, r * r, r * r + 1]);
         }
         out
+    }
+
+    /// Each bucket's chords, at its ends and at 4 095 points between, and at a SplitMix64
+    /// stream of points (seed printed): the root's chord `s` at or below ⌊√m⌋ and within
+    /// 2¹³ of it, the reciprocal's within 2⁻¹⁷ of `2⁶²/⌊√m⌋`, and the estimate within one.
+    #[test]
+    fn the_chords_are_within_their_bounds() {
+        let seed = 0x6368_6f72u64;
+        let mut rng = SplitMix64(seed);
+        for (i, chord) in CHORDS.iter().enumerate() {
+            let lo = (FIRST_BUCKET + i as u64) << BUCKET_SHIFT;
+            let width = 1u64 << BUCKET_SHIFT;
+            let between = (0..=4096).map(|j| lo + ((width / 4096) * j - u64::from(j == 4096)));
+            let random = (0..64).map(|_| lo + rng.next() % width);
+            for m in between.chain(random) {
+                let f = (m >> (BUCKET_SHIFT - 32)) & u64::from(u32::MAX);
+                let s = u64::from(chord.root) + ((u64::from(chord.rise) * f) >> 32);
+                let floor = m.isqrt();
+                assert!(
+                    s <= floor && floor - s < 1 << 13,
+                    "bucket {i}, m {m}: s {s}"
+                );
+                let reciprocal = u64::from(chord.inverse) - ((u64::from(chord.fall) * f) >> 32);
+                let exact = (1u128 << 62) / u128::from(floor);
+                let off = u128::from(reciprocal).abs_diff(exact);
+                assert!(
+                    off <= exact >> 17,
+                    "bucket {i}, m {m}: {reciprocal} vs {exact}"
+                );
+                let r = estimate(m);
+                assert!(
+                    r.abs_diff(floor) <= 1,
+                    "bucket {i}, m {m} (seed {seed:#x}): {r}"
+                );
+            }
+        }
     }
 
     #[test]
