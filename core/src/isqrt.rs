@@ -4,11 +4,11 @@
 //! route to it gives the same bits. These take a cheaper route than the standard library's:
 //! for 64-bit operands, a table of chords gives the root to within 2¹³ and the reciprocal of
 //! twice the root to 2⁻¹⁷ of itself, one Newton step multiplying by that reciprocal gives the
-//! root to within one, and a final test corrects that unit. No division: the two dependent
-//! 64-bit divisions of the Newton steps this replaced were a tenth of a `course` tick's time
-//! (the lean asks for about one root a tick, its turns for another). 128-bit operands add one
-//! Karatsuba step (Zimmermann, "Karatsuba Square Root", INRIA RR-3805, 1999) with one 64-bit
-//! division. The derivations are beside the code; `tests` compare both with `isqrt` of the
+//! root to within one, and a final test corrects that unit. No division: a 64-bit division
+//! is among the slowest instructions (how slow differs from CPU to CPU), and the tick's roots
+//! (about 1.3 a `course` tick, most in the lean) lie on its chain of dependent arithmetic.
+//! 128-bit operands add one Karatsuba step (Zimmermann, "Karatsuba Square Root", INRIA
+//! RR-3805, 1999) with one 64-bit division. The derivations are beside the code; `tests` compare both with `isqrt` of the
 //! standard library over every magnitude, the perfect squares and their neighbours, and every
 //! table bucket's ends, and check the table's bounds.
 
