@@ -99,13 +99,21 @@ pub(crate) fn isqrt_u64(n: u64) -> u64 {
 /// times the reciprocal (≤ 2³¹), below 2⁷⁸.
 #[inline]
 fn estimate(m: u64) -> u64 {
+    let (s, reciprocal) = chords_at(m);
+    // (m − s²) · 2⁶²/√m / 2⁶³ = (m − s²) / (2√m).
+    s + ((u128::from(m - s * s) * u128::from(reciprocal)) >> 63) as u64
+}
+
+/// The two chords of `m`'s bucket at `m` (`m ∈ [2⁶², 2⁶⁴)`): `(s, reciprocal)`, `s` the root's
+/// chord rounded down and `reciprocal` that of `2⁶²/√m` (see [`estimate`]).
+#[inline]
+fn chords_at(m: u64) -> (u64, u64) {
     debug_assert!(m >> 62 != 0);
     let chord = CHORDS[((m >> BUCKET_SHIFT) - FIRST_BUCKET) as usize];
     let f = (m >> (BUCKET_SHIFT - 32)) & u64::from(u32::MAX); // m's place in its bucket, 2⁻³²
     let s = u64::from(chord.root) + ((u64::from(chord.rise) * f) >> 32);
     let reciprocal = u64::from(chord.inverse) - ((u64::from(chord.fall) * f) >> 32);
-    // (m − s²) · 2⁶²/√m / 2⁶³ = (m − s²) / (2√m).
-    s + ((u128::from(m - s * s) * u128::from(reciprocal)) >> 63) as u64
+    (s, reciprocal)
 }
 
 /// `⌊√n⌋`.
@@ -191,20 +199,18 @@ mod tests {
     fn the_chords_are_within_their_bounds() {
         let seed = 0x6368_6f72u64;
         let mut rng = SplitMix64(seed);
-        for (i, chord) in CHORDS.iter().enumerate() {
+        for i in 0..BUCKETS {
             let lo = (FIRST_BUCKET + i as u64) << BUCKET_SHIFT;
             let width = 1u64 << BUCKET_SHIFT;
             let between = (0..=4096).map(|j| lo + ((width / 4096) * j - u64::from(j == 4096)));
             let random = (0..64).map(|_| lo + rng.next() % width);
             for m in between.chain(random) {
-                let f = (m >> (BUCKET_SHIFT - 32)) & u64::from(u32::MAX);
-                let s = u64::from(chord.root) + ((u64::from(chord.rise) * f) >> 32);
+                let (s, reciprocal) = chords_at(m);
                 let floor = m.isqrt();
                 assert!(
                     s <= floor && floor - s < 1 << 13,
                     "bucket {i}, m {m}: s {s}"
                 );
-                let reciprocal = u64::from(chord.inverse) - ((u64::from(chord.fall) * f) >> 32);
                 let exact = (1u128 << 62) / u128::from(floor);
                 let off = u128::from(reciprocal).abs_diff(exact);
                 assert!(

@@ -62,9 +62,10 @@ impl Lean {
         }
     }
 
+    /// [`clamped`](Lean::clamped) past its square-free test.
     #[inline(never)]
     fn clamped_slow(self, max: Fx) -> Lean {
-        Lean::from_horizontal(self.horizontal().clamp_length(max))
+        Lean::from_horizontal(self.horizontal().clamp_length_slow(max))
     }
 
     /// The pogo's unit up axis: (x, √(1 − x² − z²), z).

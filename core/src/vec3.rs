@@ -167,7 +167,7 @@ impl Vec3 {
 
     /// [`clamp_length`](Vec3::clamp_length) past its square-free test.
     #[inline(never)]
-    fn clamp_length_slow(self, max: Fx) -> Vec3 {
+    pub(crate) fn clamp_length_slow(self, max: Fx) -> Vec3 {
         // The length unsaturated: a vector longer than `Fx::MAX` (components near the range's
         // ends) must be scaled by its true length, or it ends up to √3 times too long.
         let len = self.length_ceil_bits() as i128;
