@@ -5,11 +5,13 @@
 //   #/level/NAME?offset&limit&around   a level's leaderboard
 //   #/race?runs=1,2&tick&every          a ghost race
 //   #/run/ID                 a run's page
+//   #/play/LEVEL?ghosts=1,2  race the level in 3D against ghosts
 //   #/upload                 the upload form
 
 import { ApiError } from './api.js';
 import { el, replace } from './dom.js';
 import { renderBoard } from './board.js';
+import { renderPlay } from './play.js';
 import { renderRace } from './race.js';
 import { renderRun } from './run.js';
 import { renderUpload } from './upload.js';
@@ -45,6 +47,7 @@ async function route() {
   try {
     if (parts.length === 0) await renderBoard(main, null, params, view);
     else if (parts[0] === 'level' && parts.length === 2) await renderBoard(main, parts[1], params, view);
+    else if (parts[0] === 'play' && parts.length === 2) await renderPlay(main, parts[1], params, view);
     else if (parts[0] === 'race') await renderRace(main, params, view);
     else if (parts[0] === 'run' && parts.length === 2) await renderRun(main, Number(parts[1]), view);
     else if (parts[0] === 'upload') renderUpload(main, params, view);
