@@ -1,12 +1,16 @@
 // The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER`): the levels as
 // tabs, and the selected level's ranked verified runs — rank, player, time and finish tick,
 // upload date, splits — paginated, with a player search that jumps to the page around them,
-// and the choice of runs to race.
+// and the choice of runs to race: as a replay race (`#/race`) or, in 3D, against them as
+// ghosts (`#/play/LEVEL?ghosts=`). "Play" races the level; finished runs this browser has
+// not uploaded yet are offered first.
 
 import { ApiError, getJson, segment } from './api.js';
 import { el, link, replace } from './dom.js';
 import { checkpointLabel, date } from './format.js';
 import { RACE_GHOSTS_MAX, raceHref } from './race.js';
+import { GHOSTS_MAX, playHref } from './play.js';
+import { renderPending } from './play-submit.js';
 
 /** Entries per page unless the URL says otherwise (the API allows 1–100). */
 export const PAGE_LIMIT_DEFAULT = 20;
@@ -31,8 +35,10 @@ export async function renderBoard(main, levelName, params, view) {
   tabs.querySelectorAll('a').forEach((a, i) => {
     if (level && levels[i].name === level.name) a.setAttribute('aria-current', 'page');
   });
-  const section = el('section', { class: 'board' }, tabs);
+  const pending = el('div', { class: 'board-pending', hidden: true });
+  const section = el('section', { class: 'board' }, tabs, pending);
   replace(main, section);
+  renderPending(pending, view);
   if (!level) {
     section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
     return;
@@ -42,7 +48,9 @@ export async function renderBoard(main, levelName, params, view) {
   const around = params.get('around');
   section.append(
     el('header', { class: 'level-head' },
-      el('h2', {}, level.name),
+      el('div', { class: 'level-title' },
+        el('h2', {}, level.name),
+        el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
       el('p', { class: 'muted' }, level.description),
       el('p', { class: 'muted small' }, `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)));
 
@@ -84,7 +92,21 @@ export async function renderBoard(main, levelName, params, view) {
     raceButton.textContent = `Race selected (${selected.size})`;
   };
   raceButton.addEventListener('click', () => { location.hash = raceHref([...selected]); });
+  // The ticked runs as ghosts in the play view (a link: it can be opened in a new tab).
+  const ghostsLink = el('a', { class: 'race-ghosts', 'aria-disabled': 'true' }, 'Race these ghosts');
+  const updateGhosts = () => {
+    const ids = [...selected].slice(0, GHOSTS_MAX);
+    if (ids.length === 0) {
+      ghostsLink.removeAttribute('href');
+      ghostsLink.setAttribute('aria-disabled', 'true');
+    } else {
+      ghostsLink.setAttribute('href', playHref(level.name, ids));
+      ghostsLink.removeAttribute('aria-disabled');
+    }
+    ghostsLink.textContent = `Race these ghosts (${ids.length})`;
+  };
   updateRace();
+  updateGhosts();
 
   const rows = board.entries.map((entry) => {
     const box = el('input', { type: 'checkbox', 'aria-label': `Select ${entry.player}'s run for a race` });
@@ -93,6 +115,7 @@ export async function renderBoard(main, levelName, params, view) {
       if (box.checked) selected.add(entry.run_id);
       else selected.delete(entry.run_id);
       updateRace();
+      updateGhosts();
     });
     const versus = entry.run_id === leader.run_id ? el('span', { class: 'muted' }, 'leader')
       : link(raceHref([entry.run_id, leader.run_id]), 'race the leader');
@@ -105,7 +128,7 @@ export async function renderBoard(main, levelName, params, view) {
       el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
       el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
         el('li', { dataset: { tick: s.tick } }, el('span', { class: 'muted' }, `${checkpointLabel(s.checkpoint)} `), s.time)))),
-      el('td', { class: 'versus' }, versus));
+      el('td', { class: 'versus' }, versus, ' · ', el('a', { href: playHref(level.name, [entry.run_id]), class: 'race-ghost' }, 'race this ghost')));
   });
   const table = el('table', { class: 'leaderboard' },
     el('caption', { class: 'visually-hidden' }, `Leaderboard of ${level.name}`),
@@ -122,7 +145,7 @@ export async function renderBoard(main, levelName, params, view) {
   const pager = el('nav', { class: 'pager', 'aria-label': 'Pages' },
     prev, el('span', { class: 'range' }, `${first}–${lastShown} of ${board.total}`), next,
     board.around !== null ? link(boardHref(level.name, { limit: params.get('limit') }), 'Top') : null);
-  section.append(el('div', { class: 'actions' }, raceButton, leader ? link(`#/upload`, 'Upload a run') : null),
+  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
     el('div', { class: 'table-wrap' }, table), pager);
   section.dataset.ready = 'true';
 }

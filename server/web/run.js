@@ -1,11 +1,16 @@
 // A run's page (`#/run/ID`): the verdict, the splits, what the replay file says about itself
-// (`pogo inspect`'s header, unverified claims) and a download link for the replay.
+// (`pogo inspect`'s header, unverified claims) and a download link for the replay. A verified
+// run can be re-checked by anyone: "Verify in your browser" fetches its replay and runs the
+// same verifier the server ran, compiled to WebAssembly, in this page; its verdict, finish
+// tick and final hash are shown beside the server's. And raced: "Race this ghost".
 
 import { ApiError, getJson, segment, sleep } from './api.js';
 import { el, link, replace } from './dom.js';
 import { checkpointLabel, date } from './format.js';
 import { boardHref } from './board.js';
+import { playHref } from './play.js';
 import { raceHref } from './race.js';
+import { CoreMismatch, CoreMissing, hex64, loadCore } from './wasm.js';
 
 /** Time between two status polls while a run waits for its verdict (ms). */
 const POLL_INTERVAL_MS = 500;
@@ -74,6 +79,7 @@ async function draw(section, run, inspection, view) {
   const actions = el('p', { class: 'actions' });
   if (run.status === 'verified') {
     actions.append(el('a', { href: run.replay_url, download: `run-${run.id}.pogo`, class: 'download' }, `Download the replay (run-${run.id}.pogo)`));
+    if (run.finish_tick !== null) actions.append(' · ', el('a', { href: playHref(run.level, [run.id]), class: 'race-ghost' }, 'Race this ghost'));
     const leader = await leaderOf(run.level, view);
     if (leader && leader.run_id !== run.id) actions.append(' · ', link(raceHref([run.id, leader.run_id]), `Race the leader (${leader.player})`));
     else if (leader) actions.append(' · ', el('span', { class: 'muted' }, 'This run leads the board.'));
@@ -84,8 +90,78 @@ async function draw(section, run, inspection, view) {
   replace(section,
     el('h2', {}, `Run ${run.id}: `, run.player, ' on ', run.level),
     verdict, facts, actions,
+    run.status === 'verified' ? browserCheck(run, view) : null,
     el('h3', {}, 'Splits'), splits,
     el('h3', {}, 'The replay file (as uploaded; its claims, not verified)'), header);
+}
+
+/**
+ * "Verify in your browser": the run's replay bytes through the wasm verifier in this page;
+ * its verdict, finish tick and final hash beside the server's, each marked match or not.
+ */
+function browserCheck(run, view) {
+  const button = el('button', { type: 'button', class: 'verify-button' }, 'Verify in your browser');
+  const result = el('div', { class: 'browser-result', role: 'status', 'aria-live': 'polite' });
+  const box = el('section', { class: 'browser-verify', 'aria-label': 'Verify in your browser' },
+    el('h3', {}, 'Check it yourself'),
+    el('p', { class: 'muted small' }, 'Re-simulates the replay here, with the same simulation core the server verified it with (compiled to WebAssembly), and compares.'),
+    button, result);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    box.dataset.state = 'running';
+    replace(result, 'Fetching the replay and the simulation…');
+    try {
+      const response = await fetch(run.replay_url, { signal: view.signal });
+      if (!response.ok) {
+        const body = await response.json().catch(() => null);
+        throw new Error(`the replay could not be fetched: ${body?.message ?? response.statusText} (${response.status})`);
+      }
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const { pogo, tuning } = await loadCore(view.signal);
+      replace(result, `Re-simulating ${bytes.length} bytes…`);
+      const started = performance.now();
+      const verifier = pogo.verifier({ tuning });
+      let verdict;
+      try {
+        verdict = verifier.verify(bytes);
+      } finally {
+        verifier.free();
+      }
+      const ms = performance.now() - started;
+      const finish = verdict.finishTicks[0] ?? null;
+      const hash = hex64(verdict.finalHash);
+      const name = verdict.verified ? 'verified' : verdict.kindName;
+      Object.assign(box.dataset, {
+        state: 'done', browserVerdict: name, browserHash: hash, browserFinish: finish === null ? 'none' : String(finish),
+      });
+      const serverHash = run.final_hash ?? null;
+      const mark = (same) => (same === null ? el('span', { class: 'muted' }, 'not reported by this server')
+        : same ? el('span', { class: 'match' }, '✓ match') : el('span', { class: 'mismatch' }, '✗ MISMATCH'));
+      const matches = [verdict.verified, finish === run.finish_tick, serverHash === null ? null : hash === serverHash];
+      box.dataset.match = String(matches.every((m) => m !== false));
+      replace(result,
+        el('p', { class: `browser-verdict ${verdict.verified ? 'good' : 'bad'}` },
+          el('strong', {}, verdict.verified ? 'Verified in your browser' : `Not verified in your browser: ${verdict.kindName}`),
+          verdict.verified ? null : [': ', el('span', { class: 'reason' }, verdict.reason)],
+          el('span', { class: 'muted' }, ` (${verdict.ticks} ticks in ${ms.toFixed(0)} ms)`)),
+        el('table', { class: 'compare-table' },
+          el('thead', {}, el('tr', {}, ['', 'your browser', 'the server', ''].map((h) => el('th', { scope: 'col' }, h)))),
+          el('tbody', {},
+            el('tr', { class: 'verdict-row' }, el('th', { scope: 'row' }, 'verdict'), el('td', {}, name), el('td', {}, run.status), el('td', {}, mark(matches[0]))),
+            el('tr', { class: 'finish-row' }, el('th', { scope: 'row' }, 'finish tick'), el('td', {}, finish === null ? 'none' : String(finish)),
+              el('td', {}, run.finish_tick === null ? 'none' : String(run.finish_tick)), el('td', {}, mark(matches[1]))),
+            el('tr', { class: 'hash-row' }, el('th', { scope: 'row' }, 'final hash'), el('td', {}, el('code', {}, hash)),
+              el('td', {}, serverHash === null ? '—' : el('code', {}, serverHash)), el('td', {}, mark(matches[2]))))));
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      box.dataset.state = 'error';
+      const missing = e instanceof CoreMissing || e instanceof CoreMismatch;
+      replace(result, el('p', { class: 'error', role: 'alert' }, missing ? e.message : `Could not verify here: ${e.message}`));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return box;
 }
 
 async function leaderOf(level, view) {

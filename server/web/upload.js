@@ -1,9 +1,12 @@
 // The upload form (`#/upload`): a player's token and a `.pogo` file → `POST /api/runs`,
 // then the run's status live (queued → verifying → verified with its rank, or rejected with
 // the verifier's reason), polled from its status URL. Also: registering a name for a token.
+// The token field starts with the token this browser keeps (identity.js); a name registered
+// here is kept as the browser's identity.
 
 import { ApiError, getJson, request, sleep } from './api.js';
 import { el, link, replace } from './dom.js';
+import { getIdentity, setIdentity } from './identity.js';
 
 /** Time between two status polls (ms): 4 requests a second stays well under the API's rate. */
 const POLL_INTERVAL_MS = 250;
@@ -15,7 +18,7 @@ const FILE_BYTES_MAX = 64 * 1024 * 1024;
 const STEPS = ['uploaded', 'queued', 'verifying'];
 
 export function renderUpload(main, params, view) {
-  const token = el('input', { type: 'password', name: 'token', id: 'token', autocomplete: 'off', required: true, spellcheck: 'false', placeholder: 'pogo_…' });
+  const token = el('input', { type: 'password', name: 'token', id: 'token', autocomplete: 'off', required: true, spellcheck: 'false', placeholder: 'pogo_…', value: getIdentity()?.token });
   const file = el('input', { type: 'file', name: 'file', id: 'file', accept: '.pogo,application/octet-stream', required: true });
   const submit = el('button', { type: 'submit' }, 'Upload');
   const form = el('form', { class: 'upload-form' },
@@ -115,8 +118,9 @@ export function renderUpload(main, params, view) {
         signal: view.signal,
       });
       token.value = body.token;
+      setIdentity({ name: body.name, token: body.token });
       replace(registered, `Registered ${body.name}. Your token (shown once — keep it): `, el('code', {}, body.token),
-        '. The replay’s player name must be exactly your name.');
+        '. The replay’s player name must be exactly your name. This browser keeps it for the play view.');
     } catch (err) {
       if (err.name === 'AbortError') return;
       replace(registered, el('strong', {}, 'Not registered: '), err.message);

@@ -1,0 +1,111 @@
+// The page's one instance of the simulation core: pogo-ffi compiled to wasm32, the very code
+// the server verifies with, through its one binding (ffi/js/pogo.mjs, served at
+// /web/pogo.mjs). Loaded once, on first use, and cached for every view of the page.
+//
+// The server serves the module at /web/pogo_ffi.wasm when it was built; when it was not it
+// answers 404 `{"error":"wasm_missing","message":"…how to build it…"}`, which becomes a
+// `CoreMissing` carrying that message, so a view can say how to build it instead of breaking.
+// The core's default tuning and rules version must be the server's (`GET /api/levels` says
+// which it runs): a page simulating under other rules would record runs the server refuses,
+// so a difference is a `CoreMismatch`, not a silent failure at upload time.
+
+import { getJson } from './api.js';
+
+/** Where the server serves the module. */
+const WASM_URL = '/web/pogo_ffi.wasm';
+
+/** The module is not built (or not served): `message` is the server's, how to build it. */
+export class CoreMissing extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CoreMissing';
+  }
+}
+
+/** The core runs other rules or another tuning than the server. */
+export class CoreMismatch extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CoreMismatch';
+  }
+}
+
+/** A u64 (BigInt) as 16 lowercase hex digits, as the server prints hashes. */
+export function hex64(value) {
+  return BigInt.asUintN(64, BigInt(value)).toString(16).padStart(16, '0');
+}
+
+let cached = null;
+
+/**
+ * `{ pogo, tuning }`: the loaded module (pogo.mjs's `Pogo`) and its default tuning (a
+ * `Tuning` object, never freed: it lives as long as the page). The first call loads; every
+ * later call shares that load. `signal` abandons this caller's wait, not the load itself
+ * (another view may want it); a failed load is forgotten, so the next call tries again.
+ */
+export function loadCore(signal) {
+  if (!cached) {
+    cached = instantiate();
+    cached.catch(() => { cached = null; });
+  }
+  return abortable(cached, signal);
+}
+
+async function instantiate() {
+  const [{ load }, response] = await Promise.all([importBinding(), fetchModule()]);
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    throw new CoreMissing(body?.message
+      ?? `The simulation module is not served (${response.status} ${response.statusText}). Build it with `
+        + '`cargo build -p pogo-ffi --target wasm32-unknown-unknown --profile wasm-release` and restart the server.');
+  }
+  const pogo = await load(response);
+  const tuning = pogo.tuning();
+  const levels = await getJson('/api/levels');
+  if (levels.length > 0) checkCore({ pogo, tuning }, levels[0]);
+  return { pogo, tuning };
+}
+
+async function importBinding() {
+  try {
+    return await import('./pogo.mjs');
+  } catch (e) {
+    throw new CoreMissing(`The page's binding of the simulation (/web/pogo.mjs) did not load: ${e.message}`);
+  }
+}
+
+async function fetchModule() {
+  try {
+    return await fetch(WASM_URL);
+  } catch (e) {
+    throw new Error(`cannot fetch the simulation module: ${e.message}`);
+  }
+}
+
+/**
+ * Throws a `CoreMismatch` unless the core simulates what `info` (a level summary or a level
+ * geometry: `tuning_hash`, `rules_version`) says the server does.
+ */
+export function checkCore({ pogo, tuning }, info) {
+  const rules = pogo.rulesVersion;
+  if (info.rules_version !== undefined && info.rules_version !== rules) {
+    throw new CoreMismatch(`This page's simulation runs rules version ${rules}, the server rules version ${info.rules_version}: `
+      + 'runs recorded here would be refused. Rebuild the wasm module from the server\'s source and reload.');
+  }
+  const hash = hex64(tuning.hash);
+  if (info.tuning_hash !== undefined && info.tuning_hash !== hash) {
+    throw new CoreMismatch(`This page's simulation uses tuning ${hash}, the server tuning ${info.tuning_hash} `
+      + '(started with --tuning?): runs recorded here would be refused. The page can only race the default tuning.');
+  }
+}
+
+/** `promise`, or an AbortError as soon as `signal` aborts. */
+function abortable(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new DOMException('aborted', 'AbortError'));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new DOMException('aborted', 'AbortError'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
