@@ -55,6 +55,9 @@ pub const ASSETS: &[Asset] = &[
     asset!("draw.js", JS),
     asset!("run.js", JS),
     asset!("upload.js", JS),
+    asset!("wasm.js", JS),
+    asset!("identity.js", JS),
+    asset!("play-submit.js", JS),
 ];
 
 /// The page may run only its own scripts and styles, load images only from itself (and the
