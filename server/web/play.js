@@ -238,7 +238,7 @@ export async function renderPlay(main, levelName, params, view) {
     hud.showSplit(checkpoint, tick, rows, performance.now());
   }
 
-  function finish(r) {
+  function finish(r, unfinished = `Time is up (${RUN_SECONDS_MAX / 60} minutes): the run did not finish.`) {
     r.over = true;
     r.recorder.finish();
     r.bytes = r.recorder.bytes();
@@ -246,7 +246,7 @@ export async function renderPlay(main, levelName, params, view) {
     raceState = 'finished';
     setState('finished');
     if (r.finishTick === null) {
-      hud.setMessage(`Time is up (${RUN_SECONDS_MAX / 60} minutes): the run did not finish. Press R to race again.`);
+      hud.setMessage(`${unfinished} Press R to race again.`);
       return;
     }
     finishPanel.hidden = false;
@@ -361,6 +361,12 @@ export async function renderPlay(main, levelName, params, view) {
       frame: (ns) => frame(performance.now(), BigInt(ns)),
       /** Manual clock: the player's input changes at run time `ns`. */
       input: (ns, input) => run.driver.pushEvent(BigInt(ns), 0, input).toString(),
+      /** Ends the run now, as the time limit does (recorded, unfinished, no upload panel);
+       * the ticks it ran. For tests whose script stops short of the finish. */
+      stop: () => {
+        if (run && !run.over) finish(run, 'The run was stopped before the finish.');
+        return run?.sim.tick ?? null;
+      },
       tick: () => run?.sim.tick ?? null,
       player: () => jsonSafe(run?.sim.player(0)),
       hash: () => (run ? hex(run.sim.stateHash()) : null),
