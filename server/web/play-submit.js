@@ -351,7 +351,8 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
     if (identity) {
       const change = el('button', { type: 'button', class: 'linkish' }, 'use another name');
       change.addEventListener('click', () => openFix(null));
-      replace(who, 'Uploading as ', el('strong', { class: 'who-name' }, identity.name), ' · ', change);
+      if (settled && hook.runId !== null) replace(who, 'Uploaded as ', el('strong', { class: 'who-name' }, identity.name));
+      else replace(who, 'Uploading as ', el('strong', { class: 'who-name' }, identity.name), ' · ', change);
     } else {
       replace(who, el('p', { class: 'finish-anon' }, 'To be ranked, register a name: it goes in the replay and on the board. Your token stays in this browser.'),
         identityForms({ primary: 'Register and upload' }));
@@ -567,7 +568,7 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
       if (!previous) return [el('strong', {}, 'Verified. '), 'Your first time on the board: ', time, ', ', el('strong', { class: 'rank' }, `rank ${s.rank}`), '.'];
       if (previous.run_id === s.id) return [el('strong', {}, 'Verified. '), 'This run already was your best: ', time, ', ', el('strong', { class: 'rank' }, `rank ${s.rank}`), '.'];
       return [el('strong', {}, 'Verified. '), 'New best: ', time, ` (−${seconds(previous.finish_tick - s.finish_tick, rate)}), `,
-        el('strong', { class: 'rank' }, `rank ${s.rank}`), ` (was ${previous.rank}).`];
+        el('strong', { class: 'rank' }, `rank ${s.rank}`), previous.rank === s.rank ? ' (unchanged).' : ` (was ${previous.rank}).`];
     }
     const best = previous ?? (await bestOf(s.level, identity.name, signal));
     if (!best) return [el('strong', {}, 'Verified: '), time, ', not ranked.'];

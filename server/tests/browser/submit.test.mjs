@@ -16,7 +16,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, SCREENSHOTS, api, clock, makeFixtures, millis, openBrowser, startServer } from './support.mjs';
 
@@ -324,6 +325,49 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     assert.equal(await page.evaluate(() => window.__xss), undefined, 'no markup ran');
   });
 
+  test('without the wasm module, "verify in your browser" says how to build it', BOUNDED, async () => {
+    const missing = async (route) => route.fulfill({
+      status: 404, contentType: 'application/json',
+      body: JSON.stringify({ error: 'wasm_missing', message: 'The simulation module is not built: run cargo build -p pogo-ffi --target wasm32-unknown-unknown --profile wasm-release' }),
+    });
+    await page.route('**/web/pogo_ffi.wasm', missing);
+    try {
+      await open(`#/run/${ids.get('ana.pogo')}`, 'section.run[data-ready]');
+      await page.reload(); // a fresh page: its core is not loaded yet
+      await page.locator('section.run[data-ready]').waitFor();
+      await page.getByRole('button', { name: 'Verify in your browser' }).click();
+      await page.locator('section.browser-verify[data-state=error]').waitFor();
+      assert.match(await page.locator('section.browser-verify .error').innerText(), /cargo build -p pogo-ffi --target wasm32-unknown-unknown/);
+      assert.equal(await page.locator('p.verdict').count(), 1, 'the rest of the page is there');
+    } finally {
+      await page.unroute('**/web/pogo_ffi.wasm', missing);
+    }
+  });
+
+  test('a server under another tuning: the core refuses to load, saying why', BOUNDED, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pogo-tuning-'));
+    writeFileSync(join(dir, 'tuning.json'), JSON.stringify({ gravity: 25 }));
+    const other = await startServer(['--tuning', join(dir, 'tuning.json')]);
+    try {
+      const levels = (await api(other.base).get('/api/levels')).body;
+      await page.goto(`${other.base}/#/upload`);
+      await page.locator('form.upload-form').waitFor();
+      const failure = await page.evaluate(async () => {
+        const { loadCore } = await import('/web/wasm.js');
+        try {
+          await loadCore();
+          return null;
+        } catch (e) {
+          return { name: e.name, message: e.message };
+        }
+      });
+      assert.equal(failure?.name, 'CoreMismatch');
+      assert.ok(failure.message.includes(`the server tuning ${levels[0].tuning_hash}`), failure.message);
+    } finally {
+      await other.stop();
+    }
+  });
+
   describe('with pogo.replay (re-recording under a name)', () => {
     let hasReplay = false;
     before(async () => {
@@ -342,7 +386,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
         const { loadCore, hex64 } = await import('/web/wasm.js');
         const { pogo, tuning } = await loadCore();
         const handles = pogo.handleCount();
-        const again = rerecord(pogo, tuning, new Uint8Array(bytes), 'Zoë d’Arc 2');
+        const again = rerecord(pogo, tuning, new Uint8Array(bytes), "Zoë d'Arc 2");
         const replay = pogo.replay(again.bytes);
         const header = { name: replay.playerName, level: replay.levelName, ticks: replay.info.ticks };
         replay.free();
@@ -355,13 +399,13 @@ describe('finish → verified → ranked, and verify in your browser', () => {
         };
       }, [...bytesOf('ben.pogo')]);
       assert.equal(out.finalHash, cli.final_hash, 'the same final hash as the CLI\'s of the original');
-      assert.deepEqual(out.header, { name: 'Zoë d’Arc 2', level: 'course', ticks: cli.ticks });
+      assert.deepEqual(out.header, { name: "Zoë d'Arc 2", level: 'course', ticks: cli.ticks });
       assert.equal(out.verified, true);
       assert.equal(out.verifiedHash, cli.final_hash);
       assert.equal(out.finish, cli.finish[0]);
       assert.equal(out.leaked, 0, 'every object freed');
       // The server takes it under that name and finds the same finish.
-      const { status, body } = await client.upload(await tokenFor('Zoë d’Arc 2'), Buffer.from(out.bytes));
+      const { status, body } = await client.upload(await tokenFor("Zoë d'Arc 2"), Buffer.from(out.bytes));
       assert.equal(status, 202, JSON.stringify(body));
       const verdict = await client.verdict(body.id);
       assert.equal(verdict.status, 'verified');
@@ -371,35 +415,38 @@ describe('finish → verified → ranked, and verify in your browser', () => {
 
     test('registering in the panel re-records the run under the new name; a new best shows the gain and the rank it was', BOUNDED, async (t) => {
       if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
-      // ana has a run on the board; a faster one (eve's inputs) raced here, then uploaded as ana.
+      // ben has a run on the board; a faster one (another fixture's inputs) raced here, then
+      // uploaded as ben.
       await open('#/upload');
-      await setStorage({ 'pogo.player': JSON.stringify({ name: 'ana', token: await tokenFor('ana') }) });
-      const was = await bestOf('ana');
-      assert.ok(was, 'ana is on the board');
-      const eve = run('eve.pogo');
-      const { panel, browserHash } = await finish('eve.pogo', { playerName: '' });
-      await panel.getByRole('button', { name: 'Upload as ana' }).click();
+      await setStorage({ 'pogo.player': JSON.stringify({ name: 'ben', token: await tokenFor('ben') }) });
+      const was = await bestOf('ben');
+      assert.ok(was, 'ben is on the board');
+      const courseRuns = fx.manifest.runs.filter((r) => r.level === 'course' && r.verdict === 'verified' && r.file !== 'ben.pogo');
+      const faster = courseRuns.filter((r) => r.finish_tick < was.finish_tick).sort((a, b) => a.finish_tick - b.finish_tick)[0];
+      assert.ok(faster, 'a fixture faster than ben');
+      const { panel, browserHash } = await finish(faster.file, { playerName: '' });
+      await panel.getByRole('button', { name: 'Upload as ben' }).click();
       await settled();
       let hook = await submit();
       assert.equal(hook.state, 'verified', hook.message);
       const status = (await client.get(`/api/runs/${hook.runId}`)).body;
-      assert.equal(status.player, 'ana');
-      assert.equal(status.finish_tick, eve.finish_tick);
-      assert.match(hook.message, new RegExp(`New best: ${expectedTime(eve.finish_tick).replace('.', '\\.')} \\(−${seconds(was.finish_tick - eve.finish_tick).replace('.', '\\.')}\\), rank ${status.rank} \\(was ${was.rank}\\)\\.`));
+      assert.equal(status.player, 'ben');
+      assert.equal(status.finish_tick, faster.finish_tick);
+      assert.match(hook.message, new RegExp(`New best: ${expectedTime(faster.finish_tick).replace('.', '\\.')} \\(−${seconds(was.finish_tick - faster.finish_tick).replace('.', '\\.')}\\), rank ${status.rank} ${status.rank === was.rank ? '\\(unchanged\\)' : `\\(was ${was.rank}\\)`}\\.`));
       assert.equal(hook.browserHash, browserHash);
       if (status.final_hash !== undefined) assert.equal(await panel.getAttribute('data-hash-match'), 'true');
       await shot('finish-new-best-desktop');
 
       // A slower one: not the best, and says by how much.
-      const best = await bestOf('ana');
-      const ben = run('ben.pogo');
-      const second = await finish('ben.pogo', { playerName: 'ben' });
-      await second.panel.getByRole('button', { name: 'Upload as ana' }).click();
+      const best = await bestOf('ben');
+      const slower = courseRuns.find((r) => r.finish_tick > best.finish_tick);
+      const second = await finish(slower.file, { playerName: slower.player });
+      await second.panel.getByRole('button', { name: 'Upload as ben' }).click();
       await settled();
       hook = await submit();
       assert.equal(hook.state, 'verified', hook.message);
       assert.equal(hook.rank, null);
-      assert.match(hook.message, new RegExp(`not your best \\(your best is ${best.time.replace('.', '\\.')}, rank ${best.rank}; this run is ${seconds(ben.finish_tick - best.finish_tick).replace('.', '\\.')} slower\\)`));
+      assert.match(hook.message, new RegExp(`not your best \\(your best is ${best.time.replace('.', '\\.')}, rank ${best.rank}; this run is ${seconds(slower.finish_tick - best.finish_tick).replace('.', '\\.')} slower\\)`));
 
       // No identity: register in the panel; the run goes up under the new name.
       await setStorage({});
