@@ -99,6 +99,8 @@ function writePending(list) {
     try {
       if (kept.length === 0) localStorage.removeItem(PENDING_KEY);
       else localStorage.setItem(PENDING_KEY, text);
+      // After the current task: the panel that changed the list is in the document by then.
+      setTimeout(() => window.dispatchEvent(new CustomEvent('pogo-pending')), 0);
       return true;
     } catch (e) {
       if (kept.length <= 1) {
@@ -202,8 +204,12 @@ export function renderFinish(container, run, view) {
 
 /** "N finished runs not yet uploaded": each with Upload (opens its finish panel) and Discard. */
 export function renderPending(container, view) {
+  // The runs a finish panel elsewhere on the page shows are offered there, not twice.
+  const shownElsewhere = (key) => [...document.querySelectorAll('section.finish-panel')]
+    .some((panel) => panel.dataset.key === key && !container.contains(panel));
+  const visible = () => readPending().filter((e) => !shownElsewhere(e.key));
   const draw = () => {
-    const list = readPending();
+    const list = visible();
     if (list.length === 0) {
       replace(container);
       container.hidden = true;
@@ -241,7 +247,7 @@ export function renderPending(container, view) {
     });
     const count = el('strong', { class: 'pending-count' });
     const updateCount = () => {
-      const n = readPending().length;
+      const n = visible().length;
       container.dataset.pending = String(n);
       count.textContent = n === 0 ? 'Every finished run is uploaded' : `${n} finished run${n === 1 ? '' : 's'} not yet uploaded`;
     };
@@ -251,6 +257,14 @@ export function renderPending(container, view) {
       el('ul', { class: 'pending-list' }, items)));
   };
   draw();
+  // A run finished or uploaded elsewhere on the page: redrawn, unless a run is being uploaded
+  // from this list (its panel stays).
+  const onChange = () => {
+    if (!container.isConnected || container.querySelector('.pending-panel')) return;
+    draw();
+  };
+  window.addEventListener('pogo-pending', onChange);
+  view.cleanup?.(() => window.removeEventListener('pogo-pending', onChange));
 }
 
 function mountPanel(container, run, view, { start = false, onSettled = null } = {}) {
@@ -268,7 +282,7 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
   };
   window.__pogo = { ...window.__pogo, submit: hook };
 
-  const panel = el('section', { class: 'finish-panel', 'aria-label': 'Your run', dataset: { state: 'ready', browserHash: run.browserHash } });
+  const panel = el('section', { class: 'finish-panel', 'aria-label': 'Your run', dataset: { state: 'ready', key, browserHash: run.browserHash } });
   const who = el('div', { class: 'finish-who' });
   const uploadButton = el('button', { type: 'button', class: 'primary finish-upload' }, 'Upload');
   const autoBox = el('input', { type: 'checkbox', class: 'finish-auto-box', checked: autoUpload() });

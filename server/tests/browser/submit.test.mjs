@@ -23,7 +23,7 @@ import { REPO, SCREENSHOTS, api, clock, makeFixtures, millis, openBrowser, start
 
 const PROFILE = process.env.POGO_PROFILE ?? 'release';
 const TARGET = process.env.CARGO_TARGET_DIR ?? join(REPO, 'target');
-const POGO_BIN = process.env.POGO_BIN ?? join(TARGET, PROFILE, 'pogo');
+const POGO_BIN = process.env.POGO_CLI_BIN ?? join(TARGET, PROFILE, 'pogo');
 const WASM = join(TARGET, 'wasm32-unknown-unknown', 'wasm-release', 'pogo_ffi.wasm');
 const FROM_DISK = process.env.POGO_WEB_FROM_DISK === '1';
 
@@ -323,6 +323,37 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     assert.match(text, /404 unknown_level/);
     assert.deepEqual(await pending(), []);
     assert.equal(await page.evaluate(() => window.__xss), undefined, 'no markup ran');
+  });
+
+  test('the kept runs are bounded (20 runs, 2 MiB): the oldest is dropped, with a warning', BOUNDED, async () => {
+    await open('#/upload');
+    const fake = (i, size) => ({
+      key: `course:${String(i).padStart(16, '0')}`, level: 'course', bytes: Buffer.alloc(size, i).toString('base64'),
+      browserHash: String(i).padStart(16, '0'), finishTick: 1000 + i, tickRate: rate, playerName: 'dee', savedAt: new Date(Date.UTC(2020, 0, 1, 0, i)).toISOString(),
+    });
+    const warnings = [];
+    const onConsole = (m) => { if (m.type() === 'warning') warnings.push(m.text()); };
+    page.on('console', onConsole);
+    try {
+      // 20 small runs kept: one more drops the oldest.
+      await setStorage({ 'pogo.pending': JSON.stringify(Array.from({ length: 20 }, (_, i) => fake(i, 16))) });
+      await finish('dee.pogo');
+      let kept = await pending();
+      assert.equal(kept.length, 20);
+      assert.equal(kept[0].key, fake(1, 16).key, 'the oldest went');
+      assert.equal(kept.at(-1).browserHash, cliVerify('dee.pogo').final_hash, 'the new one is kept');
+      // Four runs of 667 KiB of base64 each (2.6 MiB, as an older page might have left them):
+      // with the new one, the oldest must go to fit 2 MiB.
+      await setStorage({ 'pogo.pending': JSON.stringify([0, 1, 2, 3].map((i) => fake(i, 500 * 1024))) });
+      await finish('dee.pogo');
+      kept = await pending();
+      assert.deepEqual(kept.map((e) => e.finishTick), [1001, 1002, 1003, run('dee.pogo').finish_tick]);
+      assert.ok(JSON.stringify(kept).length <= 2 * 1024 * 1024);
+      await page.waitForTimeout(50);
+      assert.equal(warnings.filter((w) => w.includes('dropping the oldest run not yet uploaded')).length, 2, warnings.join('\n'));
+    } finally {
+      page.off('console', onConsole);
+    }
   });
 
   test('without the wasm module, "verify in your browser" says how to build it', BOUNDED, async () => {
