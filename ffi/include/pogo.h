@@ -181,6 +181,8 @@
 
 #define POGO_STRUCT_VERIFIER_DEF 8
 
+#define POGO_STRUCT_REPLAY_INFO 9
+
 /**
  * What every call returns. `POGO_STATUS_OK` is 0; anything else is an error, described by
  * `pogo_last_error` (this thread's last failed call) and, when the call's first handle was
@@ -218,7 +220,7 @@ enum PogoStatus
    */
   POGO_STATUS_BUFFER_TOO_SMALL = 6,
   /**
-   * Level or tuning JSON that does not parse or validate.
+   * Level or tuning JSON that does not parse or validate; replay bytes that do not decode.
    */
   POGO_STATUS_PARSE = 7,
   /**
@@ -240,7 +242,8 @@ enum PogoStatus
    */
   POGO_STATUS_INVALID_STATE = 11,
   /**
-   * A limit was reached: handles, the driver's event queue, a recording's length.
+   * A limit was reached: handles, the driver's event queue, a recording's length, a
+   * replay's length.
    */
   POGO_STATUS_LIMIT = 12,
   /**
@@ -565,6 +568,56 @@ typedef struct PogoVerdict {
    */
   char reason[POGO_REASON_BYTES];
 } PogoVerdict;
+
+/**
+ * A decoded replay: its header, claimed outcome and every player's per-tick inputs.
+ */
+typedef struct PogoReplay {
+  uint32_t id;
+} PogoReplay;
+
+/**
+ * What a decoded replay's header and trailer say. Everything here is the replay's *claim*:
+ * decoding checks the bytes (framing, checksums, the format's rules), not the simulation;
+ * only a verifier (or a re-simulation from the inputs) checks the hashes and finish ticks.
+ */
+typedef struct PogoReplayInfo {
+  /**
+   * The content hashes of the level and the tuning it was recorded with (compare them
+   * with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating).
+   */
+  uint64_t level_hash;
+  uint64_t tuning_hash;
+  /**
+   * The state hash after the last tick, as the trailer claims it.
+   */
+  uint64_t claimed_final_hash;
+  /**
+   * `pogo_rules_version()` of the simulation that recorded it.
+   */
+  uint32_t rules_version;
+  /**
+   * Ticks per second.
+   */
+  uint32_t tick_rate;
+  /**
+   * 1…`POGO_PLAYERS_MAX`.
+   */
+  uint32_t players;
+  /**
+   * Ticks recorded: every player has one input per tick.
+   */
+  uint32_t ticks;
+  /**
+   * A state hash is stored after every tick `t` with `(t + 1) % hash_interval == 0`.
+   */
+  uint32_t hash_interval;
+  /**
+   * Bit i set if player i finished (as claimed), at `finish_ticks[i]`; other entries 0.
+   */
+  uint32_t finished_mask;
+  uint32_t finish_ticks[POGO_PLAYERS_MAX];
+} PogoReplayInfo;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1040,6 +1093,90 @@ PogoStatus pogo_verifier_verify(struct PogoVerifier verifier,
  * "unknown" for other numbers), a static NUL-terminated string.
  */
 const char *pogo_verdict_kind_name(uint32_t kind);
+
+/**
+ * Decodes the replay in `bytes` (`replay/FORMAT.md`) into a replay object: its header, its
+ * claimed outcome and every player's input for every tick, to re-simulate it (a ghost) with
+ * `pogo_sim_step`. Any bytes are safe: every chunk is bounded and checked before it is
+ * decoded, and replays longer than the default verifier's limits (4 hours, 864000
+ * player-ticks) are refused, so memory and time stay bounded (the inputs take 3 bytes per
+ * player per tick). Bytes that are not a valid replay (empty, truncated, damaged, another
+ * format version, a hash interval over 1 s) are `POGO_STATUS_PARSE`, too long a replay
+ * `POGO_STATUS_LIMIT`, with the decoder's reason. Decoding checks bytes, not play: verify
+ * the replay with `pogo_verifier_verify` before trusting what it claims. The library keeps
+ * no pointer to `bytes`; free the object with `pogo_replay_free`.
+ *
+ * # Safety
+ *
+ * `bytes` is valid for reading `len` bytes (NULL is fine when `len` is 0); `out` is valid
+ * for writing a `PogoReplay`.
+ */
+PogoStatus pogo_replay_decode(const uint8_t *bytes, size_t len, struct PogoReplay *out);
+
+/**
+ * Frees a replay object.
+ */
+PogoStatus pogo_replay_free(struct PogoReplay replay);
+
+/**
+ * What the replay's header and trailer say: rules version, tick rate, players, ticks,
+ * level and tuning hashes, hash interval, the claimed final hash and finish ticks.
+ *
+ * # Safety
+ *
+ * `out` is valid for writing a `PogoReplayInfo`.
+ */
+PogoStatus pogo_replay_info(struct PogoReplay replay, struct PogoReplayInfo *out);
+
+/**
+ * The name of the level the replay was recorded on (a built-in level's, or the name inside
+ * a level file), UTF-8 without a NUL, as `pogo_level_name` gives names: copied into `buffer`
+ * if it holds `*len` bytes; a NULL `buffer` with capacity 0 only writes `*len`; a smaller
+ * buffer gets `POGO_STATUS_BUFFER_TOO_SMALL` and `*len` too.
+ *
+ * # Safety
+ *
+ * `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+ * `size_t`.
+ */
+PogoStatus pogo_replay_level_name(struct PogoReplay replay,
+                                  char *buffer,
+                                  size_t capacity,
+                                  size_t *len);
+
+/**
+ * The player name stored in the replay (what the recorder's `player_name` was), as
+ * `pogo_replay_level_name` gives names; empty (`*len` 0) if the replay has none.
+ *
+ * # Safety
+ *
+ * `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+ * `size_t`.
+ */
+PogoStatus pogo_replay_player_name(struct PogoReplay replay,
+                                   char *buffer,
+                                   size_t capacity,
+                                   size_t *len);
+
+/**
+ * Copies player `player`'s inputs for ticks `first_tick`, `first_tick + 1`, … into `out`,
+ * which holds `count` inputs: min(`count`, ticks − `first_tick`) of them, that number
+ * written to `*written` (0 at the end of the replay). Input `i` is the one tick
+ * `first_tick + i` ran with: step a simulation of `players` pogos with each player's input
+ * of that tick, in order, from tick 0, to re-simulate the run. A player ≥ players or a
+ * `first_tick` past the last tick (> ticks) is `POGO_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ *
+ * `out` is NULL with `count` 0, or valid for writing `count` `PogoInput`s; `written` is
+ * valid for writing a `uint32_t`.
+ */
+PogoStatus pogo_replay_inputs(struct PogoReplay replay,
+                              uint32_t player,
+                              uint32_t first_tick,
+                              struct PogoInput *out,
+                              uint32_t count,
+                              uint32_t *written);
 
 #ifdef __cplusplus
 }  // extern "C"

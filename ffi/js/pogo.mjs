@@ -18,6 +18,15 @@
 //   const sim = pogo.simulation({ level, tuning, players: 1 });
 //   sim.step([{ steerX: 127, steerZ: 0, buttons: 0 }]);
 //   console.log(hex(sim.stateHash()), sim.player(0).position);
+//
+// A ghost from replay bytes: verify them, decode them, step a simulation with their inputs.
+//
+//   const replay = pogo.replay(bytes);                       // PogoError on bad bytes
+//   const { players, ticks } = replay.info;
+//   const inputs = Array.from({ length: players }, (_, p) => replay.inputs(p));
+//   replay.free();
+//   const ghost = pogo.simulation({ level, tuning, players });
+//   for (let t = 0; t < ticks; t++) ghost.step(inputs.map((row) => Replay.inputAt(row, t)));
 
 export const ABI_VERSION = 1;
 
@@ -72,9 +81,11 @@ export function formatFixed(raw, places) {
 }
 
 // Struct layouts on wasm32 (types.rs; sizes checked at load time).
-const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40 };
-const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8 };
+const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40, replayInfo: 112 };
+const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8, replayInfo: 9 };
 const SCRATCH_BYTES = 1024;
+/** Ticks of inputs one pogo_replay_inputs call copies (12 KiB of the module's memory). */
+const REPLAY_INPUT_BATCH = 4096;
 
 /**
  * Instantiates the module. `source`: a Response or a promise of one (fetch), an
@@ -335,6 +346,15 @@ export class Pogo {
     return new Bot(this, this.outU32((out) => this.x.pogo_bot_create(out)));
   }
 
+  /** Decodes replay bytes (a Uint8Array): the header, the claimed outcome and every player's
+   * inputs, to re-simulate the run. Bad bytes throw a PogoError (PARSE, or LIMIT for a
+   * replay longer than a default verifier accepts) with the decoder's reason. Decoding
+   * checks the bytes, not the play: verify them first to trust what they claim. */
+  replay(bytes) {
+    const id = this.withBytes(bytes, (p, l) => this.outU32((out) => this.x.pogo_replay_decode(p, l, out)));
+    return new Replay(this, id);
+  }
+
   // -- structs --------------------------------------------------------------------------
 
   writeInput(ptr, input) {
@@ -361,6 +381,18 @@ export class Pogo {
       state, stateName: STATE_NAMES[state], combo: u32(148), bounces: u32(152), events: u32(156),
       finished: u32(160) === 1, finishTick: u32(164), checkpoint: u32(168) === 1 ? u32(172) : null,
       stunTicksLeft: u32(176), trickTicksLeft: u32(180) === 1 ? u32(184) : null,
+    };
+  }
+
+  readReplayInfo(ptr) {
+    const v = this.view();
+    const u32 = (at) => v.getUint32(ptr + at, true);
+    const players = u32(32), mask = u32(44);
+    return {
+      rulesVersion: u32(24), tickRate: u32(28), players, ticks: u32(36),
+      levelHash: v.getBigUint64(ptr, true), tuningHash: v.getBigUint64(ptr + 8, true),
+      claimedFinalHash: v.getBigUint64(ptr + 16, true), hashInterval: u32(40),
+      finishTicks: Array.from({ length: players }, (_, i) => ((mask >>> i) & 1 ? u32(48 + 4 * i) : null)),
     };
   }
 
@@ -530,5 +562,63 @@ export class Bot extends Handle {
     const p = this.pogo;
     p.check(p.x.pogo_bot_input(this.id, sim.id, player, p.scratch));
     return p.readInput(p.scratch);
+  }
+}
+
+/** A decoded replay: what its header and trailer say, and every player's per-tick inputs. */
+export class Replay extends Handle {
+  constructor(pogo, id) { super(pogo, id, 'pogo_replay_free'); }
+
+  /** { rulesVersion, tickRate, players, ticks, levelHash, tuningHash (BigInts),
+   * hashInterval, claimedFinalHash (BigInt), finishTicks (per player, a tick or null) }:
+   * the replay's claims, checked only by a verifier or a re-simulation. */
+  get info() {
+    const p = this.pogo;
+    const out = p.alloc(SIZES.replayInfo);
+    try {
+      p.check(p.x.pogo_replay_info(this.id, out));
+      return p.readReplayInfo(out);
+    } finally {
+      p.dealloc(out);
+    }
+  }
+
+  /** The name of the level it was recorded on. */
+  get levelName() {
+    return this.pogo.decoder.decode(this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_replay_level_name(this.id, b, c, l)));
+  }
+
+  /** The player name stored in it, '' if none. */
+  get playerName() {
+    return this.pogo.decoder.decode(this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_replay_player_name(this.id, b, c, l)));
+  }
+
+  /** Player `player`'s input for every tick, in one Int8Array of 3 × ticks: tick t is
+   * [3t] steerX, [3t + 1] steerZ, [3t + 2] buttons (Button bits; & 0xff for a byte) — the
+   * bytes of PogoInput, copied in batches. `Replay.inputAt(inputs, t)` reads one tick. */
+  inputs(player) {
+    const p = this.pogo;
+    const { ticks } = this.info;
+    const inputs = new Int8Array(3 * ticks);
+    const block = p.alloc(SIZES.input * REPLAY_INPUT_BATCH);
+    try {
+      let first = 0;
+      do { // at least one call, so a bad player is refused even by a replay of no ticks
+        p.check(p.x.pogo_replay_inputs(this.id, player, first, block, REPLAY_INPUT_BATCH, p.scratch));
+        const written = p.view().getUint32(p.scratch, true);
+        if (written === 0 && first < ticks) throw new Error(`pogo_replay_inputs: no input at tick ${first} of ${ticks}`);
+        inputs.set(new Int8Array(p.memory.buffer, block, 3 * written), 3 * first);
+        first += written;
+      } while (first < ticks);
+    } finally {
+      p.dealloc(block);
+    }
+    return inputs;
+  }
+
+  /** Tick `tick` of an `inputs(player)` array as { steerX, steerZ, buttons }, what
+   * Simulation.step takes. */
+  static inputAt(inputs, tick) {
+    return { steerX: inputs[3 * tick], steerZ: inputs[3 * tick + 1], buttons: inputs[3 * tick + 2] & 0xff };
   }
 }

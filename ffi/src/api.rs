@@ -23,7 +23,7 @@ use crate::ptr;
 use crate::recorder::{self, RecorderObject};
 use crate::sim::{self, SimObject};
 use crate::types::*;
-use crate::{driver, memory, tuning, verifier};
+use crate::{driver, memory, replay, tuning, verifier};
 
 // ---------------------------------------------------------------------------------------------
 // Versions, status codes, errors
@@ -122,6 +122,7 @@ pub extern "C" fn pogo_sizeof(which: u32) -> usize {
         POGO_STRUCT_DRIVER_DEF => size_of::<PogoDriverDef>(),
         POGO_STRUCT_RECORDER_DEF => size_of::<PogoRecorderDef>(),
         POGO_STRUCT_VERIFIER_DEF => size_of::<PogoVerifierDef>(),
+        POGO_STRUCT_REPLAY_INFO => size_of::<PogoReplayInfo>(),
         _ => 0,
     }
 }
@@ -919,4 +920,149 @@ pub unsafe extern "C" fn pogo_verifier_verify(
 #[unsafe(no_mangle)]
 pub extern "C" fn pogo_verdict_kind_name(kind: u32) -> *const c_char {
     verifier::kind_name(kind).as_ptr()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replays
+
+/// Decodes the replay in `bytes` (`replay/FORMAT.md`) into a replay object: its header, its
+/// claimed outcome and every player's input for every tick, to re-simulate it (a ghost) with
+/// `pogo_sim_step`. Any bytes are safe: every chunk is bounded and checked before it is
+/// decoded, and replays longer than the default verifier's limits (4 hours, 864000
+/// player-ticks) are refused, so memory and time stay bounded (the inputs take 3 bytes per
+/// player per tick). Bytes that are not a valid replay (empty, truncated, damaged, another
+/// format version, a hash interval over 1 s) are `POGO_STATUS_PARSE`, too long a replay
+/// `POGO_STATUS_LIMIT`, with the decoder's reason. Decoding checks bytes, not play: verify
+/// the replay with `pogo_verifier_verify` before trusting what it claims. The library keeps
+/// no pointer to `bytes`; free the object with `pogo_replay_free`.
+///
+/// # Safety
+///
+/// `bytes` is valid for reading `len` bytes (NULL is fine when `len` is 0); `out` is valid
+/// for writing a `PogoReplay`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_decode(
+    bytes: *const u8,
+    len: usize,
+    out: *mut PogoReplay,
+) -> PogoStatus {
+    call(0, || {
+        let out = ptr::out(out, "out")?;
+        let bytes = ptr::bytes(bytes, len, "bytes")?;
+        // Outside the registry lock: decoding a long replay takes a while.
+        let decoded = replay::decode(bytes)?;
+        let id = handle::with(|r| r.insert(Object::Replay(Arc::new(decoded))))?;
+        out.write(PogoReplay { id });
+        Ok(())
+    })
+}
+
+/// Frees a replay object.
+#[unsafe(no_mangle)]
+pub extern "C" fn pogo_replay_free(replay: PogoReplay) -> PogoStatus {
+    call(replay.id, || {
+        handle::with(|r| r.remove(replay.id, handle::Kind::Replay)).map(drop)
+    })
+}
+
+/// What the replay's header and trailer say: rules version, tick rate, players, ticks,
+/// level and tuning hashes, hash interval, the claimed final hash and finish ticks.
+///
+/// # Safety
+///
+/// `out` is valid for writing a `PogoReplayInfo`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_info(
+    replay: PogoReplay,
+    out: *mut PogoReplayInfo,
+) -> PogoStatus {
+    call(replay.id, || {
+        let out = ptr::out(out, "out")?;
+        out.write(handle::with(|r| Ok::<_, Error>(r.replay(replay)?.info()))?);
+        Ok(())
+    })
+}
+
+/// The name of the level the replay was recorded on (a built-in level's, or the name inside
+/// a level file), UTF-8 without a NUL, as `pogo_level_name` gives names: copied into `buffer`
+/// if it holds `*len` bytes; a NULL `buffer` with capacity 0 only writes `*len`; a smaller
+/// buffer gets `POGO_STATUS_BUFFER_TOO_SMALL` and `*len` too.
+///
+/// # Safety
+///
+/// `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+/// `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_level_name(
+    replay: PogoReplay,
+    buffer: *mut c_char,
+    capacity: usize,
+    len: *mut usize,
+) -> PogoStatus {
+    call(replay.id, || {
+        let len = ptr::out(len, "len")?;
+        let object = handle::with(|r| Ok::<_, Error>(r.replay(replay)?.clone()))?;
+        ptr::copy_out(
+            object.level_name().as_bytes(),
+            buffer.cast::<u8>(),
+            capacity,
+            len,
+        )
+    })
+}
+
+/// The player name stored in the replay (what the recorder's `player_name` was), as
+/// `pogo_replay_level_name` gives names; empty (`*len` 0) if the replay has none.
+///
+/// # Safety
+///
+/// `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+/// `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_player_name(
+    replay: PogoReplay,
+    buffer: *mut c_char,
+    capacity: usize,
+    len: *mut usize,
+) -> PogoStatus {
+    call(replay.id, || {
+        let len = ptr::out(len, "len")?;
+        let object = handle::with(|r| Ok::<_, Error>(r.replay(replay)?.clone()))?;
+        ptr::copy_out(
+            object.player_name().as_bytes(),
+            buffer.cast::<u8>(),
+            capacity,
+            len,
+        )
+    })
+}
+
+/// Copies player `player`'s inputs for ticks `first_tick`, `first_tick + 1`, … into `out`,
+/// which holds `count` inputs: min(`count`, ticks − `first_tick`) of them, that number
+/// written to `*written` (0 at the end of the replay). Input `i` is the one tick
+/// `first_tick + i` ran with: step a simulation of `players` pogos with each player's input
+/// of that tick, in order, from tick 0, to re-simulate the run. A player ≥ players or a
+/// `first_tick` past the last tick (> ticks) is `POGO_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+///
+/// `out` is NULL with `count` 0, or valid for writing `count` `PogoInput`s; `written` is
+/// valid for writing a `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_inputs(
+    replay: PogoReplay,
+    player: u32,
+    first_tick: u32,
+    out: *mut PogoInput,
+    count: u32,
+    written: *mut u32,
+) -> PogoStatus {
+    call(replay.id, || {
+        let written = ptr::out(written, "written")?;
+        let object = handle::with(|r| Ok::<_, Error>(r.replay(replay)?.clone()))?;
+        let inputs = object.inputs(player, first_tick, count)?;
+        ptr::copy_array_out(inputs, out, count as usize, "out")?;
+        written.write(inputs.len() as u32);
+        Ok(())
+    })
 }

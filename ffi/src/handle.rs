@@ -15,8 +15,8 @@
 //! - Generations start at 1: a zeroed handle (id 0) is never valid.
 //!
 //! One lock guards the registry and everything in it; calls are short (a tick is a fraction of
-//! a microsecond). The slow ones — parsing level JSON, building a world, verifying a replay —
-//! run outside it on shared (`Arc`) data.
+//! a microsecond). The slow ones — parsing level JSON, building a world, verifying or
+//! decoding a replay — run outside it on shared (`Arc`) data.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -29,10 +29,11 @@ use pogo_replay::Verifier;
 use crate::error::Error;
 use crate::level::Level;
 use crate::recorder::RecorderObject;
+use crate::replay::ReplayObject;
 use crate::sim::SimObject;
 use crate::types::{
-    POGO_HANDLES_MAX, PogoBot, PogoDriver, PogoLevel, PogoRecorder, PogoSim, PogoStatus,
-    PogoTuning, PogoVerifier,
+    POGO_HANDLES_MAX, PogoBot, PogoDriver, PogoLevel, PogoRecorder, PogoReplay, PogoSim,
+    PogoStatus, PogoTuning, PogoVerifier,
 };
 
 /// Most objects alive at once, of all kinds together (the slot index has 12 bits).
@@ -55,10 +56,11 @@ pub enum Kind {
     Recorder = 5,
     Verifier = 6,
     Bot = 7,
+    Replay = 8,
 }
 
 impl Kind {
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 8] = [
         Kind::Level,
         Kind::Tuning,
         Kind::Sim,
@@ -66,6 +68,7 @@ impl Kind {
         Kind::Recorder,
         Kind::Verifier,
         Kind::Bot,
+        Kind::Replay,
     ];
 
     fn from_code(code: u32) -> Option<Kind> {
@@ -81,6 +84,7 @@ impl Kind {
             Kind::Recorder => "recorder",
             Kind::Verifier => "verifier",
             Kind::Bot => "bot",
+            Kind::Replay => "replay",
         }
     }
 }
@@ -95,6 +99,7 @@ pub enum Object {
     Recorder(Box<RecorderObject>),
     Verifier(Arc<Verifier>),
     Bot(Box<Bot>),
+    Replay(Arc<ReplayObject>),
 }
 
 impl Object {
@@ -107,6 +112,7 @@ impl Object {
             Object::Recorder(_) => Kind::Recorder,
             Object::Verifier(_) => Kind::Verifier,
             Object::Bot(_) => Kind::Bot,
+            Object::Replay(_) => Kind::Replay,
         }
     }
 }
@@ -212,6 +218,7 @@ accessors! {
     recorder, recorder_mut, PogoRecorder, Recorder, Box<RecorderObject>;
     verifier, verifier_mut, PogoVerifier, Verifier, Arc<Verifier>;
     bot, bot_mut, PogoBot, Bot, Box<Bot>;
+    replay, replay_mut, PogoReplay, Replay, Arc<ReplayObject>;
 }
 
 impl Registry {

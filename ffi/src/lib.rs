@@ -16,7 +16,9 @@
 //! 2. Read each pogo's state (exact fixed-point bits and doubles for rendering), the state
 //!    hash, snapshots as bytes for rollback; record the run (`pogo_recorder_*`) and get the
 //!    replay as bytes.
-//! 3. Verify replays (`pogo_verifier_verify`): a verdict with a kind code and the reason.
+//! 3. Verify replays (`pogo_verifier_verify`): a verdict with a kind code and the reason;
+//!    decode them (`pogo_replay_decode`) for their header and per-tick inputs, to
+//!    re-simulate a ghost.
 //!
 //! ## The rules of the boundary
 //!
@@ -43,6 +45,7 @@ mod level;
 mod memory;
 mod ptr;
 mod recorder;
+mod replay;
 mod sim;
 mod snapshot;
 mod tuning;

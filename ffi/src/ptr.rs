@@ -139,6 +139,45 @@ pub fn array_into<'b, T: Copy>(
     Ok(&buffer[..len])
 }
 
+/// Copies `values` into the caller's array at `ptr`, which holds `capacity` values of `T`
+/// (the caller has already cut `values` to fit: more is refused, nothing is written). NULL
+/// is fine with a capacity of 0. Byte for byte, so no alignment is assumed.
+pub fn copy_array_out<T: Copy>(
+    values: &[T],
+    ptr: *mut T,
+    capacity: usize,
+    what: &str,
+) -> Result<(), Error> {
+    if ptr.is_null() && capacity != 0 {
+        return Err(Error::new(
+            PogoStatus::NullPointer,
+            format_args!("{what} is NULL with a count of {capacity}"),
+        ));
+    }
+    if values.len() > capacity {
+        return Err(Error::new(
+            PogoStatus::Internal,
+            format_args!("{what}: {} values for room for {capacity}", values.len()),
+        ));
+    }
+    if values.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: `ptr` is non-NULL and by the call's contract valid for writing `capacity` ≥
+    // values.len() values of `T`, i.e. `size_of_val(values)` bytes (at most isize::MAX, as
+    // `values` is a slice); both sides are viewed as bytes, so no alignment is needed, and
+    // every `T` used here (input structs) is plain data without drop glue. `copy` (memmove)
+    // is correct even if the caller's array overlaps `values`.
+    unsafe {
+        ptr::copy(
+            values.as_ptr().cast::<u8>(),
+            ptr.cast::<u8>(),
+            size_of_val(values),
+        );
+    }
+    Ok(())
+}
+
 /// Copies `data` into the caller's buffer of `capacity` bytes and writes `data.len()` to
 /// `len_out`: the "how many bytes are needed" convention of every variable-length output.
 ///

@@ -94,6 +94,7 @@ pub const POGO_STRUCT_SIM_DEF: u32 = 5;
 pub const POGO_STRUCT_DRIVER_DEF: u32 = 6;
 pub const POGO_STRUCT_RECORDER_DEF: u32 = 7;
 pub const POGO_STRUCT_VERIFIER_DEF: u32 = 8;
+pub const POGO_STRUCT_REPLAY_INFO: u32 = 9;
 
 /// What every call returns. `POGO_STATUS_OK` is 0; anything else is an error, described by
 /// `pogo_last_error` (this thread's last failed call) and, when the call's first handle was
@@ -115,7 +116,7 @@ pub enum PogoStatus {
     InvalidArgument = 5,
     /// The output buffer is too small; the length argument says how many bytes are needed.
     BufferTooSmall = 6,
-    /// Level or tuning JSON that does not parse or validate.
+    /// Level or tuning JSON that does not parse or validate; replay bytes that do not decode.
     Parse = 7,
     /// No built-in level has that name.
     UnknownLevel = 8,
@@ -127,7 +128,8 @@ pub enum PogoStatus {
     /// A call out of order: recording a tick that was not just stepped, using a finished
     /// recorder, asking for the bytes of an unfinished one.
     InvalidState = 11,
-    /// A limit was reached: handles, the driver's event queue, a recording's length.
+    /// A limit was reached: handles, the driver's event queue, a recording's length, a
+    /// replay's length.
     Limit = 12,
     /// A bug in pogo-ffi (a caught panic). Free the handles involved.
     Internal = 13,
@@ -185,6 +187,13 @@ pub struct PogoVerifier {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoBot {
+    pub id: u32,
+}
+
+/// A decoded replay: its header, claimed outcome and every player's per-tick inputs.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct PogoReplay {
     pub id: u32,
 }
 
@@ -313,6 +322,33 @@ impl Default for PogoVerdict {
     }
 }
 
+/// What a decoded replay's header and trailer say. Everything here is the replay's *claim*:
+/// decoding checks the bytes (framing, checksums, the format's rules), not the simulation;
+/// only a verifier (or a re-simulation from the inputs) checks the hashes and finish ticks.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct PogoReplayInfo {
+    /// The content hashes of the level and the tuning it was recorded with (compare them
+    /// with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating).
+    pub level_hash: u64,
+    pub tuning_hash: u64,
+    /// The state hash after the last tick, as the trailer claims it.
+    pub claimed_final_hash: u64,
+    /// `pogo_rules_version()` of the simulation that recorded it.
+    pub rules_version: u32,
+    /// Ticks per second.
+    pub tick_rate: u32,
+    /// 1…`POGO_PLAYERS_MAX`.
+    pub players: u32,
+    /// Ticks recorded: every player has one input per tick.
+    pub ticks: u32,
+    /// A state hash is stored after every tick `t` with `(t + 1) % hash_interval == 0`.
+    pub hash_interval: u32,
+    /// Bit i set if player i finished (as claimed), at `finish_ticks[i]`; other entries 0.
+    pub finished_mask: u32,
+    pub finish_ticks: [u32; POGO_PLAYERS_MAX],
+}
+
 /// Marks a definition struct filled in by its `pogo_default_…_def()` function: a struct
 /// declared without it (zeroed, or stack garbage) is rejected instead of read. The value
 /// differs per struct, so one kind of definition cannot pass for another.
@@ -397,6 +433,7 @@ const _: () = assert!(size_of::<PogoInput>() == 3);
 const _: () = assert!(size_of::<PogoPlayerState>() == 192);
 const _: () = assert!(size_of::<PogoFrameInfo>() == 32);
 const _: () = assert!(size_of::<PogoVerdict>() == 72 + 4 * POGO_PLAYERS_MAX + POGO_REASON_BYTES);
+const _: () = assert!(size_of::<PogoReplayInfo>() == 48 + 4 * POGO_PLAYERS_MAX);
 const _: () = assert!(size_of::<PogoSimDef>() == 16);
 const _: () = assert!(size_of::<PogoDriverDef>() == 16);
 const _: () = assert!(POGO_PLAYERS_MAX == pogo_core::PLAYERS_MAX);

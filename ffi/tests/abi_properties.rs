@@ -1,7 +1,7 @@
 //! Random call sequences through the C ABI (called from Rust, exactly as C calls it): live,
 //! freed, zero, forged and wrong-kind handles; short, NULL and exact buffers; garbage and
-//! damaged bytes for snapshots, replays, levels and tunings; out-of-range players and
-//! buttons; calls out of order. The oracle, for every call:
+//! damaged bytes for snapshots, replays (verified and decoded), levels and tunings;
+//! out-of-range players, ticks and buttons; calls out of order. The oracle, for every call:
 //!
 //! - it returns a defined status and never `POGO_STATUS_INTERNAL` (a caught panic) — and the
 //!   process does not crash;
@@ -171,6 +171,15 @@ enum Op {
         bytes: Bytes,
     },
     Bot,
+    /// Decodes bytes as a replay.
+    Decode(Bytes),
+    ReplayInputs {
+        replay: Pick,
+        player: u32,
+        first_tick: u32,
+        count: u16,
+        null: bool,
+    },
     BotInput {
         bot: Pick,
         sim: Pick,
@@ -210,6 +219,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (pick(), 0u32..12).prop_map(|(tuning, interval)| Op::Verifier { tuning, interval }),
         2 => (pick(), bytes()).prop_map(|(verifier, bytes)| Op::Verify { verifier, bytes }),
         1 => Just(Op::Bot),
+        2 => bytes().prop_map(Op::Decode),
+        3 => (pick(), 0u32..4, prop_oneof![4 => 0u32..2000, 1 => any::<u32>()], 0u16..2000, prop::bool::weighted(0.05))
+            .prop_map(|(replay, player, first_tick, count, null)| Op::ReplayInputs { replay, player, first_tick, count, null }),
         3 => (pick(), pick(), 0u32..3).prop_map(|(bot, sim, player)| Op::BotInput { bot, sim, player }),
         1 => any::<u32>().prop_map(Op::Alloc),
         1 => (0u16..64).prop_map(Op::LastError),
@@ -225,9 +237,10 @@ enum Kind {
     Driver,
     Verifier,
     Bot,
+    Replay,
 }
 
-const KINDS: [Kind; 7] = [
+const KINDS: [Kind; 8] = [
     Kind::Level,
     Kind::Tuning,
     Kind::Sim,
@@ -235,6 +248,7 @@ const KINDS: [Kind; 7] = [
     Kind::Driver,
     Kind::Verifier,
     Kind::Bot,
+    Kind::Replay,
 ];
 
 /// What the sequence has created: live and freed handle ids per kind, and byte strings seen.
@@ -431,6 +445,7 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     Kind::Driver => pogo_driver_free(PogoDriver { id }),
                     Kind::Verifier => pogo_verifier_free(PogoVerifier { id }),
                     Kind::Bot => pogo_bot_free(PogoBot { id }),
+                    Kind::Replay => pogo_replay_free(PogoReplay { id }),
                 };
                 let status = checked(model, "free", status)?;
                 expect_fate("free", fate, status)?;
@@ -525,6 +540,10 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     Kind::Tuning => pogo_tuning_tick_rate(PogoTuning { id }, &mut b),
                     Kind::Sim => pogo_sim_state_hash(PogoSim { id }, &mut a),
                     Kind::Recorder => pogo_recorder_ticks(PogoRecorder { id }, &mut b),
+                    Kind::Replay => {
+                        let mut info = PogoReplayInfo::default();
+                        pogo_replay_info(PogoReplay { id }, &mut info)
+                    }
                     Kind::Driver | Kind::Verifier | Kind::Bot => {
                         // No plain getter: the handle's error text, which never fails.
                         let mut buf = [0 as c_char; 64];
@@ -718,6 +737,55 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     model.live.push((Kind::Bot, bot.id));
                 }
             }
+            Op::Decode(bytes) => {
+                let b = model.blob(bytes);
+                let mut replay = PogoReplay::default();
+                let status = checked(
+                    model,
+                    "decode",
+                    pogo_replay_decode(b.as_ptr(), b.len(), &mut replay),
+                )?;
+                if status == PogoStatus::Ok {
+                    model.live.push((Kind::Replay, replay.id));
+                }
+            }
+            Op::ReplayInputs {
+                replay,
+                player,
+                first_tick,
+                count,
+                null: no_out,
+            } => {
+                let (id, _) = model.resolve(Kind::Replay, *replay);
+                let mut buf = vec![PogoInput::default(); *count as usize];
+                let out = if *no_out || buf.is_empty() {
+                    null_mut()
+                } else {
+                    buf.as_mut_ptr()
+                };
+                let mut written = u32::MAX;
+                let status = checked(
+                    model,
+                    "replay inputs",
+                    pogo_replay_inputs(
+                        PogoReplay { id },
+                        *player,
+                        *first_tick,
+                        out,
+                        u32::from(*count),
+                        &mut written,
+                    ),
+                )?;
+                if status == PogoStatus::Ok {
+                    prop_assert!(written <= u32::from(*count));
+                    for input in &buf[..written as usize] {
+                        prop_assert_eq!(input.buttons & !(POGO_BUTTON_TRICK | POGO_BUTTON_DIVE), 0);
+                        prop_assert!(input.steer_x != -128 && input.steer_z != -128);
+                    }
+                } else {
+                    prop_assert_eq!(written, u32::MAX, "a refused call wrote");
+                }
+            }
             Op::BotInput { bot, sim, player } => {
                 let bot = PogoBot {
                     id: model.resolve(Kind::Bot, *bot).0,
@@ -766,8 +834,10 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
 
 /// Every case starts from a few live objects of each kind (a course and a flat level, the
 /// default and a 30 Hz tuning, simulations of 1 and 2 players, recorders of them, a bot, a
-/// driver, a verifier), so random operations reach past the handle checks.
+/// driver, a verifier, a decoded golden replay of 3 players, whose bytes are the first
+/// earlier bytes), so random operations reach past the handle checks.
 fn prelude(model: &mut Model) -> Result<(), TestCaseError> {
+    model.remember(golden_replay());
     let live = Pick::Live;
     let ops = [
         Op::Level(1),
@@ -804,12 +874,23 @@ fn prelude(model: &mut Model) -> Result<(), TestCaseError> {
             tuning: live(0),
             interval: 1,
         },
+        Op::Decode(Bytes::Earlier {
+            which: 0,
+            flip: None,
+            cut: None,
+        }),
     ];
     for op in &ops {
         run_op(model, op)?;
     }
     prop_assert_eq!(model.live.len(), ops.len());
     Ok(())
+}
+
+fn golden_replay() -> Vec<u8> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/course-multi.pogo");
+    std::fs::read(path).unwrap()
 }
 
 #[test]
@@ -837,6 +918,7 @@ fn random_call_sequences_never_crash_and_always_explain() {
                     Kind::Driver => pogo_driver_free(PogoDriver { id }),
                     Kind::Verifier => pogo_verifier_free(PogoVerifier { id }),
                     Kind::Bot => pogo_bot_free(PogoBot { id }),
+                    Kind::Replay => pogo_replay_free(PogoReplay { id }),
                 };
                 prop_assert_eq!(status, PogoStatus::Ok);
             }

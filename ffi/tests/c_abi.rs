@@ -5,7 +5,8 @@
 //! - the golden runs must print `tests/golden/hashes.txt` exactly (read now);
 //! - the SIG line must be what `pogo simulate --level course --bot` prints;
 //! - the driver run's hash must be the one `pogo_core::driver::Driver` gives the same script;
-//! - the replays it records must pass `pogo verify`;
+//! - the replays it records must pass `pogo verify`, and decoded through the ABI and
+//!   re-simulated from their inputs end on the golden run's hash and finish tick;
 //! - every error check must pass, and no object or block may be left alive.
 //!
 //! The same program then runs under valgrind (`--leak-check=full --error-exitcode=1`): no
@@ -123,6 +124,14 @@ fn the_c_program_reproduces_the_rust_results() {
         "{verified}"
     );
     assert_eq!(field(verified, "hash="), field(end, "hash="), "{verified}");
+    // Decoded and re-simulated from its inputs: the same end.
+    let replayed = verify
+        .lines()
+        .find(|l| l.starts_with("replayed: "))
+        .unwrap_or_else(|| panic!("no replayed line: {verify}"));
+    for key in ["ticks=", "finish=", "hash="] {
+        assert_eq!(field(replayed, key), field(end, key), "{replayed}");
+    }
     assert!(verify.contains("tampered: "), "{verify}");
     assert!(!verify.contains("tampered: verified"), "{verify}");
 

@@ -9,7 +9,9 @@
  *   == driver   the final hash of a scripted run through the frame driver, the same at 60,
  *               144 and jittered frame rates
  *   == rollback snapshot / restore mid-run continues bit-identically
- *   == verify   the recorded replay verifies through the ABI; a tampered copy does not
+ *   == verify   the recorded replay verifies through the ABI; decoded and re-simulated from
+ *               its inputs it ends on the verified hash and finish tick; a tampered copy
+ *               neither verifies nor decodes
  *   == errors   error paths: every bad call returns its status and a readable message
  *   == handles  objects and blocks left alive at the end (0 0)
  * and writes OUTDIR/course-bot.pogo (the bot's course run) and OUTDIR/driver.pogo (the
@@ -355,7 +357,54 @@ static void rollback(void) {
 }
 
 /* ------------------------------------------------------------------------------------------
- * Verification through the ABI */
+ * Verification through the ABI, and re-simulation from the decoded replay (a ghost) */
+
+/* Decodes `bytes` and steps a fresh simulation with the replay's inputs, fetched a batch at a
+ * time; checks the header against the verdict. Returns the final hash, and player 0's finish
+ * tick in `*finish` (UINT32_MAX if it did not finish). */
+static uint64_t resimulate(const uint8_t *bytes, size_t len, const PogoVerdict *v, uint32_t *finish) {
+  enum { BATCH = 500 };
+  PogoReplay replay;
+  OK(pogo_replay_decode(bytes, len, &replay));
+  PogoReplayInfo info;
+  OK(pogo_replay_info(replay, &info));
+  if (info.ticks != v->ticks || info.players != v->players || info.rules_version != v->rules_version ||
+      info.level_hash != v->level_hash || info.tuning_hash != v->tuning_hash ||
+      info.claimed_final_hash != v->final_hash || info.finished_mask != v->finished_mask)
+    FAIL("replay info differs from the verdict");
+  char name[64];
+  size_t name_len = 0;
+  OK(pogo_replay_level_name(replay, name, sizeof name - 1, &name_len));
+  name[name_len] = 0;
+  PogoLevel level = load_level(name);
+  PogoTuning tuning;
+  OK(pogo_tuning_default(&tuning));
+  PogoSim sim = create_sim(level, tuning, info.players);
+  PogoInput *inputs = malloc((size_t)info.players * BATCH * sizeof(PogoInput));
+  if (!inputs) FAIL("out of memory");
+  for (uint32_t first = 0; first < info.ticks; first += BATCH) {
+    uint32_t written = 0;
+    for (uint32_t p = 0; p < info.players; p++) {
+      OK(pogo_replay_inputs(replay, p, first, inputs + (size_t)p * BATCH, BATCH, &written));
+      uint32_t expected = info.ticks - first < BATCH ? info.ticks - first : BATCH;
+      if (written != expected) FAIL("%" PRIu32 " inputs from tick %" PRIu32, written, first);
+    }
+    for (uint32_t t = 0; t < written; t++) {
+      PogoInput tick[POGO_PLAYERS_MAX];
+      for (uint32_t p = 0; p < info.players; p++) tick[p] = inputs[(size_t)p * BATCH + t];
+      OK(pogo_sim_step(sim, tick, info.players));
+    }
+  }
+  free(inputs);
+  uint64_t hash = state_hash(sim);
+  PogoPlayerState s = player_state(sim, 0);
+  *finish = s.finished ? s.finish_tick : UINT32_MAX;
+  OK(pogo_sim_free(sim));
+  OK(pogo_tuning_free(tuning));
+  OK(pogo_level_free(level));
+  OK(pogo_replay_free(replay));
+  return hash;
+}
 
 static void verify(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -374,11 +423,18 @@ static void verify(const char *path) {
   if (v.kind != POGO_VERDICT_VERIFIED) FAIL("replay rejected: %s", v.reason);
   printf("verified: ticks=%" PRIu32 " players=%" PRIu32 " finish=%" PRIu32 " hash=%016" PRIx64 "\n",
          v.ticks, v.players, v.finish_ticks[0], v.final_hash);
+  uint32_t finish;
+  uint64_t replayed = resimulate(bytes, len, &v, &finish);
+  if (replayed != v.final_hash || finish != v.finish_ticks[0])
+    FAIL("re-simulated replay: hash %016" PRIx64 " finish %" PRIu32, replayed, finish);
+  printf("replayed: ticks=%" PRIu32 " finish=%" PRIu32 " hash=%016" PRIx64 "\n", v.ticks, finish, replayed);
   /* A tampered copy: one input byte changed in the middle of the file. */
   bytes[len / 2] ^= 0x01;
   OK(pogo_verifier_verify(verifier, bytes, len, &v));
   if (v.kind == POGO_VERDICT_VERIFIED || v.reason_len == 0) FAIL("tampered replay verified");
   printf("tampered: %s\n", pogo_verdict_kind_name(v.kind));
+  PogoReplay tampered;
+  EXPECT(POGO_STATUS_PARSE, pogo_replay_decode(bytes, len, &tampered));
   OK(pogo_verifier_free(verifier));
   OK(pogo_tuning_free(tuning));
 }
@@ -525,6 +581,41 @@ static void errors(void) {
   EXPECT(POGO_STATUS_BUFFER_TOO_SMALL, pogo_recorder_bytes(recorder, small, sizeof small, &len));
   checks++;
   if (len <= sizeof small) FAIL("replay of %zu bytes", len);
+
+  /* Replays: decoding refuses bad bytes; reading refuses bad players and ticks. */
+  uint8_t recorded[4096];
+  OK(pogo_recorder_bytes(recorder, recorded, sizeof recorded, &len));
+  PogoReplay replay;
+  EXPECT(POGO_STATUS_PARSE, pogo_replay_decode(NULL, 0, &replay));
+  expect_message_contains("empty");
+  EXPECT(POGO_STATUS_PARSE, pogo_replay_decode(garbage, sizeof garbage, &replay));
+  expect_message_contains("not a pogo replay");
+  EXPECT(POGO_STATUS_PARSE, pogo_replay_decode(recorded, len - 1, &replay));
+  expect_message_contains("truncated");
+  EXPECT(POGO_STATUS_NULL_POINTER, pogo_replay_decode(NULL, len, &replay));
+  EXPECT(POGO_STATUS_NULL_POINTER, pogo_replay_decode(recorded, len, NULL));
+  OK(pogo_replay_decode(recorded, len, &replay));
+  PogoReplayInfo rinfo;
+  OK(pogo_replay_info(replay, &rinfo));
+  checks++;
+  if (rinfo.players != 2 || rinfo.ticks != 2 || rinfo.finished_mask != 0) FAIL("replay info");
+  char replay_name[16];
+  size_t replay_name_len = 0;
+  OK(pogo_replay_player_name(replay, replay_name, sizeof replay_name, &replay_name_len));
+  checks++;
+  if (replay_name_len != 6 || memcmp(replay_name, "C test", 6) != 0) FAIL("replay player name");
+  EXPECT(POGO_STATUS_BUFFER_TOO_SMALL, pogo_replay_level_name(replay, replay_name, 2, &replay_name_len));
+  PogoInput replay_inputs[4];
+  uint32_t written = 99;
+  EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_replay_inputs(replay, 2, 0, replay_inputs, 4, &written));
+  expect_message_contains("player 2");
+  EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_replay_inputs(replay, 0, 3, replay_inputs, 4, &written));
+  EXPECT(POGO_STATUS_NULL_POINTER, pogo_replay_inputs(replay, 0, 0, NULL, 4, &written));
+  OK(pogo_replay_inputs(replay, 1, 0, replay_inputs, 4, &written));
+  checks++;
+  if (written != 2) FAIL("%" PRIu32 " replay inputs", written);
+  OK(pogo_replay_free(replay));
+  EXPECT(POGO_STATUS_STALE_HANDLE, pogo_replay_info(replay, &rinfo));
   OK(pogo_recorder_free(recorder));
   EXPECT(POGO_STATUS_STALE_HANDLE, pogo_recorder_bytes(recorder, NULL, 0, &len));
   /* A recorder whose simulation was freed. */
@@ -622,7 +713,8 @@ static void errors(void) {
   if (pogo_sizeof(POGO_STRUCT_PLAYER_STATE) != sizeof(PogoPlayerState) ||
       pogo_sizeof(POGO_STRUCT_VERDICT) != sizeof(PogoVerdict) ||
       pogo_sizeof(POGO_STRUCT_RECORDER_DEF) != sizeof(PogoRecorderDef) ||
-      pogo_sizeof(POGO_STRUCT_VERIFIER_DEF) != sizeof(PogoVerifierDef) || pogo_sizeof(0) != 0)
+      pogo_sizeof(POGO_STRUCT_VERIFIER_DEF) != sizeof(PogoVerifierDef) ||
+      pogo_sizeof(POGO_STRUCT_REPLAY_INFO) != sizeof(PogoReplayInfo) || pogo_sizeof(0) != 0)
     FAIL("pogo_sizeof disagrees with the header's structs");
 
   OK(pogo_sim_free(flat_sim));

@@ -1,0 +1,548 @@
+//! Replay objects through the C ABI (called from Rust exactly as C calls them): the golden
+//! replays decode to what `pogo_replay` decodes, and re-simulating their inputs with
+//! `pogo_sim_step` reproduces the verifier's final hash and finish ticks — a ghost in a page
+//! is exactly the verified run. Bad bytes of every kind (empty, every truncation, every byte
+//! flipped, garbage, over the budget) are refused with a status and a message and leave no
+//! object behind; bad arguments say what is wrong.
+
+#![allow(unsafe_code)] // calling the extern "C" entry points
+
+use core::ffi::c_char;
+use std::path::PathBuf;
+use std::ptr::{null, null_mut};
+use std::sync::Mutex;
+
+use pogo_core::{Buttons, Input, RULES_VERSION};
+use pogo_ffi::*;
+use pogo_replay::{Header, Limits, Recorder, Replay};
+
+/// The handle and block counts are global: the tests of this file take turns.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn golden(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/golden")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn last_error() -> String {
+    let mut buf = [0 as c_char; 1100];
+    // SAFETY: the buffer is valid for its length.
+    let len = unsafe { pogo_last_error(buf.as_mut_ptr(), buf.len()) };
+    let bytes: Vec<u8> = buf[..len.min(buf.len() - 1)]
+        .iter()
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8(bytes).unwrap()
+}
+
+/// `pogo_replay_decode`, its status and message on failure.
+fn decode(bytes: &[u8]) -> Result<PogoReplay, (PogoStatus, String)> {
+    let mut replay = PogoReplay::default();
+    // SAFETY: `bytes` is a live slice of its length; `replay` a live local.
+    let status = unsafe { pogo_replay_decode(bytes.as_ptr(), bytes.len(), &mut replay) };
+    match status {
+        PogoStatus::Ok => Ok(replay),
+        status => Err((status, last_error())),
+    }
+}
+
+fn info(replay: PogoReplay) -> PogoReplayInfo {
+    let mut info = PogoReplayInfo::default();
+    // SAFETY: `info` is a live local.
+    let status = unsafe { pogo_replay_info(replay, &mut info) };
+    assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+    info
+}
+
+/// A name through the (buffer, capacity, len) convention: the length query, then the copy.
+fn name(
+    replay: PogoReplay,
+    get: unsafe extern "C" fn(PogoReplay, *mut c_char, usize, *mut usize) -> PogoStatus,
+) -> String {
+    let mut len = usize::MAX;
+    // SAFETY: NULL with capacity 0 is the length query; `len` is a live local.
+    let status = unsafe { get(replay, null_mut(), 0, &mut len) };
+    assert_eq!(status, PogoStatus::Ok);
+    let mut buf = vec![0 as c_char; len];
+    let mut copied = 0usize;
+    // SAFETY: the buffer holds `len` bytes.
+    let status = unsafe { get(replay, buf.as_mut_ptr(), buf.len(), &mut copied) };
+    assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+    assert_eq!(copied, len);
+    String::from_utf8(buf.iter().map(|&c| c as u8).collect()).unwrap()
+}
+
+/// Every input of `player`, fetched `batch` at a time (as a binding does).
+fn inputs(replay: PogoReplay, player: u32, batch: u32) -> Vec<PogoInput> {
+    let ticks = info(replay).ticks;
+    let mut all = Vec::new();
+    let mut buf = vec![PogoInput::default(); batch as usize];
+    loop {
+        let mut written = u32::MAX;
+        // SAFETY: `buf` holds `batch` inputs; `written` is a live local.
+        let status = unsafe {
+            pogo_replay_inputs(
+                replay,
+                player,
+                all.len() as u32,
+                buf.as_mut_ptr(),
+                batch,
+                &mut written,
+            )
+        };
+        assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+        assert!(written <= batch);
+        if written == 0 {
+            break;
+        }
+        all.extend_from_slice(&buf[..written as usize]);
+    }
+    assert_eq!(all.len(), ticks as usize);
+    all
+}
+
+/// What the verifier (default tuning, built-in levels) says of `bytes`.
+fn verify(bytes: &[u8]) -> PogoVerdict {
+    let mut tuning = PogoTuning::default();
+    let mut verifier = PogoVerifier::default();
+    let mut verdict = PogoVerdict::default();
+    // SAFETY: every pointer is a live local or slice of the stated length.
+    unsafe {
+        assert_eq!(pogo_tuning_default(&mut tuning), PogoStatus::Ok);
+        let mut def = pogo_default_verifier_def();
+        def.tuning = tuning;
+        assert_eq!(
+            pogo_verifier_create(&def, &mut verifier),
+            PogoStatus::Ok,
+            "{}",
+            last_error()
+        );
+        let status = pogo_verifier_verify(verifier, bytes.as_ptr(), bytes.len(), &mut verdict);
+        assert_eq!(status, PogoStatus::Ok);
+    }
+    assert_eq!(pogo_verifier_free(verifier), PogoStatus::Ok);
+    assert_eq!(pogo_tuning_free(tuning), PogoStatus::Ok);
+    verdict
+}
+
+/// Re-simulates a decoded replay with the ABI's simulation, stepping each tick with every
+/// player's decoded input: the final state hash and each player's finish tick.
+fn resimulate(replay: PogoReplay, batch: u32) -> (u64, Vec<Option<u32>>) {
+    let info = info(replay);
+    let level_name = name(replay, pogo_replay_level_name);
+    let per_player: Vec<Vec<PogoInput>> = (0..info.players)
+        .map(|p| inputs(replay, p, batch))
+        .collect();
+    let mut level = PogoLevel::default();
+    let mut tuning = PogoTuning::default();
+    let mut sim = PogoSim::default();
+    let mut hash = 0u64;
+    let mut finish = Vec::new();
+    // SAFETY: every pointer is a live local or slice of the stated length.
+    unsafe {
+        let status = pogo_level_builtin(level_name.as_ptr().cast(), level_name.len(), &mut level);
+        assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+        assert_eq!(pogo_tuning_default(&mut tuning), PogoStatus::Ok);
+        let mut level_hash = 0u64;
+        let mut tuning_hash = 0u64;
+        assert_eq!(pogo_level_hash(level, &mut level_hash), PogoStatus::Ok);
+        assert_eq!(pogo_tuning_hash(tuning, &mut tuning_hash), PogoStatus::Ok);
+        assert_eq!(info.level_hash, level_hash, "level hash");
+        assert_eq!(info.tuning_hash, tuning_hash, "tuning hash");
+        let mut def = pogo_default_sim_def();
+        def.level = level;
+        def.tuning = tuning;
+        def.players = info.players;
+        assert_eq!(pogo_sim_create(&def, &mut sim), PogoStatus::Ok);
+        let mut tick_inputs = vec![PogoInput::default(); info.players as usize];
+        for tick in 0..info.ticks as usize {
+            for (slot, player) in tick_inputs.iter_mut().zip(&per_player) {
+                *slot = player[tick];
+            }
+            let status = pogo_sim_step(sim, tick_inputs.as_ptr(), tick_inputs.len());
+            assert_eq!(status, PogoStatus::Ok, "tick {tick}: {}", last_error());
+        }
+        assert_eq!(pogo_sim_state_hash(sim, &mut hash), PogoStatus::Ok);
+        for player in 0..info.players {
+            let mut state = PogoPlayerState::default();
+            assert_eq!(
+                pogo_sim_player_state(sim, player, &mut state),
+                PogoStatus::Ok
+            );
+            finish.push((state.finished == 1).then_some(state.finish_tick));
+        }
+    }
+    assert_eq!(pogo_sim_free(sim), PogoStatus::Ok);
+    assert_eq!(pogo_tuning_free(tuning), PogoStatus::Ok);
+    assert_eq!(pogo_level_free(level), PogoStatus::Ok);
+    (hash, finish)
+}
+
+fn finish_of(mask: u32, ticks: &[u32], players: u32) -> Vec<Option<u32>> {
+    (0..players as usize)
+        .map(|p| (mask >> p & 1 == 1).then_some(ticks[p]))
+        .collect()
+}
+
+#[test]
+fn golden_replays_decode_and_resimulate_to_the_verified_run() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    for (file, players) in [("course-bot.pogo", 1), ("course-multi.pogo", 3)] {
+        let bytes = golden(file);
+        let verdict = verify(&bytes);
+        assert_eq!(verdict.kind, POGO_VERDICT_VERIFIED, "{file}");
+        let oracle = Replay::decode(&bytes, Limits::default()).unwrap();
+
+        let replay = decode(&bytes).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        assert_eq!(pogo_handle_count(), baseline + 1);
+        let info = info(replay);
+        assert_eq!(info.players, players, "{file}");
+        assert_eq!(info.players, verdict.players, "{file}");
+        assert_eq!(info.ticks, verdict.ticks, "{file}");
+        assert_eq!(info.rules_version, RULES_VERSION, "{file}");
+        assert_eq!(info.rules_version, verdict.rules_version, "{file}");
+        assert_eq!(info.level_hash, verdict.level_hash, "{file}");
+        assert_eq!(info.tuning_hash, verdict.tuning_hash, "{file}");
+        assert_eq!(info.claimed_final_hash, verdict.final_hash, "{file}");
+        assert_eq!(info.tick_rate, oracle.header.tick_rate, "{file}");
+        assert_eq!(info.hash_interval, oracle.header.hash_interval, "{file}");
+        assert_eq!(info.finished_mask, verdict.finished_mask, "{file}");
+        assert_eq!(info.finish_ticks, verdict.finish_ticks, "{file}");
+        assert_eq!(name(replay, pogo_replay_level_name), "course");
+        assert_eq!(
+            name(replay, pogo_replay_player_name),
+            oracle.header.player_name.clone().unwrap_or_default()
+        );
+
+        // The inputs are the decoder's, whatever the batch size (a batch boundary inside a
+        // run, at a chunk's end, one tick at a time).
+        let expected = oracle.inputs();
+        for batch in [1, 599, 600, 4096] {
+            for player in 0..players {
+                let got = inputs(replay, player, batch);
+                for (tick, (got, want)) in got.iter().zip(&expected).enumerate() {
+                    let want = want[player as usize];
+                    assert_eq!(
+                        (got.steer_x, got.steer_z, got.buttons),
+                        (want.steer_x, want.steer_z, want.buttons.0),
+                        "{file} player {player} tick {tick} (batch {batch})"
+                    );
+                }
+            }
+        }
+
+        // Re-simulated from the decoded inputs: the verified run, bit for bit.
+        let (hash, finish) = resimulate(replay, 1000);
+        assert_eq!(hash, verdict.final_hash, "{file}: final hash");
+        assert_eq!(
+            finish,
+            finish_of(verdict.finished_mask, &verdict.finish_ticks, players),
+            "{file}: finish ticks"
+        );
+        assert_eq!(pogo_replay_free(replay), PogoStatus::Ok);
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+/// A replay recorded through the ABI with a player name gives that name back, and its
+/// inputs are the ones stepped (including steer −128, recorded as −127).
+#[test]
+fn a_recorded_run_decodes_to_its_inputs_and_name() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let played: Vec<[PogoInput; 2]> = (0..250u32)
+        .map(|t| {
+            let i = |x: u32| PogoInput {
+                steer_x: ((t * x) % 256) as u8 as i8,
+                steer_z: (t / 7 % 3) as i8 - 1,
+                buttons: (t / 11 % 4) as u8,
+            };
+            [i(37), i(5)]
+        })
+        .collect();
+    let mut level = PogoLevel::default();
+    let mut tuning = PogoTuning::default();
+    let mut sim = PogoSim::default();
+    let mut recorder = PogoRecorder::default();
+    let mut bytes = Vec::new();
+    // SAFETY: every pointer is a live local or slice of the stated length.
+    unsafe {
+        assert_eq!(
+            pogo_level_builtin(c"flat".as_ptr(), 4, &mut level),
+            PogoStatus::Ok
+        );
+        assert_eq!(pogo_tuning_default(&mut tuning), PogoStatus::Ok);
+        let mut def = pogo_default_sim_def();
+        (def.level, def.tuning, def.players) = (level, tuning, 2);
+        assert_eq!(pogo_sim_create(&def, &mut sim), PogoStatus::Ok);
+        let mut rdef = pogo_default_recorder_def();
+        rdef.sim = sim;
+        (rdef.player_name, rdef.player_name_len) = (c"Ghost Tester".as_ptr(), 12);
+        assert_eq!(pogo_recorder_create(&rdef, &mut recorder), PogoStatus::Ok);
+        for tick in &played {
+            assert_eq!(pogo_sim_step(sim, tick.as_ptr(), 2), PogoStatus::Ok);
+            assert_eq!(pogo_recorder_record(recorder), PogoStatus::Ok);
+        }
+        assert_eq!(pogo_recorder_finish(recorder), PogoStatus::Ok);
+        let mut len = 0usize;
+        assert_eq!(
+            pogo_recorder_bytes(recorder, null_mut(), 0, &mut len),
+            PogoStatus::Ok
+        );
+        bytes.resize(len, 0);
+        assert_eq!(
+            pogo_recorder_bytes(recorder, bytes.as_mut_ptr(), len, &mut len),
+            PogoStatus::Ok
+        );
+    }
+    let mut final_hash = 0u64;
+    // SAFETY: a live local.
+    let status = unsafe { pogo_sim_state_hash(sim, &mut final_hash) };
+    assert_eq!(status, PogoStatus::Ok);
+    for status in [
+        pogo_recorder_free(recorder),
+        pogo_sim_free(sim),
+        pogo_tuning_free(tuning),
+        pogo_level_free(level),
+    ] {
+        assert_eq!(status, PogoStatus::Ok);
+    }
+
+    let replay = decode(&bytes).unwrap();
+    let info = info(replay);
+    assert_eq!((info.players, info.ticks), (2, 250));
+    assert_eq!(info.claimed_final_hash, final_hash);
+    assert_eq!(info.finished_mask, 0);
+    assert_eq!(name(replay, pogo_replay_player_name), "Ghost Tester");
+    assert_eq!(name(replay, pogo_replay_level_name), "flat");
+    for player in 0..2 {
+        let got = inputs(replay, player, 64);
+        for (tick, (got, want)) in got.iter().zip(&played).enumerate() {
+            let mut want = want[player as usize];
+            want.steer_x = want.steer_x.max(-127);
+            assert_eq!(*got, want, "player {player} tick {tick}");
+        }
+    }
+    let (hash, _) = resimulate(replay, 100);
+    assert_eq!(hash, final_hash);
+    assert_eq!(pogo_replay_free(replay), PogoStatus::Ok);
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+#[test]
+fn bad_bytes_are_parse_errors_with_a_reason_and_leave_nothing_behind() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let bytes = golden("course-multi.pogo");
+    let refused = |bytes: &[u8], what: &str| -> (PogoStatus, String) {
+        let (status, message) = decode(bytes).expect_err(what);
+        assert!(!message.is_empty(), "{what}: no message");
+        assert!(
+            !message.chars().any(char::is_control),
+            "{what}: {message:?}"
+        );
+        assert_eq!(pogo_handle_count(), baseline, "{what}: an object was left");
+        (status, message)
+    };
+
+    let (status, message) = refused(&[], "empty");
+    assert_eq!(status, PogoStatus::Parse);
+    assert!(message.contains("empty"), "{message}");
+    assert!(!message.contains("truncated"), "{message}");
+
+    for cut in 1..bytes.len() {
+        let (status, message) = refused(&bytes[..cut], &format!("cut at {cut}"));
+        assert_eq!(status, PogoStatus::Parse, "cut at {cut}: {message}");
+        assert!(
+            message.contains("truncated at byte"),
+            "cut at {cut}: {message}"
+        );
+    }
+    for at in 0..bytes.len() {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x20;
+        let (status, message) = refused(&flipped, &format!("byte {at} flipped"));
+        assert_eq!(status, PogoStatus::Parse, "byte {at}: {message}");
+    }
+    let mut damaged = bytes.clone();
+    damaged[bytes.len() / 2] ^= 1;
+    let (_, message) = refused(&damaged, "damaged");
+    assert!(message.contains("checksum"), "{message}");
+    let (_, message) = refused(b"GIF89a and more bytes", "garbage");
+    assert!(message.contains("not a pogo replay"), "{message}");
+    let mut extra = bytes.clone();
+    extra.push(0);
+    let (_, message) = refused(&extra, "trailing byte");
+    assert!(message.contains("after the trailer"), "{message}");
+
+    // SAFETY: NULL pointers are what is tested; `replay` is a live local.
+    unsafe {
+        let mut replay = PogoReplay::default();
+        assert_eq!(
+            pogo_replay_decode(null(), 10, &mut replay),
+            PogoStatus::NullPointer
+        );
+        assert_eq!(
+            pogo_replay_decode(bytes.as_ptr(), bytes.len(), null_mut()),
+            PogoStatus::NullPointer
+        );
+        assert_eq!(
+            pogo_replay_decode(null(), 0, &mut replay),
+            PogoStatus::Parse
+        );
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+/// A header for forged replays (decoding does not look at the level).
+fn forged_header(players: u8) -> Header {
+    Header {
+        rules_version: RULES_VERSION,
+        tick_rate: 60,
+        frac_bits: 32,
+        level_name: "flat".into(),
+        level_hash: 1,
+        tuning_hash: 2,
+        players,
+        chunk_ticks: 600,
+        hash_interval: 60,
+        player_name: None,
+        date: None,
+    }
+}
+
+fn forged(players: u8, ticks: u32) -> Vec<u8> {
+    let mut recorder = Recorder::new(Vec::new(), forged_header(players)).unwrap();
+    let inputs: Vec<Input> = (0..players)
+        .map(|p| Input {
+            steer_x: p as i8,
+            steer_z: -(p as i8),
+            buttons: Buttons(p % 4),
+        })
+        .collect();
+    for _ in 0..ticks {
+        recorder.record(&inputs, || 7).unwrap();
+    }
+    recorder
+        .finish(vec![None; usize::from(players)], 9)
+        .unwrap()
+}
+
+/// The verifier's budget of player-ticks bounds what one decode expands: 16 players for
+/// 54 000 ticks (864 000 player-ticks) decode, one tick more is `POGO_STATUS_LIMIT`.
+#[test]
+fn replays_over_the_verifier_budget_are_refused() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let budget = Limits::default().max_player_ticks;
+    let ticks = (budget / 16) as u32;
+    let replay = decode(&forged(16, ticks)).unwrap();
+    let info = info(replay);
+    assert_eq!((info.players, info.ticks), (16, ticks));
+    assert_eq!(info.claimed_final_hash, 9);
+    let last = inputs(replay, 15, 4096);
+    assert_eq!(
+        last[ticks as usize - 1],
+        PogoInput {
+            steer_x: 15,
+            steer_z: -15,
+            buttons: 3
+        }
+    );
+    assert_eq!(pogo_replay_free(replay), PogoStatus::Ok);
+
+    let (status, message) = decode(&forged(16, ticks + 1)).unwrap_err();
+    assert_eq!(status, PogoStatus::Limit, "{message}");
+    assert!(message.contains("864000 player-ticks"), "{message}");
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let replay = decode(&golden("course-multi.pogo")).unwrap();
+    let ticks = info(replay).ticks;
+    let mut buf = [PogoInput::default(); 8];
+    let mut written = u32::MAX;
+    // SAFETY: every pointer is NULL (as tested) or a live local of the stated length.
+    unsafe {
+        let status = pogo_replay_inputs(replay, 3, 0, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!(status, PogoStatus::InvalidArgument);
+        assert!(last_error().contains("player 3"), "{}", last_error());
+        let status = pogo_replay_inputs(replay, u32::MAX, 0, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!(status, PogoStatus::InvalidArgument);
+        let status = pogo_replay_inputs(replay, 0, ticks + 1, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!(status, PogoStatus::InvalidArgument);
+        assert!(last_error().contains("first_tick"), "{}", last_error());
+        assert_eq!(written, u32::MAX, "a refused call wrote");
+
+        // The end: nothing left; near the end: what is left.
+        let status = pogo_replay_inputs(replay, 0, ticks, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!((status, written), (PogoStatus::Ok, 0));
+        let status = pogo_replay_inputs(replay, 2, ticks - 3, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!((status, written), (PogoStatus::Ok, 3));
+        let status = pogo_replay_inputs(replay, 0, 0, null_mut(), 0, &mut written);
+        assert_eq!((status, written), (PogoStatus::Ok, 0));
+        let status = pogo_replay_inputs(replay, 0, ticks, null_mut(), 8, &mut written);
+        assert_eq!(status, PogoStatus::NullPointer);
+        let status = pogo_replay_inputs(replay, 0, 0, buf.as_mut_ptr(), 8, null_mut());
+        assert_eq!(status, PogoStatus::NullPointer);
+        assert_eq!(
+            pogo_replay_info(replay, null_mut()),
+            PogoStatus::NullPointer
+        );
+
+        let mut small = [0 as c_char; 2];
+        let mut len = 0usize;
+        let status = pogo_replay_level_name(replay, small.as_mut_ptr(), 2, &mut len);
+        assert_eq!((status, len), (PogoStatus::BufferTooSmall, 6));
+        let status = pogo_replay_level_name(replay, null_mut(), 4, &mut len);
+        assert_eq!(status, PogoStatus::NullPointer);
+        let status = pogo_replay_player_name(replay, null_mut(), 0, null_mut());
+        assert_eq!(status, PogoStatus::NullPointer);
+
+        // Handles: zero, another kind, freed.
+        let mut out = PogoReplayInfo::default();
+        let zero = PogoReplay::default();
+        assert_eq!(pogo_replay_info(zero, &mut out), PogoStatus::InvalidHandle);
+        let mut tuning = PogoTuning::default();
+        assert_eq!(pogo_tuning_default(&mut tuning), PogoStatus::Ok);
+        let not_a_replay = PogoReplay { id: tuning.id };
+        assert_eq!(
+            pogo_replay_info(not_a_replay, &mut out),
+            PogoStatus::WrongHandleKind
+        );
+        assert!(last_error().contains("tuning handle"), "{}", last_error());
+        assert_eq!(
+            pogo_replay_free(PogoReplay { id: tuning.id }),
+            PogoStatus::WrongHandleKind
+        );
+        assert_eq!(pogo_tuning_free(tuning), PogoStatus::Ok);
+        let not_a_sim = PogoSim { id: replay.id };
+        let mut hash = 0u64;
+        assert_eq!(
+            pogo_sim_state_hash(not_a_sim, &mut hash),
+            PogoStatus::WrongHandleKind
+        );
+        assert!(last_error().contains("replay handle"), "{}", last_error());
+        assert_eq!(pogo_replay_free(replay), PogoStatus::Ok);
+        assert_eq!(pogo_replay_info(replay, &mut out), PogoStatus::StaleHandle);
+        assert_eq!(pogo_replay_free(replay), PogoStatus::StaleHandle);
+        let status = pogo_replay_inputs(replay, 0, 0, buf.as_mut_ptr(), 8, &mut written);
+        assert_eq!(status, PogoStatus::StaleHandle);
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+    assert_eq!(
+        pogo_sizeof(POGO_STRUCT_REPLAY_INFO),
+        size_of::<PogoReplayInfo>()
+    );
+    assert_eq!(size_of::<PogoReplayInfo>(), 112);
+}
