@@ -30,7 +30,11 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if path.is_dir() {
-            if !matches!(name.as_ref(), "target" | "node_modules" | "corpus" | ".git") {
+            // `vendor`: third-party code copied in whole (three.js), not our documentation.
+            if !matches!(
+                name.as_ref(),
+                "target" | "node_modules" | "corpus" | ".git" | "vendor"
+            ) {
                 files(&path, out);
             }
         } else if [".rs", ".md", ".h", ".mjs", ".js", ".html"]
