@@ -14,6 +14,8 @@
 //! - `hostile-level.json`: a short level whose name is markup, and `mallory.pogo`, a run that
 //!   finishes it; `unknown-level.pogo`: a run of a level the server does not have, named as
 //!   markup too (its upload is refused with a message quoting the name);
+//! - `other-rules.pogo`: `bot.pogo` with the header's rules version one past the core's,
+//!   re-encoded with valid checksums (the play view's test serves it as a ghost: refused);
 //! - `manifest.json`: per replay its player, level and the verifier's verdict (finish tick,
 //!   ticks, splits, teleport ticks; or the error's kind and message).
 
@@ -67,6 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut unknown = Replay::decode(&east_run(&hostile, "mallory"), Limits::default())?;
     unknown.header.level_name = UNKNOWN_LEVEL.into();
     files.push(("unknown-level.pogo", unknown.encode()));
+    let mut other_rules = Replay::decode(&files[0].1, Limits::default())?;
+    other_rules.header.rules_version = pogo_core::RULES_VERSION + 1;
+    files.push(("other-rules.pogo", other_rules.encode()));
 
     let mut runs = Vec::new();
     for (file, bytes) in &files {
