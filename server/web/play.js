@@ -104,13 +104,15 @@ export async function renderPlay(main, levelName, params, view) {
   const rate = geometry.tick_rate;
   let stage = null;
   let chase = null;
+  let noStage = null;
   if (render3d) {
     try {
       const [{ Stage }, { ChaseCamera }] = await Promise.all([import('./play-scene.js'), import('./play-camera.js')]);
       stage = new Stage(canvas, geometry);
       chase = new ChaseCamera(stage.camera ?? undefined);
     } catch (e) {
-      replace(overlay, el('p', { class: 'error', role: 'alert' }, `No 3D view: ${e.message}. The race runs without it.`));
+      noStage = el('p', { class: 'error', role: 'alert' }, `No 3D view: ${e.message}. The race runs without it.`);
+      replace(overlay, noStage);
       stage = null;
     }
   }
@@ -341,6 +343,7 @@ export async function renderPlay(main, levelName, params, view) {
 
   const playButton = el('button', { type: 'button', class: 'play-button', onclick: () => begin() }, 'Play');
   replace(overlay, el('div', { class: 'play-ready' },
+    noStage,
     playButton,
     el('p', {}, identity ? `Racing as ${identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
     el('p', { class: 'muted small' }, `${live.length} ghost${live.length === 1 ? '' : 's'} · the run is recorded and verified by replaying your inputs`)));
