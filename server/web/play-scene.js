@@ -93,16 +93,19 @@ export function zoneKind(zone) {
 export class Stage {
   /**
    * Builds the scene for `geometry` (the level geometry JSON) drawing into `canvas`. Throws an
-   * Error whose message a page can show when the browser has no WebGL 2.
+   * Error whose message a page can show when the browser has no WebGL 2. `options`:
+   * `antialias` (default true: multisampling, which a software renderer such as CI's
+   * SwiftShader pays for in time), `pixelRatioMax` (default PIXEL_RATIO_MAX).
    */
-  constructor(canvas, geometry) {
+  constructor(canvas, geometry, { antialias = true, pixelRatioMax = PIXEL_RATIO_MAX } = {}) {
+    this.pixelRatioMax = pixelRatioMax;
     this.owned = new Set(); // geometries, materials and textures to dispose
     this.rigs = new Set();
     let reason = '';
     const noted = (event) => { reason = event.statusMessage || reason; };
     canvas.addEventListener('webglcontextcreationerror', noted);
     try {
-      this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, powerPreference: 'high-performance' });
+      this.renderer = new THREE.WebGLRenderer({ canvas, antialias, powerPreference: 'high-performance' });
     } catch (e) {
       const why = (reason || String(e?.message ?? e)).replace(/^(THREE\.WebGLRenderer: )+/, '').trim();
       throw new Error(`WebGL 2 is unavailable in this browser (${why || 'no reason given'}): `
@@ -517,7 +520,7 @@ export class Stage {
   resize(width, height) {
     const w = Math.max(1, Math.round(width));
     const h = Math.max(1, Math.round(height));
-    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, PIXEL_RATIO_MAX));
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, this.pixelRatioMax));
     this.renderer.setSize(w, h, false);
     this.aspect = w / h;
     this.fit(this.camera);
