@@ -109,7 +109,7 @@ export async function renderPlay(main, levelName, params, view) {
     try {
       const [{ Stage }, { ChaseCamera }] = await Promise.all([import('./play-scene.js'), import('./play-camera.js')]);
       stage = new Stage(canvas, geometry);
-      chase = new ChaseCamera(stage.camera ?? undefined);
+      chase = new ChaseCamera(stage.camera, { heading: stage.startHeading });
     } catch (e) {
       noStage = el('p', { class: 'error', role: 'alert' }, `No 3D view: ${e.message}. The race runs without it.`);
       replace(overlay, noStage);
@@ -173,7 +173,7 @@ export async function renderPlay(main, levelName, params, view) {
     };
     const spawn = sim.player(0);
     playerRig?.update?.(rigView(spawn, spawn.position, 0));
-    chase?.reset(spawn.position);
+    chase?.reset(spawn.position, stage?.startHeading);
     return run;
   }
 
@@ -514,6 +514,7 @@ class Ghost {
 
   /** Back to the start (a new run of the player's). */
   reset() {
+    this.frameEvents = 0;
     this.sim.free();
     this.sim = this.pogo.simulation({ level: this.level, tuning: this.tuning, players: this.players });
   }
@@ -522,6 +523,7 @@ class Ghost {
   step(tick) {
     if (this.refused || tick !== this.sim.tick || tick >= this.ticks) return;
     this.stepOnce(tick);
+    this.frameEvents |= this.sim.player(this.player).events;
   }
 
   /** The ghost's tick at checkpoint `checkpoint` (null: the finish), or null if never. */
@@ -539,8 +541,11 @@ class Ghost {
     const t = this.sim.tick >= this.ticks ? 1 : alpha;
     const position = teleported ? cur.position
       : [0, 1, 2].map((i) => prev.position[i] + (cur.position[i] - prev.position[i]) * t);
+    // Every event of the ticks since the last frame (a perfect landing two ticks ago too).
+    const events = this.frameEvents | cur.events;
+    this.frameEvents = 0;
     this.rig.update({
-      position, lean: cur.lean, stateName: cur.stateName, events: cur.events, stunTicksLeft: cur.stunTicksLeft,
+      position, lean: cur.lean, stateName: cur.stateName, events, stunTicksLeft: cur.stunTicksLeft,
       compressionT: cur.stateName === 'compression' ? 1 : null, velocity: cur.velocity,
     }, dt);
   }
