@@ -18,6 +18,9 @@ export const SERVER_BIN = process.env.POGO_SERVER_BIN ?? join(TARGET, PROFILE, '
 export const FIXTURES_BIN = process.env.POGO_WEB_FIXTURES_BIN ?? join(TARGET, PROFILE, 'examples', 'web_fixtures');
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = process.env.POGO_SCREENSHOTS ?? join(TARGET, 'web-screenshots');
+/** The CLI (`pogo simulate` is the play view's oracle) and the wasm core the server serves. */
+export const CLI_BIN = process.env.POGO_CLI_BIN ?? join(TARGET, PROFILE, 'pogo');
+export const WASM = process.env.POGO_WASM ?? join(TARGET, 'wasm32-unknown-unknown', 'wasm-release', 'pogo_ffi.wasm');
 
 /** How long the server may take to start, and a run to get its verdict (ms). */
 const START_WAIT_MS = 30_000;
@@ -117,16 +120,22 @@ export function api(base) {
   };
 }
 
-/** A fresh headless Chromium profile at a viewport. */
-export async function openBrowser(viewport) {
+/**
+ * A fresh headless Chromium profile at a viewport. `webgl`: WebGL through SwiftShader (the
+ * CPU renderer Debian's Chromium ships; no GPU needed) instead of no GPU at all; `options`:
+ * more of playwright's context options (`hasTouch`, `isMobile`, …).
+ */
+export async function openBrowser(viewport, { webgl = false, ...options } = {}) {
   requireFile(CHROMIUM, 'apt-get install -y chromium');
   const profile = mkdtempSync(join(tmpdir(), 'pogo-web-chromium-'));
+  const gpu = webgl ? ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] : ['--disable-gpu'];
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     viewport,
     deviceScaleFactor: 1,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    ...options,
+    args: ['--headless', '--no-sandbox', ...gpu, '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
     timeout: 60_000,
   });
