@@ -197,6 +197,8 @@ pub enum Verdict {
         finish_tick: Option<u32>,
         /// JSON array of `{"checkpoint", "tick"}` (checkpoint `null` for the finish).
         splits: String,
+        /// The re-simulation's final state hash (`Verified::final_hash`).
+        final_hash: u64,
     },
     Rejected {
         kind: String,
@@ -219,6 +221,8 @@ pub struct RunRow {
     pub reason_kind: Option<String>,
     pub reason: Option<String>,
     pub splits: Option<String>,
+    /// The verifier's final state hash, 16 lowercase hex digits (verified runs).
+    pub final_hash: Option<String>,
     pub uploaded_ms: i64,
     pub verified_ms: Option<i64>,
     /// The run or its player is hidden.
@@ -519,14 +523,15 @@ impl Store {
     ) -> Result<bool> {
         const SQL: &str = "
             UPDATE runs SET status = $1, ticks = $2, finish_tick = $3, splits = $4,
-                            reason_kind = $5, reason = $6, verified_ms = $7,
+                            reason_kind = $5, reason = $6, verified_ms = $7, final_hash = $11,
                             lease_owner = NULL, lease_until_ms = NULL
             WHERE id = $8 AND status = 'verifying' AND lease_owner = $9 AND attempts = $10";
-        let (status, ticks, finish, splits, kind, reason) = match verdict {
+        let (status, ticks, finish, splits, kind, reason, final_hash) = match verdict {
             Verdict::Verified {
                 ticks,
                 finish_tick,
                 splits,
+                final_hash,
             } => (
                 "verified",
                 Some(i64::from(*ticks)),
@@ -534,6 +539,7 @@ impl Store {
                 Some(splits.as_str()),
                 None,
                 None,
+                Some(crate::catalog::hash_hex(*final_hash)),
             ),
             Verdict::Rejected { kind, reason } => (
                 "rejected",
@@ -542,6 +548,7 @@ impl Store {
                 None,
                 Some(kind.as_str()),
                 Some(reason.as_str()),
+                None,
             ),
         };
         let rows = on_pool!(self, |pool| {
@@ -556,6 +563,7 @@ impl Store {
                 .bind(claim.run_id)
                 .bind(&claim.owner)
                 .bind(claim.attempt)
+                .bind(final_hash.as_deref())
                 .execute(pool)
                 .await?
                 .rows_affected()
@@ -568,7 +576,8 @@ impl Store {
         const SQL: &str = "
             SELECT r.id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
                    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
-                   r.splits, r.uploaded_ms, r.verified_ms, (r.hidden OR p.hidden) AS hidden
+                   r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
+                   (r.hidden OR p.hidden) AS hidden
             FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
         let row = on_pool!(self, |pool| {
             sqlx::query_as(SQL).bind(id).fetch_optional(pool).await?

@@ -147,6 +147,7 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
                 ticks: verified.ticks,
                 finish_tick: verified.finish[0],
                 splits: splits_json(ghost.splits(0)),
+                final_hash: verified.final_hash,
             }
         }
         Err(e) => Verdict::Rejected {

@@ -43,6 +43,7 @@ async fn the_sample_replay_goes_from_upload_to_ghost() {
         assert_eq!(run["ticks"], expected.ticks);
         assert_eq!(run["rank"], 1);
         assert_eq!(run["reason"], Value::Null);
+        assert_eq!(run["final_hash"], format!("{:016x}", expected.final_hash));
         let ms = (u64::from(expected_finish) + 1) * 1000 / 60;
         assert!((run["time_s"].as_f64().unwrap() - ms as f64 / 1000.0).abs() <= 0.001);
         let splits: Vec<(Value, u32)> = ghost
@@ -112,6 +113,57 @@ async fn the_sample_replay_goes_from_upload_to_ghost() {
     }
 }
 
+/// The final state hash in a run's status: `null` while the run waits (a server with no
+/// workers), then, verified by another server on the same database, the verifier's
+/// `final_hash` of the replay — what `pogo verify` prints and the page compares its own with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verified_runs_status_carries_the_verifiers_final_hash() {
+    let runs = [
+        ("bot", sample("course-bot.pogo")),
+        ("flat", bot_run("flat", "flat", 3000)),
+    ];
+    let verifier = verifier(vec![]);
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let mut waiting = config(&db);
+        waiting.workers = Some(0);
+        let server = TestServer::start(waiting).await;
+        let (http, base) = (&server.http, server.base.as_str());
+        let mut ids = Vec::new();
+        for (name, bytes) in &runs {
+            let token = register(http, base, name).await;
+            let (status, uploaded) = upload(http, base, &token, bytes).await;
+            assert_eq!(status, 202, "{}: {uploaded}", backend.name());
+            let id = uploaded["id"].as_i64().unwrap();
+            let (status, run) = get_json(http, &format!("{base}/api/runs/{id}")).await;
+            assert_eq!(status, 200);
+            assert_eq!(run["status"], "queued", "{run}");
+            assert_eq!(run["final_hash"], Value::Null, "{run}");
+            ids.push(id);
+        }
+        server.stop().await;
+
+        let server = TestServer::start(config(&db)).await;
+        let (http, base) = (&server.http, server.base.as_str());
+        for ((name, bytes), id) in runs.iter().zip(ids) {
+            let expected = verifier.verify(&bytes[..]).unwrap();
+            let run = verdict(http, base, id).await;
+            assert_eq!(run["status"], "verified", "{name}: {run}");
+            let hash = run["final_hash"].as_str().unwrap();
+            assert_eq!(hash, format!("{:016x}", expected.final_hash), "{name}");
+            assert!(
+                hash.len() == 16
+                    && hash
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+                "{name}: {hash}"
+            );
+        }
+        server.stop().await;
+        db.remove().await;
+    }
+}
+
 /// A forged replay — valid checksums (re-encoded by the library), a claimed finish earlier
 /// than the real one — is rejected with the verifier's reason, as is one with a tampered
 /// input; the leaderboard shows the real result of the honest run.
@@ -155,8 +207,12 @@ async fn forged_and_tampered_replays_are_rejected_with_the_verifiers_reason() {
             assert_eq!(run["reason_kind"], error.kind(), "{what}");
             assert_eq!(run["reason"], error.to_string(), "{what}");
             assert_eq!(
-                (run["rank"].clone(), run["finish_tick"].clone()),
-                (Value::Null, Value::Null)
+                (
+                    run["rank"].clone(),
+                    run["finish_tick"].clone(),
+                    run["final_hash"].clone()
+                ),
+                (Value::Null, Value::Null, Value::Null)
             );
             let (status, body) =
                 get_json(http, &format!("{base}/api/runs/{}/ghost", ids[what])).await;

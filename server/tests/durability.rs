@@ -69,6 +69,7 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             ticks: 10,
             finish_tick: Some(9),
             splits: "[]".into(),
+            final_hash: 0x0123_4567_89ab_cdef,
         };
         assert!(
             !store.write_verdict(&a, &verdict, now).await.unwrap(),
@@ -86,12 +87,17 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
         assert!(store.write_verdict(&b, &rejected, now).await.unwrap());
         let run = store.run(ids[0]).await.unwrap().unwrap();
         assert_eq!(
-            (run.status.as_str(), run.finish_tick),
-            ("verified", Some(9))
+            (
+                run.status.as_str(),
+                run.finish_tick,
+                run.final_hash.as_deref()
+            ),
+            ("verified", Some(9), Some("0123456789abcdef"))
         );
         let run = store.run(ids[1]).await.unwrap().unwrap();
         assert_eq!(run.status, "rejected");
         assert_eq!(run.reason.as_deref(), Some("desync at tick 5"));
+        assert_eq!(run.final_hash, None);
         // Terminal runs are never claimed again, however old.
         assert!(
             store

@@ -116,6 +116,12 @@ pub struct RunStatus {
     pub reason_kind: Option<String>,
     /// Checkpoints and finish reached, in order (verified runs).
     pub splits: Vec<SplitJson>,
+    /// The re-simulation's final state hash, 16 lowercase hex digits, as `pogo verify`
+    /// prints it: a client that simulated the same inputs (the page, in wasm) compares its
+    /// own. `null` until verified, for rejected runs, and for runs verified by a server that
+    /// did not store it yet.
+    #[schema(example = "0f3a5c7e9b1d2f40")]
+    pub final_hash: Option<String>,
     pub tick_rate: u32,
     /// RFC 3339, UTC.
     pub uploaded_at: String,
@@ -393,6 +399,7 @@ pub async fn status(
         reason: run.reason,
         reason_kind: run.reason_kind,
         splits: splits(run.splits.as_deref(), rate),
+        final_hash: run.final_hash,
         tick_rate: rate,
         uploaded_at: rfc3339(run.uploaded_ms),
         verified_at: run.verified_ms.map(rfc3339),
