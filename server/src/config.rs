@@ -1,5 +1,5 @@
 //! The server's configuration: its flags (`--listen`, `--database`, `--level`,
-//! `--tuning`) and the operator's limits, each also settable by an environment variable
+//! `--tuning`, `--wasm`) and the operator's limits, each also settable by an environment variable
 //! (`POGO_…`; a flag wins over the variable). The admin token comes from the environment
 //! only (`ADMIN_TOKEN`), never from a flag, so it does not show in `ps`.
 
@@ -38,6 +38,14 @@ pub struct Config {
     /// Tuning file (JSON) the server verifies with (default: the default tuning).
     #[arg(long, value_name = "FILE", env = "POGO_TUNING")]
     pub tuning: Option<PathBuf>,
+    /// The page's WebAssembly module (pogo-ffi built by `bash scripts/build-wasm.sh`), served
+    /// at `/web/pogo_ffi.wasm`. Default: the first that exists of
+    /// `<the executable's directory>/../wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm`
+    /// (the same target directory as this build) and the workspace's
+    /// `target/wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm`. Looked for on each request
+    /// and read again when it changes: building it while the server runs needs no restart.
+    #[arg(long, value_name = "FILE", env = "POGO_WASM")]
+    pub wasm: Option<PathBuf>,
     /// Verification workers (verifications at once), default one per core. 0: this process
     /// serves the API and verifies nothing (another process on the same PostgreSQL database
     /// does).

@@ -92,6 +92,13 @@ pub enum ApiError {
     /// The database did not answer (connection refused, timed out): the server's fault but
     /// not a bug; clients may retry.
     Database(sqlx::Error),
+    /// The page's WebAssembly module is not built (no file where the server looks).
+    WasmMissing,
+    /// The module is over `web::WASM_BYTES_MAX` (built with another profile than
+    /// `wasm-release`) or is not a WebAssembly module: not served. `what` says which.
+    WasmUnusable {
+        what: String,
+    },
     /// A route that does not exist.
     NoRoute,
     /// A route that exists, with another method.
@@ -116,6 +123,11 @@ pub struct ErrorBody {
     pub retry_after_s: Option<u64>,
 }
 
+/// How to build the page's WebAssembly module, as the `wasm_missing` and `wasm_unusable`
+/// messages say it (the page shows them).
+const BUILD_WASM_HINT: &str = "`bash scripts/build-wasm.sh` (adds the wasm32 target and builds \
+    pogo-ffi with --profile wasm-release)";
+
 impl ApiError {
     pub fn status(&self) -> StatusCode {
         use ApiError::*;
@@ -135,13 +147,14 @@ impl ApiError {
             | UnknownRun { .. }
             | UnknownPlayer { .. }
             | NotRanked { .. }
+            | WasmMissing
             | NoRoute => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             NameTaken { .. } | RulesMismatch(_) | NotVerified { .. } => StatusCode::CONFLICT,
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Busy { .. } | Database(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Busy { .. } | Database(_) | WasmUnusable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -175,6 +188,8 @@ impl ApiError {
             RateLimited { .. } => "rate_limited",
             Busy { .. } => "busy",
             Database(_) => "database_unavailable",
+            WasmMissing => "wasm_missing",
+            WasmUnusable { .. } => "wasm_unusable",
             NoRoute => "no_route",
             MethodNotAllowed => "method_not_allowed",
             Internal(_) => "internal",
@@ -222,6 +237,14 @@ impl ApiError {
                 retry_after_s,
             } => format!("{what}: try again in {retry_after_s} s"),
             Database(_) => "the database is unavailable; try again later".into(),
+            WasmMissing => format!(
+                "the page's WebAssembly module is not built: run {BUILD_WASM_HINT}, then reload"
+            ),
+            WasmUnusable { what } => {
+                format!(
+                    "the page's WebAssembly module cannot be served: {what}; run {BUILD_WASM_HINT}, then reload"
+                )
+            }
             NoRoute => "no such route (GET /api/openapi.json lists them)".into(),
             MethodNotAllowed => "this route does not take that method".into(),
             Internal(_) => "internal error".into(),

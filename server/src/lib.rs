@@ -144,7 +144,9 @@ impl Server {
             work: Notify::new(),
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
+            wasm: web::WasmModule::new(config.wasm.clone()),
         }));
+        state.wasm.log_at_start().await;
         Ok(Server { state })
     }
 

@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::limits::RateLimits;
 use crate::metrics::Metrics;
 use crate::store::Store;
+use crate::web::WasmModule;
 
 /// Cheap to clone: a handle on [`Shared`].
 #[derive(Clone, Debug)]
@@ -44,4 +45,6 @@ pub struct Shared {
     pub uploads: Semaphore,
     /// Ghost trajectories being computed (`limits::GHOSTS_IN_FLIGHT_MAX`).
     pub ghosts: Semaphore,
+    /// The page's WebAssembly module, read from disk (`--wasm`).
+    pub wasm: WasmModule,
 }

@@ -1,9 +1,14 @@
 //! What the web page needs from the server, over HTTP on SQLite: the embedded files with
-//! their content types, ETags (304 on a match) and security headers, and
+//! their content types, ETags (304 on a match) and security headers (the page's own, the JS
+//! binding `pogo.mjs`, the vendored three.js), the WebAssembly module read from disk
+//! (gzipped when accepted; `wasm_missing` with how to build it; too large refused), and
 //! `GET /api/runs/{id}/inspect` (the run page's header). The page itself is tested in a
 //! real browser by `server/tests/browser/` (run by `.ci/run`).
 
 mod support;
+
+use std::io::Read;
+use std::path::Path;
 
 use pogo_replay::{Limits, Replay};
 use serde_json::{Value, json};
@@ -19,10 +24,37 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
     let server = TestServer::start(config(&db)).await;
     let (http, base) = (&server.http, server.base.as_str());
     for (path, file, content_type) in [
-        ("/", "index.html", "text/html; charset=utf-8"),
-        ("/web/app.js", "app.js", "text/javascript; charset=utf-8"),
-        ("/web/race.js", "race.js", "text/javascript; charset=utf-8"),
-        ("/web/style.css", "style.css", "text/css; charset=utf-8"),
+        ("/", "server/web/index.html", "text/html; charset=utf-8"),
+        (
+            "/web/app.js",
+            "server/web/app.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/race.js",
+            "server/web/race.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/style.css",
+            "server/web/style.css",
+            "text/css; charset=utf-8",
+        ),
+        (
+            "/web/pogo.mjs",
+            "ffi/js/pogo.mjs",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/vendor/three.module.min.js",
+            "server/web/vendor/three.module.min.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/vendor/LICENSE",
+            "server/web/vendor/LICENSE",
+            "text/plain; charset=utf-8",
+        ),
     ] {
         let response = http.get(format!("{base}{path}")).send().await.unwrap();
         assert_eq!(response.status(), 200, "{path}");
@@ -31,14 +63,17 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
         assert_eq!(headers["cache-control"], "no-cache", "{path}");
         assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
         let policy = headers["content-security-policy"].to_str().unwrap();
-        assert!(policy.contains("script-src 'self'"), "{path}: {policy}");
+        assert!(
+            policy.contains("script-src 'self' 'wasm-unsafe-eval';"),
+            "{path}: {policy}"
+        );
         let etag = headers["etag"].to_str().unwrap().to_string();
         assert!(
             etag.starts_with("W/\"") && etag.len() == 20,
             "{path}: {etag}"
         );
         let body = response.bytes().await.unwrap();
-        let on_disk = std::fs::read(repo_file(&format!("server/web/{file}"))).unwrap();
+        let on_disk = std::fs::read(repo_file(file)).unwrap();
         assert_eq!(body.to_vec(), on_disk, "{path} is the file as committed");
 
         // Asked again with its ETag: 304, no body; with another: the file.
@@ -83,11 +118,172 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
         ("/web/%7Bfile%7D", "unknown_file"),
         ("/web/", "no_route"),
         ("/web/a/b.js", "no_route"),
+        ("/web/vendor/nope.js", "unknown_file"),
+        ("/web/vendor/..%2Findex.html", "unknown_file"),
+        ("/web/vendor%2FLICENSE", "unknown_file"),
+        ("/web/vendor/", "no_route"),
     ] {
         let (status, body) = get_json(http, &format!("{base}{missing}")).await;
         assert_eq!(status, 404, "{missing}: {body}");
         assert_eq!(body["error"], code, "{missing}");
     }
+    server.stop().await;
+}
+
+/// A stand-in for the page's WebAssembly module: the wasm header and `len` bytes of padding
+/// varied by `seed` (compressible, as a real module is), written to `path`.
+fn fake_module(path: &Path, len: usize, seed: u8) -> Vec<u8> {
+    let mut bytes = b"\0asm\x01\0\0\0".to_vec();
+    bytes.extend((0..len).map(|i| (i % 251) as u8 ^ seed));
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// `GET /web/pogo_ffi.wasm` from the file `--wasm` names: gzipped (once, served with
+/// `Content-Encoding: gzip` and `Vary`) to a client that accepts it, raw to one that does
+/// not, a 304 on its ETag; rebuilt while the server runs, the new file is served; missing,
+/// `404 wasm_missing` with how to build it; over the size limit or not WebAssembly, refused
+/// (503 `wasm_unusable`) naming the profile to build; and back once the file is good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wasm_module_is_served_gzipped_from_disk_or_says_how_to_build_it() {
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pogo_ffi.wasm");
+    let module = fake_module(&path, 300_000, 0);
+    let mut config = config(&db);
+    config.wasm = Some(path.clone());
+    let server = TestServer::start(config).await;
+    let (http, base) = (&server.http, server.base.as_str());
+    let url = format!("{base}/web/pogo_ffi.wasm");
+    let get = |accept: Option<&'static str>| {
+        let mut request = http.get(&url);
+        if let Some(accept) = accept {
+            request = request.header("accept-encoding", accept);
+        }
+        request.send()
+    };
+
+    let gzipped = get(Some("gzip, deflate, br")).await.unwrap();
+    assert_eq!(gzipped.status(), 200);
+    let headers = gzipped.headers().clone();
+    assert_eq!(headers["content-type"], "application/wasm");
+    assert_eq!(headers["content-encoding"], "gzip");
+    assert_eq!(headers["vary"], "accept-encoding");
+    assert_eq!(headers.get_all("vary").iter().count(), 1);
+    assert_eq!(headers["cache-control"], "no-cache");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("'wasm-unsafe-eval'")
+    );
+    let etag = headers["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with("W/\"") && etag.len() == 20, "{etag}");
+    let body = gzipped.bytes().await.unwrap();
+    assert_eq!(
+        headers["content-length"].to_str().unwrap(),
+        body.len().to_string(),
+        "sent as stored, not compressed again on the way"
+    );
+    assert!(body.len() < module.len() / 4, "{} bytes", body.len());
+    assert_eq!(gunzip(&body), module, "one gzip layer over the file");
+
+    for accept in [None, Some("identity"), Some("gzip;q=0, br")] {
+        let raw = get(accept).await.unwrap();
+        assert_eq!(raw.status(), 200, "{accept:?}");
+        assert_eq!(raw.headers()["content-type"], "application/wasm");
+        assert!(
+            raw.headers().get("content-encoding").is_none(),
+            "{accept:?}"
+        );
+        assert_eq!(raw.headers()["vary"], "accept-encoding");
+        assert_eq!(
+            raw.headers()["etag"],
+            etag.as_str(),
+            "one tag for both encodings"
+        );
+        assert_eq!(raw.bytes().await.unwrap().to_vec(), module, "{accept:?}");
+    }
+    let again = http
+        .get(&url)
+        .header("if-none-match", &etag)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert!(again.bytes().await.unwrap().is_empty());
+
+    // Rebuilt while the server runs: the new module, under a new tag.
+    std::fs::remove_file(&path).unwrap();
+    let rebuilt = fake_module(&path, 200_000, 7);
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    drop(file);
+    let response = get(Some("gzip")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_ne!(response.headers()["etag"], etag.as_str());
+    assert_eq!(gunzip(&response.bytes().await.unwrap()), rebuilt);
+
+    // Missing: 404 with the build hint the page shows.
+    std::fs::remove_file(&path).unwrap();
+    let (status, body) = get_json(http, &url).await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(
+        body,
+        json!({
+            "error": "wasm_missing",
+            "message": "the page's WebAssembly module is not built: run `bash scripts/build-wasm.sh` \
+                (adds the wasm32 target and builds pogo-ffi with --profile wasm-release), then reload",
+        })
+    );
+
+    // Over the limit (a build of the `release` profile), or not WebAssembly: refused.
+    let limit = pogo_server::web::WASM_BYTES_MAX as usize;
+    fake_module(&path, limit + 1 - 8, 1);
+    let (status, body) = get_json(http, &url).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (503, Some("wasm_unusable")),
+        "{body}"
+    );
+    let message = body["message"].as_str().unwrap();
+    assert!(message.contains(&format!("{}", limit + 1)), "{message}");
+    assert!(message.contains("--profile wasm-release"), "{message}");
+    assert!(message.contains("scripts/build-wasm.sh"), "{message}");
+    std::fs::write(&path, b"<!doctype html> not a module").unwrap();
+    let (status, body) = get_json(http, &url).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (503, Some("wasm_unusable")),
+        "{body}"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a WebAssembly module")
+    );
+
+    // Just under the limit is served; and once the file is good again, so is it.
+    let largest = fake_module(&path, limit - 8, 2);
+    let response = get(None).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.bytes().await.unwrap().len(), largest.len());
+    let module = fake_module(&path, 1000, 3);
+    let response = get(Some("gzip")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(gunzip(&response.bytes().await.unwrap()), module);
     server.stop().await;
 }
 

@@ -128,11 +128,14 @@ impl TestDb {
     }
 }
 
-/// A test configuration: loopback, no rate limits to speak of, on `db`.
+/// A test configuration: loopback, no rate limits to speak of, on `db`; no WebAssembly
+/// module (a path that does not exist: the tests do not depend on `scripts/build-wasm.sh`
+/// having run, nor gzip the real module at every start; `tests/web.rs` serves its own).
 pub fn config(db: &TestDb) -> Config {
     Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         database: db.url.clone(),
+        wasm: Some(std::env::temp_dir().join("pogo-server-tests-no-wasm/pogo_ffi.wasm")),
         workers: Some(2),
         token_rate: 10_000,
         token_burst: 10_000,
