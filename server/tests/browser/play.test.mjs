@@ -445,7 +445,9 @@ describe('the play view at 1280×800', () => {
     await page.evaluate(() => { window.__pad.axes[0] = 0; });
     await page.waitForFunction(() => window.__pogo.play.lastInput().steerX === 0 && window.__pogo.play.lastInput().steerZ === 0);
     assert.ok(steered.devices.includes('gamepad'), JSON.stringify(steered.devices));
-    assert.equal(Math.hypot(steered.input.steerX, steered.input.steerZ) >= 126, true, `full stick: ${JSON.stringify(steered.input)}`);
+    // Full right, turned by the camera's heading: each axis is rounded toward zero, so its
+    // length is within √2 of 127 (89, 89 at 45°).
+    assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `full stick: ${JSON.stringify(steered.input)}`);
     const { tick, distance } = await offNeutral(page);
     assert.ok(distance > 1, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     await page.close();
@@ -526,7 +528,7 @@ describe('the play view on a 390×844 touch phone', () => {
     await touch('touchEnd');
     await page.waitForFunction(() => window.__pogo.play.lastInput().steerX === 0 && window.__pogo.play.lastInput().steerZ === 0);
     assert.ok(steered.devices.includes('touch'), JSON.stringify(steered.devices));
-    assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) >= 120, `a full drag steers fully: ${JSON.stringify(steered.input)}`);
+    assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `a drag past the stick's radius steers fully: ${JSON.stringify(steered.input)}`);
     const { tick, distance } = await offNeutral(page);
     assert.ok(distance > 1, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     const sideways = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
