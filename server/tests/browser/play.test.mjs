@@ -510,6 +510,12 @@ describe('the play view on a 390×844 touch phone', () => {
     const pad = await page.locator('.touch-pad').boundingBox();
     assert.ok(pad && pad.width > 100 && pad.height > 100, `the stick's area: ${JSON.stringify(pad)}`);
     assert.ok(pad.x + pad.width <= PHONE.width / 2 + 1, 'the stick is on the left half');
+    // Both buttons within reach without scrolling: inside the viewport, on the right.
+    for (const name of ['trick', 'dive']) {
+      const box = await page.locator(`.touch-${name}`).boundingBox();
+      assert.ok(box && box.y >= 0 && box.y + box.height <= PHONE.height && box.x + box.width <= PHONE.width && box.x >= PHONE.width / 3,
+        `the ${name} button: ${JSON.stringify(box)}`);
+    }
     const cdp = await context.newCDPSession(page);
     const touch = (type, x, y) => cdp.send('Input.dispatchTouchEvent', {
       type, touchPoints: type === 'touchEnd' ? [] : [{ x: Math.round(x), y: Math.round(y), id: 1, radiusX: 4, radiusY: 4, force: 1 }],
