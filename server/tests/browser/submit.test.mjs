@@ -179,11 +179,9 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       assert.equal(await box.getAttribute('data-browser-finish'), String(server.finish_tick), file);
       assert.equal(await box.getAttribute('data-browser-finish'), String(cli.finish[0]), file);
       assert.equal(await box.getAttribute('data-browser-hash'), cli.final_hash, file);
-      if (server.final_hash !== undefined) {
-        assert.equal(await box.getAttribute('data-browser-hash'), server.final_hash, `${file}: the server's final hash`);
-        assert.equal(await box.getAttribute('data-match'), 'true');
-        assert.equal(await box.locator('.hash-row .match').count(), 1);
-      }
+      assert.equal(await box.getAttribute('data-browser-hash'), server.final_hash, `${file}: the server's final hash`);
+      assert.equal(await box.getAttribute('data-match'), 'true');
+      assert.equal(await box.locator('.hash-row .match').count(), 1);
       assert.equal(await box.locator('.mismatch').count(), 0);
       assert.equal(await page.locator('a.race-ghost').getAttribute('href'), `#/play/course?ghosts=${id}`);
     }
@@ -234,10 +232,10 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     assert.equal(await panel.getAttribute('data-rank'), String(status.rank));
     assert.match(hook.message, new RegExp(`Your first time on the board: ${expectedTime(entry.finish_tick).replace('.', '\\.')}, rank ${status.rank}\\.`));
     assert.ok(hook.history.includes('queued') && hook.history.at(-1) === 'verified', hook.history.join(' → '));
-    if (status.final_hash !== undefined) {
-      assert.equal(hook.serverHash, browserHash);
-      assert.equal(await panel.getAttribute('data-hash-match'), 'true');
-    }
+    assert.equal(status.final_hash, browserHash);
+    assert.equal(hook.serverHash, browserHash);
+    assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+    assert.equal(await panel.locator('.finish-compare .match').count(), 2, 'final hash and finish tick both match');
     assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('pogo.player'))).token, await tokenFor('dee'));
     await shot('finish-verified-desktop');
   });
@@ -441,7 +439,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       const verdict = await client.verdict(body.id);
       assert.equal(verdict.status, 'verified');
       assert.equal(verdict.finish_tick, cli.finish[0]);
-      if (verdict.final_hash !== undefined) assert.equal(verdict.final_hash, cli.final_hash);
+      assert.equal(verdict.final_hash, cli.final_hash);
     });
 
     test('registering in the panel re-records the run under the new name; a new best shows the gain and the rank it was', BOUNDED, async (t) => {
@@ -465,7 +463,8 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       assert.equal(status.finish_tick, faster.finish_tick);
       assert.match(hook.message, new RegExp(`New best: ${expectedTime(faster.finish_tick).replace('.', '\\.')} \\(−${seconds(was.finish_tick - faster.finish_tick).replace('.', '\\.')}\\), rank ${status.rank} ${status.rank === was.rank ? '\\(unchanged\\)' : `\\(was ${was.rank}\\)`}\\.`));
       assert.equal(hook.browserHash, browserHash);
-      if (status.final_hash !== undefined) assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+      assert.equal(status.final_hash, browserHash);
+      assert.equal(await panel.getAttribute('data-hash-match'), 'true');
       await shot('finish-new-best-desktop');
 
       // A slower one: not the best, and says by how much.
