@@ -199,7 +199,12 @@ export function rerecord(pogo, tuning, bytes, name, { expectedHash = null, date:
  * ticket} in `container`; `view` = {signal, cleanup}. The run is kept in the browser at once.
  */
 export function renderFinish(container, run, view) {
-  return mountPanel(container, run, view, { start: autoUpload() });
+  const hook = mountPanel(container, run, view, { start: autoUpload() });
+  // The panel is below the race; a racer who has just crossed the line should see it (on a
+  // phone the stage fills the screen). Not focused: a key still held from the race (Space is
+  // the trick) must not press its buttons.
+  container.querySelector('section.finish-panel')?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  return hook;
 }
 
 /** "N finished runs not yet uploaded": each with Upload (opens its finish panel) and Discard. */
