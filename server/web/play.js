@@ -187,6 +187,7 @@ export async function renderPlay(main, levelName, params, view) {
     newRun();
     finishPanel.hidden = true;
     replace(overlay);
+    hud.setMessage();
     if (manual) {
       run.t0Ms = 0;
       raceState = 'racing';
@@ -247,6 +248,9 @@ export async function renderPlay(main, levelName, params, view) {
     r.hash = hex(r.sim.stateHash());
     raceState = 'finished';
     setState('finished');
+    replace(overlay, el('div', { class: 'play-again' },
+      el('button', { type: 'button', class: 'play-button', onclick: () => begin() }, 'Race again'),
+      el('span', { class: 'muted small' }, ' or press R')));
     if (r.finishTick === null) {
       hud.setMessage(`${unfinished} Press R to race again.`);
       return;
