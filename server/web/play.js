@@ -375,6 +375,8 @@ export async function renderPlay(main, levelName, params, view) {
         return run?.sim.tick ?? null;
       },
       tick: () => run?.sim.tick ?? null,
+      /** The run's clock: GO on the performance clock (ms, null before GO), now, ticks run. */
+      clock: () => ({ t0Ms: run?.t0Ms ?? null, nowMs: performance.now(), ticks: run?.sim.tick ?? null, rate }),
       player: () => jsonSafe(run?.sim.player(0)),
       hash: () => (run ? hex(run.sim.stateHash()) : null),
       replay: () => (run?.bytes ? Array.from(run.bytes) : null),

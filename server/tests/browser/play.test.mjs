@@ -453,6 +453,41 @@ describe('the play view at 1280×800', () => {
     await page.close();
   });
 
+  test('a ranked run cannot be paused: a hidden tab lets go of the keys, and the driver catches up every tick on return', BOUNDED, async () => {
+    const page = await newPage(context, errors);
+    await openPlay(page, '#/play/flat?leader=no&render=none');
+    await page.locator('.play-button').click();
+    await page.waitForFunction(() => window.__pogo.play.state === 'racing', null, { timeout: 10_000 });
+    await page.keyboard.down('ArrowRight');
+    await page.waitForFunction(() => window.__pogo.play.lastInput().steerX !== 0 || window.__pogo.play.lastInput().steerZ !== 0);
+    // The tab goes into the background: the page hears `visibilitychange` (hidden), then is
+    // frozen (no animation frames, no timers) for two seconds of wall time.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const released = await page.evaluate(() => window.__pogo.play.lastInput());
+    const cdp = await page.context().newCDPSession(page);
+    const before = await page.evaluate(() => window.__pogo.play.clock());
+    await cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await cdp.send('Page.setWebLifecycleState', { state: 'active' });
+    await page.evaluate(() => {
+      delete document.visibilityState;
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    // Two frames after the return, the run's ticks equal the wall-clock time since GO.
+    const after = await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(window.__pogo.play.clock())))));
+    await page.keyboard.up('ArrowRight');
+    assert.deepEqual(released, { steerX: 0, steerZ: 0, buttons: 0 }, 'a hidden tab lets go of the held key at once');
+    const due = Math.floor(((after.nowMs - after.t0Ms) * after.rate) / 1000);
+    assert.ok(after.ticks - before.ticks >= 2 * after.rate - 2, `the frozen 2 s ran: ${before.ticks} → ${after.ticks} ticks`);
+    // At most one frame behind the clock (a frame at 60 Hz is about one tick; allow two).
+    assert.ok(due - after.ticks >= 0 && due - after.ticks <= 2, `${after.ticks} ticks run, ${due} due since GO`);
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'racing', 'the run goes on, not voided, not paused');
+    await page.close();
+  });
+
   test('mid-race on course with four ghosts: the split deltas to each (and a screenshot)', BOUNDED, async () => {
     const files = ['bot.pogo', 'eve.pogo', 'ana.pogo', 'zoe.pogo'];
     const ghosts = files.map((f) => uploaded.get(f).id);
