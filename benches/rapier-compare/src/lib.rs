@@ -1,0 +1,1 @@
+//! Nothing here: the benchmark is `benches/compare.rs`.
