@@ -1,4 +1,4 @@
-// The seed's frame-rate test, in real browsers: one timestamped input script
+// The frame-rate test, in real browsers: one timestamped input script
 // (framerate-script.txt) played through the play view's manual clock with the page's frames at
 // 30, 60 and 144 Hz and at seeded random intervals must give byte-identical replays, whose
 // final state hash is `pogo simulate --inputs` of the same script, and whose bytes are the
