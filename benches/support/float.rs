@@ -3,14 +3,15 @@
 //!
 //! It is not a second simulation and nothing depends on it: it exists so that the benchmarks
 //! can time the *same* work in floats. So it follows core line by line — the stages of
-//! `core/src/step.rs`, the swept capsule with the same slab test and Newton iteration
-//! (`sweep.rs`), the same uniform grid broad phase built by the same rules (`broad_phase.rs`),
-//! the same contact classification (`contact.rs`), launch (`launch.rs`), lean, gravity and
-//! steering — on the same level geometry (converted from the prepared `World`, so ramp normals
-//! and platform periods are the ones core uses), with the same tuning (converted from
-//! `Tuning`, derived values included) and driven by the same recorded inputs. Where core needs
-//! 128-bit products, saturation or exact integer square roots, this uses plain `f64`
-//! operations: that difference is what the comparison measures.
+//! `core/src/step.rs` and its collision queries (`collision.rs`), the swept capsule with the
+//! same slab test and Newton iteration (`sweep.rs`), the same uniform grid broad phase built
+//! by the same rules (`broad_phase.rs`), the same contact classification (`contact.rs`),
+//! launch (`launch.rs`), lean, gravity and steering — on the same level geometry (converted
+//! from the prepared `World`, so ramp normals and platform periods are the ones core uses),
+//! with the same tuning (converted from `Tuning`, derived values included) and driven by the
+//! same recorded inputs. Where core needs 128-bit products, saturation or exact integer
+//! square roots, this uses plain `f64` operations: that difference is what the comparison
+//! measures.
 //!
 //! Rounding differs, so the f64 run drifts away from the fixed-point one; how far it follows
 //! it is measured by `tracking()` and reported in PERFORMANCE.md.
@@ -33,7 +34,7 @@ const CONTACT_SLOP: f64 = 1.0 / 4_096.0;
 const CREEP: f64 = 1.0 / 16_777_216.0;
 const NEWTON_STEPS_MAX: u32 = 12;
 const SWEEPS_MAX: usize = 4;
-/// Most solids the first sweep's grid query keeps (core: `step::NEARBY_MAX`).
+/// Most solids the first sweep's grid query keeps (core: `collision::NEARBY_MAX`).
 const NEARBY_MAX: usize = 48;
 const SPEED_MAX: f64 = 200.0;
 const COORDINATE_MAX: f64 = 100_000.0;

@@ -127,6 +127,7 @@ extern crate alloc;
 pub mod air;
 pub mod bot;
 mod broad_phase;
+mod collision;
 pub mod contact;
 pub mod design;
 pub mod driver;
