@@ -32,9 +32,10 @@
 //!   both there, which changes nothing for any state a tick leaves (a pogo beyond
 //!   `COORDINATE_MAX` respawns before it moves again; every tick ends with the speed clamped,
 //!   or the velocity zero or a platform's): only a state edited beyond them is brought back.
-//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` with τ ≤ dt ≤ 1/10 s
-//!   (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration each component is
-//!   below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below 5 m (50 m/s · 0.1 s).
+//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` ([`motion`]'s exact update)
+//!   with τ ≤ dt ≤ 1/10 s (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration
+//!   each component is below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below
+//!   5 m (50 m/s · 0.1 s).
 //! - **(P) position**: every position within a tick is within 2³⁰ m: (E), plus at most
 //!   `SWEEPS_MAX` sweeps of at most (D) each, at most `PUSHES_MAX` pushes out of an overlap
 //!   (each at most a box's half extent, ≤ 10⁵ m, plus r + `SKIN`) and a landing's ride on a
@@ -60,6 +61,7 @@ use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
+use crate::motion;
 use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 use crate::sweep::{Capsule, Touch};
 use crate::tick::Ticks;
@@ -396,7 +398,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
 
 /// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s,
 /// at most a tick), given `half_duration_squared` = `duration · duration / 2` (s², as `Fx`
-/// computes it).
+/// computes it): the exact update's displacement, [`motion`]'s.
 ///
 /// In range for any velocity and acceleration (bound (D)): each product is at most
 /// 2³¹ · 1/10 or 2³¹ · 1/200, and so is its sum.
@@ -406,16 +408,14 @@ fn displacement(
     duration: Fx,
     half_duration_squared: Fx,
 ) -> Vec3 {
-    velocity
-        .scale_in_range(duration)
-        .add_in_range(acceleration.scale_in_range(half_duration_squared))
+    motion::displacement_with::<InRange>(velocity, acceleration, duration, half_duration_squared)
 }
 
-/// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick): in range for
-/// any acceleration, as in (D) (at most 2³¹ · 1/10 per axis); so is its sum with a velocity
-/// (V).
+/// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick), [`motion`]'s:
+/// in range for any acceleration, as in (D) (at most 2³¹ · 1/10 per axis); so is its sum
+/// with a velocity (V).
 fn gained(acceleration: Vec3, duration: Fx) -> Vec3 {
-    acceleration.scale_in_range(duration)
+    motion::gained_with::<InRange>(acceleration, duration)
 }
 
 /// `v` without its components into any of the constraint normals.
