@@ -18,6 +18,7 @@
 
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
+use pogo::core as fixed;
 use pogo::core::world::{Path, SurfaceId, World};
 use pogo::core::{Buttons, Events, Fx, Input, STEER_MAX, State, Tuning, Vec3, seconds_to_ticks};
 
@@ -484,6 +485,13 @@ struct Zone {
     wind: V3,
 }
 
+/// Core's `world::PlatformMove`: a platform during one tick.
+#[derive(Clone, Copy, Debug)]
+struct PlatformMove {
+    start: Bx,
+    moved: V3,
+}
+
 pub struct FWorld {
     spawn: V3,
     solids: Vec<Bx>,
@@ -511,10 +519,11 @@ impl FWorld {
         let solids_grid = Grid::build(&solids);
         let ramps = (0..world.ramp_count())
             .map(|i| {
-                let (ramp, normal, offset) = world.ramp(i);
+                let ramp = world.ramp(i);
+                let plane = world.ramp_plane(i);
                 Ramp {
-                    normal: V3::from_fixed(normal),
-                    offset: f(offset),
+                    normal: V3::from_fixed(plane.normal),
+                    offset: f(plane.offset),
                     bounds: ramp.bounds.as_ref().map(Bx::from_fixed),
                     reach: world.ramp_reach(i).map(Bx::from_fixed),
                     no_bounce: ramp.no_bounce,
@@ -610,24 +619,24 @@ impl FWorld {
     }
 
     fn platform_displacement(&self, i: u32, tick: u32) -> V3 {
-        self.platform_during(i, tick).1
+        self.platform_during(i, tick).moved
     }
 
-    /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
-    /// `World::platform_during`, two path evaluations).
     /// Core's `World::platform_bounds`: the platform's box at the start of `tick`.
     fn platform_bounds(&self, i: u32, tick: u32) -> Bx {
         let start = self.platform_position(i, tick);
         Bx::new(start, start + self.platforms[i as usize].size)
     }
 
-    fn platform_during(&self, i: u32, tick: u32) -> (Bx, V3) {
+    /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
+    /// `World::platform_during`, two path evaluations).
+    fn platform_during(&self, i: u32, tick: u32) -> PlatformMove {
         let start = self.platform_position(i, tick);
         let moved = self.platform_position(i, tick.saturating_add(1)) - start;
-        (
-            Bx::new(start, start + self.platforms[i as usize].size),
+        PlatformMove {
+            start: Bx::new(start, start + self.platforms[i as usize].size),
             moved,
-        )
+        }
     }
 
     /// Each solid overlapping `region` (core: `World::for_each_solid_overlapping`).
@@ -1246,6 +1255,81 @@ pub struct FPogo {
 }
 
 impl FPogo {
+    /// Core's pogo in f64. Every field is named on both sides (no `..`): a field added to
+    /// core's `Pogo` (or to this one) is a compile error here until the mirror has it.
+    pub fn from_fixed(p: &fixed::Pogo) -> FPogo {
+        let fixed::Pogo {
+            state,
+            position,
+            velocity,
+            lean: fixed::Lean { x, z },
+            combo,
+            bounces,
+            apex,
+            last_launch,
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression,
+            tip_memory,
+            checkpoint,
+            finish_tick,
+            events,
+        } = *p;
+        let to_launch = |l: fixed::Launch| {
+            let fixed::Launch {
+                tick,
+                point,
+                surface,
+            } = l;
+            (tick.0, V3::from_fixed(point), surface)
+        };
+        let to_compression = |c: fixed::Compression| {
+            let fixed::Compression {
+                ticks_left,
+                normal,
+                surface,
+                approach,
+            } = c;
+            Compression {
+                ticks_left,
+                normal: V3::from_fixed(normal),
+                surface,
+                approach: V3::from_fixed(approach),
+            }
+        };
+        let to_tip_memory = |m: fixed::TipMemory| {
+            let fixed::TipMemory {
+                normal,
+                surface,
+                age,
+            } = m;
+            TipMemory {
+                normal: V3::from_fixed(normal),
+                surface,
+                age,
+            }
+        };
+        FPogo {
+            state,
+            position: V3::from_fixed(position),
+            velocity: V3::from_fixed(velocity),
+            lean: Lean { x: f(x), z: f(z) },
+            combo,
+            bounces,
+            apex: f(apex),
+            last_launch: last_launch.map(to_launch),
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression: compression.map(to_compression),
+            tip_memory: tip_memory.map(to_tip_memory),
+            checkpoint,
+            finish_tick: finish_tick.map(|t| t.0),
+            events,
+        }
+    }
+
     fn new(spawn: V3) -> FPogo {
         FPogo {
             state: State::Respawn,
@@ -1707,9 +1791,9 @@ fn first_touch(
         if !ctx.world.platforms[i as usize].reach.overlaps(swept) {
             continue;
         }
-        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
-        let bounds = start.translated(moved * elapsed);
-        let relative = d - moved * span;
+        let during = ctx.world.platform_during(i, ctx.tick);
+        let bounds = during.start.translated(during.moved * elapsed);
+        let relative = d - during.moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep_box(&ctx.capsule, tip, relative, &bounds),
@@ -1849,9 +1933,9 @@ fn launch_point_carried(
 ) -> V3 {
     match surface {
         SurfaceId::Platform(i) => {
-            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let now = ctx.world.platform_during(i, ctx.tick);
             let then = ctx.world.platform_position(i, tick + 1);
-            point + (now.min + moved * elapsed - then)
+            point + (now.start.min + now.moved * elapsed - then)
         }
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => point,
     }

@@ -232,7 +232,7 @@ pub fn tracking(run: &Recorded, world: &float::FWorld, tuning: &float::FTuning) 
         fixed.step(&[*input]);
         float.step(*input);
         let p = &fixed.state().pogos[0];
-        let gap = (float::V3::from_fixed(p.position) - float.pogo.position).length();
+        let gap = (float::FPogo::from_fixed(p).position - float.pogo.position).length();
         for (limit, slot) in [
             (0.001, &mut out.diverges_1mm),
             (0.01, &mut out.diverges_1cm),

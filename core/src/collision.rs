@@ -54,9 +54,9 @@
 use crate::fx::Fx;
 use crate::pogo::Pogo;
 use crate::step::Ctx;
-use crate::sweep::{self, CONTACT_SLOP, Plane, Touch};
+use crate::sweep::{self, CONTACT_SLOP, Touch};
 use crate::vec3::Vec3;
-use crate::world::{Aabb, SURFACES_MAX, SurfaceId, World};
+use crate::world::{Aabb, PlatformMove, SURFACES_MAX, SurfaceId, World};
 
 /// Most solids (with repeats) the first sweep's grid query may report and still be kept
 /// (see [`nearby`]); beyond, the tick queries the grid again, as it always may.
@@ -210,7 +210,7 @@ pub(crate) fn first_touch(
         }
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
         // the pogo moves by its own displacement minus the platform's over the span.
-        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
+        let PlatformMove { start, moved } = ctx.world.platform_during(i, ctx.tick);
         // (G), (D): a platform's box and its move, one displacement and a fraction of one.
         let bounds = start.translated(moved.scale_in_range(elapsed));
         let relative = d.sub_in_range(moved.scale_in_range(span));
@@ -224,7 +224,7 @@ pub(crate) fn first_touch(
     for i in bits(movers.ramps) {
         if ramp_may_touch(ctx.world, i, swept) {
             consider(
-                sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
+                sweep::sweep_plane(&ctx.capsule, tip, d, &ctx.world.ramp_plane(i)),
                 SurfaceId::Ramp(i),
             );
         }
@@ -260,7 +260,7 @@ fn platform_and_ramp_pushes(
             f(sweep::depenetrate_plane(
                 &ctx.capsule,
                 tip,
-                &plane(ctx.world, i),
+                &ctx.world.ramp_plane(i),
             ));
         }
     }
@@ -324,7 +324,8 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-/// [`Plane::may_touch`] of ramp `i`, from the world's precomputed reach (the same box).
+/// [`Plane::may_touch`](sweep::Plane::may_touch) of ramp `i`, from the world's precomputed
+/// reach (the same box).
 #[inline]
 fn ramp_may_touch(world: &World, i: u32, region: &Aabb) -> bool {
     ramp_reach_overlaps(world.ramp_reach(i), region)
@@ -335,17 +336,6 @@ fn ramp_may_touch(world: &World, i: u32, region: &Aabb) -> bool {
 #[inline]
 fn ramp_reach_overlaps(reach: Option<&Aabb>, region: &Aabb) -> bool {
     reach.is_none_or(|reach| reach.overlaps(region))
-}
-
-/// Ramp `i` as the plane the sweep and the push test.
-#[inline]
-fn plane(world: &World, i: u32) -> Plane {
-    let (ramp, normal, offset) = world.ramp(i);
-    Plane {
-        normal,
-        offset,
-        bounds: ramp.bounds,
-    }
 }
 
 /// The capsule's box for a tip at `tip` within (P): `Capsule::bounds`, whose sums of a

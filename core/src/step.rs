@@ -67,7 +67,7 @@ use crate::sweep::{Capsule, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::{InRange, Vec3};
-use crate::world::{COORDINATE_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{COORDINATE_MAX, PlatformMove, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
@@ -553,9 +553,9 @@ fn land(ctx: &Ctx, pogo: &mut Pogo, normal: Vec3, surface: SurfaceId, remaining:
 fn launch_point_carried(ctx: &Ctx, launch: &Launch, elapsed: Fx) -> Vec3 {
     match launch.surface {
         SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
-            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let PlatformMove { start, moved } = ctx.world.platform_during(i, ctx.tick);
             let then = ctx.world.platform_position(i, launch.tick.next());
-            launch.point + (now.min + moved * elapsed - then)
+            launch.point + (start.min + moved * elapsed - then)
         }
         SurfaceId::Platform(_) | SurfaceId::Solid(_) | SurfaceId::Ramp(_) => launch.point,
     }
@@ -655,7 +655,7 @@ fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
 fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
     match surface {
         SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
-            ctx.world.platform_during(i, ctx.tick).1
+            ctx.world.platform_during(i, ctx.tick).moved
         }
         SurfaceId::Platform(_) => Vec3::ZERO,
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => Vec3::ZERO,
@@ -675,7 +675,7 @@ fn no_bounce(world: &World, surface: SurfaceId) -> bool {
     match surface {
         SurfaceId::Solid(i) => world.solid(i).no_bounce,
         SurfaceId::Platform(i) => world.platform(i).no_bounce,
-        SurfaceId::Ramp(i) => world.ramp(i).0.no_bounce,
+        SurfaceId::Ramp(i) => world.ramp(i).no_bounce,
     }
 }
 
