@@ -3,20 +3,25 @@
 //!
 //! It is not a second simulation and nothing depends on it: it exists so that the benchmarks
 //! can time the *same* work in floats. So it follows core line by line — the stages of
-//! `core/src/step.rs`, the swept capsule with the same slab test and Newton iteration
-//! (`sweep.rs`), the same uniform grid broad phase built by the same rules (`broad_phase.rs`),
-//! the same contact classification (`contact.rs`), launch (`launch.rs`), lean, gravity and
-//! steering — on the same level geometry (converted from the prepared `World`, so ramp normals
-//! and platform periods are the ones core uses), with the same tuning (converted from
-//! `Tuning`, derived values included) and driven by the same recorded inputs. Where core needs
-//! 128-bit products, saturation or exact integer square roots, this uses plain `f64`
-//! operations: that difference is what the comparison measures.
+//! `core/src/step.rs` and its collision queries (`collision.rs`), the swept capsule with the
+//! same slab test and Newton iteration (`sweep.rs`), the same uniform grid broad phase built
+//! by the same rules (`broad_phase.rs`), the same contact classification (`contact.rs`),
+//! launch (`launch.rs`), lean, gravity and steering — on the same level geometry (converted
+//! from the prepared `World`, so ramp normals and platform periods are the ones core uses),
+//! with the same tuning (converted from `Tuning`, derived values included) and driven by the
+//! same recorded inputs. Where core needs 128-bit products, saturation or exact integer
+//! square roots, this uses plain `f64` operations: that difference is what the comparison
+//! measures.
 //!
 //! Rounding differs, so the f64 run drifts away from the fixed-point one; how far it follows
-//! it is measured by `tracking()` and reported in PERFORMANCE.md.
+//! it is measured by `tracking()` and reported in PERFORMANCE.md, and `tests/measuring_stick.rs`
+//! fails when it strays: other bounces, compression ticks or finish tick on a built-in level,
+//! the tip more than 1 mm off at any tick, or an edited state clamped otherwise than by core.
+//! A change to a rule or a clamp of the tick is mirrored here in the same commit.
 
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
+use pogo::core as fixed;
 use pogo::core::world::{Path, SurfaceId, World};
 use pogo::core::{Buttons, Events, Fx, Input, STEER_MAX, State, Tuning, Vec3, seconds_to_ticks};
 
@@ -33,9 +38,11 @@ const CONTACT_SLOP: f64 = 1.0 / 4_096.0;
 const CREEP: f64 = 1.0 / 16_777_216.0;
 const NEWTON_STEPS_MAX: u32 = 12;
 const SWEEPS_MAX: usize = 4;
-/// Most solids the first sweep's grid query keeps (core: `step::NEARBY_MAX`).
+/// Most solids the first sweep's grid query keeps (core: `collision::NEARBY_MAX`).
 const NEARBY_MAX: usize = 48;
-const SPEED_MAX: f64 = 200.0;
+/// Core's `SPEED_MAX` (m/s) and `POSITION_MAX` (m), the entry bounds (E) of `step.rs`.
+const SPEED_MAX: f64 = fixed::SPEED_MAX.to_bits() as f64 / 4_294_967_296.0;
+const POSITION_MAX: f64 = fixed::POSITION_MAX.to_bits() as f64 / 4_294_967_296.0;
 const COORDINATE_MAX: f64 = 100_000.0;
 
 // ---------------------------------------------------------------------------------------------
@@ -483,6 +490,13 @@ struct Zone {
     wind: V3,
 }
 
+/// Core's `world::PlatformMove`: a platform during one tick.
+#[derive(Clone, Copy, Debug)]
+struct PlatformMove {
+    start: Bx,
+    moved: V3,
+}
+
 pub struct FWorld {
     spawn: V3,
     solids: Vec<Bx>,
@@ -510,10 +524,11 @@ impl FWorld {
         let solids_grid = Grid::build(&solids);
         let ramps = (0..world.ramp_count())
             .map(|i| {
-                let (ramp, normal, offset) = world.ramp(i);
+                let ramp = world.ramp(i);
+                let plane = world.ramp_plane(i);
                 Ramp {
-                    normal: V3::from_fixed(normal),
-                    offset: f(offset),
+                    normal: V3::from_fixed(plane.normal),
+                    offset: f(plane.offset),
                     bounds: ramp.bounds.as_ref().map(Bx::from_fixed),
                     reach: world.ramp_reach(i).map(Bx::from_fixed),
                     no_bounce: ramp.no_bounce,
@@ -609,24 +624,24 @@ impl FWorld {
     }
 
     fn platform_displacement(&self, i: u32, tick: u32) -> V3 {
-        self.platform_during(i, tick).1
+        self.platform_during(i, tick).moved
     }
 
-    /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
-    /// `World::platform_during`, two path evaluations).
     /// Core's `World::platform_bounds`: the platform's box at the start of `tick`.
     fn platform_bounds(&self, i: u32, tick: u32) -> Bx {
         let start = self.platform_position(i, tick);
         Bx::new(start, start + self.platforms[i as usize].size)
     }
 
-    fn platform_during(&self, i: u32, tick: u32) -> (Bx, V3) {
+    /// Platform `i`'s box at the start of `tick` and how far it moves during it (core:
+    /// `World::platform_during`, two path evaluations).
+    fn platform_during(&self, i: u32, tick: u32) -> PlatformMove {
         let start = self.platform_position(i, tick);
         let moved = self.platform_position(i, tick.saturating_add(1)) - start;
-        (
-            Bx::new(start, start + self.platforms[i as usize].size),
+        PlatformMove {
+            start: Bx::new(start, start + self.platforms[i as usize].size),
             moved,
-        )
+        }
     }
 
     /// Each solid overlapping `region` (core: `World::for_each_solid_overlapping`).
@@ -1245,6 +1260,81 @@ pub struct FPogo {
 }
 
 impl FPogo {
+    /// Core's pogo in f64. Every field is named on both sides (no `..`): a field added to
+    /// core's `Pogo` (or to this one) is a compile error here until the mirror has it.
+    pub fn from_fixed(p: &fixed::Pogo) -> FPogo {
+        let fixed::Pogo {
+            state,
+            position,
+            velocity,
+            lean: fixed::Lean { x, z },
+            combo,
+            bounces,
+            apex,
+            last_launch,
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression,
+            tip_memory,
+            checkpoint,
+            finish_tick,
+            events,
+        } = *p;
+        let to_launch = |l: fixed::Launch| {
+            let fixed::Launch {
+                tick,
+                point,
+                surface,
+            } = l;
+            (tick.0, V3::from_fixed(point), surface)
+        };
+        let to_compression = |c: fixed::Compression| {
+            let fixed::Compression {
+                ticks_left,
+                normal,
+                surface,
+                approach,
+            } = c;
+            Compression {
+                ticks_left,
+                normal: V3::from_fixed(normal),
+                surface,
+                approach: V3::from_fixed(approach),
+            }
+        };
+        let to_tip_memory = |m: fixed::TipMemory| {
+            let fixed::TipMemory {
+                normal,
+                surface,
+                age,
+            } = m;
+            TipMemory {
+                normal: V3::from_fixed(normal),
+                surface,
+                age,
+            }
+        };
+        FPogo {
+            state,
+            position: V3::from_fixed(position),
+            velocity: V3::from_fixed(velocity),
+            lean: Lean { x: f(x), z: f(z) },
+            combo,
+            bounces,
+            apex: f(apex),
+            last_launch: last_launch.map(to_launch),
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression: compression.map(to_compression),
+            tip_memory: tip_memory.map(to_tip_memory),
+            checkpoint,
+            finish_tick: finish_tick.map(|t| t.0),
+            events,
+        }
+    }
+
     fn new(spawn: V3) -> FPogo {
         FPogo {
             state: State::Respawn,
@@ -1326,6 +1416,12 @@ fn step_pogo(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
         State::Respawn => respawn(ctx, pogo),
         State::Airborne | State::Compression | State::Stunned => {}
     }
+    // Bound (E): a no-op for every state a tick leaves; a state edited beyond it is brought
+    // back, as core brings it back.
+    let p = pogo.position;
+    let c = |x: f64| clamp(x, -POSITION_MAX, POSITION_MAX);
+    pogo.position = V3::new(c(p.x), c(p.y), c(p.z));
+    pogo.velocity = clamp_speed(pogo.velocity);
     let stick = stick(input);
     controls(ctx, pogo, input, stick);
     if pogo.state == State::Compression {
@@ -1706,9 +1802,9 @@ fn first_touch(
         if !ctx.world.platforms[i as usize].reach.overlaps(swept) {
             continue;
         }
-        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
-        let bounds = start.translated(moved * elapsed);
-        let relative = d - moved * span;
+        let during = ctx.world.platform_during(i, ctx.tick);
+        let bounds = during.start.translated(during.moved * elapsed);
+        let relative = d - during.moved * span;
         if bounds.overlaps(&ctx.capsule.swept_bounds(tip, relative)) {
             consider(
                 sweep_box(&ctx.capsule, tip, relative, &bounds),
@@ -1848,9 +1944,9 @@ fn launch_point_carried(
 ) -> V3 {
     match surface {
         SurfaceId::Platform(i) => {
-            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let now = ctx.world.platform_during(i, ctx.tick);
             let then = ctx.world.platform_position(i, tick + 1);
-            point + (now.min + moved * elapsed - then)
+            point + (now.start.min + now.moved * elapsed - then)
         }
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => point,
     }

@@ -202,6 +202,8 @@ pub struct Tracking {
     pub diverges_1mm: Option<usize>,
     pub diverges_1cm: Option<usize>,
     pub diverges_10cm: Option<usize>,
+    /// The largest distance between the two tips at the end of a tick (m), and that tick.
+    pub gap_max: (f64, usize),
     pub fixed_bounces: u32,
     pub float_bounces: u32,
     pub fixed_finish: Option<u32>,
@@ -221,6 +223,7 @@ pub fn tracking(run: &Recorded, world: &float::FWorld, tuning: &float::FTuning) 
         diverges_1mm: None,
         diverges_1cm: None,
         diverges_10cm: None,
+        gap_max: (0.0, 0),
         fixed_bounces: 0,
         float_bounces: 0,
         fixed_finish: None,
@@ -232,7 +235,10 @@ pub fn tracking(run: &Recorded, world: &float::FWorld, tuning: &float::FTuning) 
         fixed.step(&[*input]);
         float.step(*input);
         let p = &fixed.state().pogos[0];
-        let gap = (float::V3::from_fixed(p.position) - float.pogo.position).length();
+        let gap = (float::FPogo::from_fixed(p).position - float.pogo.position).length();
+        if gap > out.gap_max.0 {
+            out.gap_max = (gap, tick);
+        }
         for (limit, slot) in [
             (0.001, &mut out.diverges_1mm),
             (0.01, &mut out.diverges_1cm),

@@ -114,8 +114,10 @@
 
 //! ## Invariants
 //!
-//! No I/O, no floats, no `unsafe`, no panics on any input: every arithmetic operation
-//! saturates, and every loop is bounded.
+//! No I/O, no floats, no `unsafe`, no panics on any input: every [`Fx`] operator saturates,
+//! the tick's own in-range operations (no saturation test) are used only where its bounds,
+//! written once in `step.rs`, prove the result representable (each debug-asserted), and
+//! every loop is bounded.
 
 #![no_std]
 #![forbid(unsafe_code)]
@@ -127,6 +129,7 @@ extern crate alloc;
 pub mod air;
 pub mod bot;
 mod broad_phase;
+mod collision;
 pub mod contact;
 pub mod design;
 pub mod driver;

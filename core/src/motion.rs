@@ -1,4 +1,4 @@
-//! Motion under constant acceleration: the exact per-tick update every airborne tick uses.
+//! Motion under constant acceleration: the exact update every airborne tick moves by.
 //!
 //! Units: positions in metres, velocities in m/s, accelerations in m/s², times in seconds.
 //! Axes are the world's (x east, y up, z south), so gravity is the acceleration `(0, −g, 0)`
@@ -20,11 +20,25 @@
 //! which depends on the tick rate. When the acceleration changes between ticks (at the apex,
 //! when a dive starts), the update is still exact within each tick.
 //!
-//! Every operation saturates like [`Fx`]'s, so no input can panic or wrap.
+//! # In the tick
+//!
+//! The tick (`step.rs`) sweeps the capsule along a step before taking it, so it uses the
+//! update in its two halves, written here once: the displacement `v·τ + a·τ²/2`
+//! (`displacement_with`), which it sweeps, and the velocity gained `a·τ` (`gained_with`). A
+//! step that touches nothing is [`integrate_over`] exactly. A step that touches something a
+//! fraction `t` of the way moves `t` of the displacement (along the chord of that step's arc)
+//! and gains `a·τ·t`; the rest of the tick is a new step from there.
+//!
+//! # Arithmetic
+//!
+//! The public functions saturate like [`Fx`]'s operators, so no input can panic or wrap. The
+//! tick runs the same formulas with the in-range operations (`InRange`: no saturation tests,
+//! each result debug-asserted representable), which its bound (D) proves exact for any
+//! velocity and acceleration over at most one tick.
 
 use crate::fx::Fx;
 use crate::tuning::Derived;
-use crate::vec3::Vec3;
+use crate::vec3::{Arith, Saturating, Vec3};
 
 /// Moves a body one tick of the tuning's tick length: returns the new `(position, velocity)`
 /// after `dt = derived.dt` seconds at the constant `acceleration`.
@@ -47,7 +61,8 @@ pub fn integrate(
 }
 
 /// [`integrate`] over a step of any length (for example the part of a tick before a contact):
-/// `dt` in s, `half_dt_squared` = dt²/2 in s². Returns the new `(position, velocity)`.
+/// `dt` in s, `half_dt_squared` = dt²/2 in s². Returns the new `(position, velocity)`: the
+/// position plus the step's displacement, the velocity plus what the acceleration adds.
 pub fn integrate_over(
     position: Vec3,
     velocity: Vec3,
@@ -55,11 +70,9 @@ pub fn integrate_over(
     dt: Fx,
     half_dt_squared: Fx,
 ) -> (Vec3, Vec3) {
-    let step = |p: Fx, v: Fx, a: Fx| integrate_axis(p, v, a, dt, half_dt_squared);
-    let (px, vx) = step(position.x, velocity.x, acceleration.x);
-    let (py, vy) = step(position.y, velocity.y, acceleration.y);
-    let (pz, vz) = step(position.z, velocity.z, acceleration.z);
-    (Vec3::new(px, py, pz), Vec3::new(vx, vy, vz))
+    let d = displacement_with::<Saturating>(velocity, acceleration, dt, half_dt_squared);
+    let gained = gained_with::<Saturating>(acceleration, dt);
+    (position + d, velocity + gained)
 }
 
 /// The same update on one axis: position (m), velocity (m/s), acceleration (m/s²), `dt` (s) and
@@ -71,9 +84,36 @@ pub fn integrate_axis(
     dt: Fx,
     half_dt_squared: Fx,
 ) -> (Fx, Fx) {
-    let position = position + velocity * dt + acceleration * half_dt_squared;
-    let velocity = velocity + acceleration * dt;
-    (position, velocity)
+    let (p, v) = integrate_over(
+        Vec3::new(position, Fx::ZERO, Fx::ZERO),
+        Vec3::new(velocity, Fx::ZERO, Fx::ZERO),
+        Vec3::new(acceleration, Fx::ZERO, Fx::ZERO),
+        dt,
+        half_dt_squared,
+    );
+    (p.x, v.x)
+}
+
+/// How far a body moving at `velocity` (m/s) with the constant `acceleration` (m/s²) goes in
+/// `duration` (s), given `half_duration_squared` = `duration · duration / 2` (s², as the
+/// caller computes it): `v·τ + a·τ²/2`, in the arithmetic `A`.
+#[inline]
+pub(crate) fn displacement_with<A: Arith>(
+    velocity: Vec3,
+    acceleration: Vec3,
+    duration: Fx,
+    half_duration_squared: Fx,
+) -> Vec3 {
+    let v = A::scale(velocity, duration);
+    let a = A::scale(acceleration, half_duration_squared);
+    Vec3::new(A::add(v.x, a.x), A::add(v.y, a.y), A::add(v.z, a.z))
+}
+
+/// The velocity (m/s) the constant `acceleration` (m/s²) adds over `duration` (s): `a·τ`, in
+/// the arithmetic `A`.
+#[inline]
+pub(crate) fn gained_with<A: Arith>(acceleration: Vec3, duration: Fx) -> Vec3 {
+    A::scale(acceleration, duration)
 }
 
 #[cfg(test)]

@@ -179,40 +179,81 @@ impl Pogo {
     }
 
     /// Writes the canonical encoding, field by field in declaration order.
+    ///
+    /// Every field is named (no `..`), here and in the pogo's other field lists (the C ABI's
+    /// snapshot, the replay diff, the f64 measuring stick): a field added to `Pogo`, or to
+    /// the structs it holds, is a compile error in each until it is encoded there too.
     pub(crate) fn encode(&self, e: &mut Encoder) {
-        e.u8(self.state.code());
-        e.vec3(self.position);
-        e.vec3(self.velocity);
-        e.fx(self.lean.x);
-        e.fx(self.lean.z);
-        e.u32(self.combo);
-        e.u32(self.bounces);
-        e.fx(self.apex);
-        e.bool(self.last_launch.is_some());
-        if let Some(launch) = self.last_launch {
-            e.u32(launch.tick.0);
-            e.vec3(launch.point);
-            encode_surface(e, launch.surface);
+        let Pogo {
+            state,
+            position,
+            velocity,
+            lean: Lean {
+                x: lean_x,
+                z: lean_z,
+            },
+            combo,
+            bounces,
+            apex,
+            last_launch,
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression,
+            tip_memory,
+            checkpoint,
+            finish_tick,
+            events,
+        } = *self;
+        e.u8(state.code());
+        e.vec3(position);
+        e.vec3(velocity);
+        e.fx(lean_x);
+        e.fx(lean_z);
+        e.u32(combo);
+        e.u32(bounces);
+        e.fx(apex);
+        e.bool(last_launch.is_some());
+        if let Some(Launch {
+            tick,
+            point,
+            surface,
+        }) = last_launch
+        {
+            e.u32(tick.0);
+            e.vec3(point);
+            encode_surface(e, surface);
         }
-        e.u32(self.stun_ticks_left);
-        encode_option_u32(e, self.trick_ticks_left);
-        e.u8(self.buttons_held.0);
-        e.bool(self.compression.is_some());
-        if let Some(c) = &self.compression {
-            e.u32(c.ticks_left);
-            e.vec3(c.normal);
-            encode_surface(e, c.surface);
-            e.vec3(c.approach);
+        e.u32(stun_ticks_left);
+        encode_option_u32(e, trick_ticks_left);
+        e.u8(buttons_held.0);
+        e.bool(compression.is_some());
+        if let Some(Compression {
+            ticks_left,
+            normal,
+            surface,
+            approach,
+        }) = compression
+        {
+            e.u32(ticks_left);
+            e.vec3(normal);
+            encode_surface(e, surface);
+            e.vec3(approach);
         }
-        e.bool(self.tip_memory.is_some());
-        if let Some(m) = &self.tip_memory {
-            e.vec3(m.normal);
-            encode_surface(e, m.surface);
-            e.u32(m.age);
+        e.bool(tip_memory.is_some());
+        if let Some(TipMemory {
+            normal,
+            surface,
+            age,
+        }) = tip_memory
+        {
+            e.vec3(normal);
+            encode_surface(e, surface);
+            e.u32(age);
         }
-        encode_option_u32(e, self.checkpoint);
-        encode_option_u32(e, self.finish_tick.map(|t| t.0));
-        e.u32(u32::from(self.events.0));
+        encode_option_u32(e, checkpoint);
+        encode_option_u32(e, finish_tick.map(|t| t.0));
+        e.u32(u32::from(events.0));
     }
 }
 

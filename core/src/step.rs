@@ -32,11 +32,12 @@
 //!   both there, which changes nothing for any state a tick leaves (a pogo beyond
 //!   `COORDINATE_MAX` respawns before it moves again; every tick ends with the speed clamped,
 //!   or the velocity zero or a platform's): only a state edited beyond them is brought back.
-//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` with τ ≤ dt ≤ 1/10 s
-//!   (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration each component is
-//!   below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below 5 m (50 m/s · 0.1 s).
+//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` ([`motion`]'s exact update)
+//!   with τ ≤ dt ≤ 1/10 s (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration
+//!   each component is below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below
+//!   5 m (50 m/s · 0.1 s).
 //! - **(P) position**: every position within a tick is within 2³⁰ m: (E), plus at most
-//!   `SWEEPS_MAX` sweeps of at most (D) each, at most `SWEEPS_MAX` pushes out of an overlap
+//!   `SWEEPS_MAX` sweeps of at most (D) each, at most `PUSHES_MAX` pushes out of an overlap
 //!   (each at most a box's half extent, ≤ 10⁵ m, plus r + `SKIN`) and a landing's ride on a
 //!   platform (≤ 5 m): 2²⁰ + 4·2²⁸ + 4·(10⁵ + 3) + 5 < 2³⁰.
 //! - **(V) velocity**: every velocity within a tick is within 2²⁹ m/s on each axis: from (E)
@@ -55,22 +56,21 @@
 //! launches, ricochets and everything outside the hot path.
 
 use crate::air;
+use crate::collision::{NEARBY_MAX, depenetrate, first_touch, may_overlap, nearby, swept_region};
 use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
+use crate::motion;
 use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
-use crate::sweep::{self, CONTACT_SLOP, Capsule, Plane, Touch};
+use crate::sweep::{Capsule, Touch};
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::{InRange, Vec3};
-use crate::world::{Aabb, COORDINATE_MAX, SURFACES_MAX, SurfaceId, VolumeKind, World};
+use crate::world::{COORDINATE_MAX, PlatformMove, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
 const SWEEPS_MAX: usize = 4;
-/// Most solids (with repeats) the first sweep's grid query may report and still be kept
-/// (see `nearby`); beyond, the tick queries the grid again, as it always may.
-const NEARBY_MAX: usize = 48;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
 pub const SPEED_MAX: Fx = Fx::from_int(200);
@@ -81,16 +81,36 @@ pub const POSITION_MAX: Fx = Fx::from_int(1 << 20);
 const _: () = assert!(POSITION_MAX.to_bits() > 10 * COORDINATE_MAX.to_bits());
 
 /// What one tick needs besides the pogo.
-struct Ctx<'a> {
-    world: &'a World,
-    tuning: &'a Tuning,
-    capsule: Capsule,
+pub(crate) struct Ctx<'a> {
+    pub(crate) world: &'a World,
+    pub(crate) tuning: &'a Tuning,
+    pub(crate) capsule: Capsule,
     /// Half the capsule's height (m): its centre above the tip.
-    half_height: Fx,
+    pub(crate) half_height: Fx,
     /// Whether the capsule's box holds the capsule (it is at least twice as tall as its
-    /// radius, as every valid tuning's is): see `may_overlap`.
-    boxed: bool,
-    tick: Ticks,
+    /// radius, as every valid tuning's is): see `collision::may_overlap`.
+    pub(crate) boxed: bool,
+    pub(crate) tick: Ticks,
+    /// Whether the tick may look up the first sweep's surroundings once
+    /// (`collision::nearby`); tests turn it off to compare.
+    #[cfg(test)]
+    pub(crate) lookup: bool,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn new<'a>(world: &'a World, tuning: &'a Tuning, tick: Ticks) -> Ctx<'a> {
+        let capsule = capsule(tuning);
+        Ctx {
+            world,
+            tuning,
+            capsule,
+            half_height: capsule.height.half(),
+            boxed: capsule.radius + capsule.radius <= capsule.height,
+            tick,
+            #[cfg(test)]
+            lookup: true,
+        }
+    }
 }
 
 /// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
@@ -101,14 +121,26 @@ pub(crate) fn step(
     pogos: &mut [Pogo],
     inputs: &[Input],
 ) {
-    let capsule = capsule(tuning);
+    let ctx = Ctx::new(world, tuning, tick);
+    for (i, pogo) in pogos.iter_mut().enumerate() {
+        let input = inputs.get(i).copied().unwrap_or_default().normalized();
+        step_pogo(&ctx, pogo, input);
+    }
+}
+
+/// [`step`] without the first sweep's lookup: what the lookup must not change
+/// (`collision::tests`).
+#[cfg(test)]
+pub(crate) fn step_without_lookup(
+    world: &World,
+    tuning: &Tuning,
+    tick: Ticks,
+    pogos: &mut [Pogo],
+    inputs: &[Input],
+) {
     let ctx = Ctx {
-        world,
-        tuning,
-        capsule,
-        half_height: capsule.height.half(),
-        boxed: capsule.radius + capsule.radius <= capsule.height,
-        tick,
+        lookup: false,
+        ..Ctx::new(world, tuning, tick)
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
@@ -279,14 +311,11 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
     Vec3::new(Fx::ZERO, gravity, Fx::ZERO) + wind + steering
 }
 
-/// Moves the pogo through the tick, sweeping against the world and answering each touch.
-/// Returns whether it landed (and is now compressing).
+/// Moves the pogo through the tick: out of any overlap, then sweeps against the world,
+/// answering each touch. Returns whether it landed (and is now compressing).
 ///
-/// The solids, platforms and ramps near the first sweep's path are looked up once, before
-/// `depenetrate` (see `nearby`): that region holds the capsule's own box, so if none of them
-/// overlaps the capsule (nearly every tick) depenetration has nothing to do, the pogo has not
-/// moved, and the first sweep uses the same lists its own lookup would have given. Otherwise
-/// the tick runs as written.
+/// What lies near the first sweep's path is looked up once, before depenetrating, and serves
+/// both (`collision.rs` says why that changes no result).
 fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let dt = ctx.tuning.derived().dt;
     // In range: a velocity (V) and what an acceleration adds over at most a tick (D).
@@ -301,6 +330,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
         ctx.tuning.derived().half_dt_squared,
     );
     let first_region = swept_region(ctx, pogo.position, first);
+    // Out of any overlap (after a ride or a teleport), unless the lookup shows there is none.
     let mut ids = [0; NEARBY_MAX];
     let mut nearby = nearby(ctx, &first_region, &mut ids);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, &nearby)) {
@@ -368,7 +398,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
 
 /// How far a body moving at `velocity` with constant `acceleration` goes in `duration` (s,
 /// at most a tick), given `half_duration_squared` = `duration · duration / 2` (s², as `Fx`
-/// computes it).
+/// computes it): the exact update's displacement, [`motion`]'s.
 ///
 /// In range for any velocity and acceleration (bound (D)): each product is at most
 /// 2³¹ · 1/10 or 2³¹ · 1/200, and so is its sum.
@@ -378,197 +408,14 @@ fn displacement(
     duration: Fx,
     half_duration_squared: Fx,
 ) -> Vec3 {
-    velocity
-        .scale_in_range(duration)
-        .add_in_range(acceleration.scale_in_range(half_duration_squared))
+    motion::displacement_with::<InRange>(velocity, acceleration, duration, half_duration_squared)
 }
 
-/// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick): in range for
-/// any acceleration, as in (D) (at most 2³¹ · 1/10 per axis); so is its sum with a velocity
-/// (V).
+/// The velocity (m/s) an acceleration adds over `duration` (s, at most a tick), [`motion`]'s:
+/// in range for any acceleration, as in (D) (at most 2³¹ · 1/10 per axis); so is its sum
+/// with a velocity (V).
 fn gained(acceleration: Vec3, duration: Fx) -> Vec3 {
-    acceleration.scale_in_range(duration)
-}
-
-/// The capsule's box for a tip at `tip` within (P): `Capsule::bounds`, whose sums of a
-/// position and a capsule dimension are in range (G).
-fn capsule_box(ctx: &Ctx, tip: Vec3) -> Aabb {
-    let r = ctx.capsule.radius;
-    Aabb::new(
-        Vec3::new(tip.x.sub_in_range(r), tip.y, tip.z.sub_in_range(r)),
-        Vec3::new(
-            tip.x.add_in_range(r),
-            tip.y.add_in_range(ctx.capsule.height),
-            tip.z.add_in_range(r),
-        ),
-    )
-}
-
-/// The box swept by the capsule moving from `tip` (within (P)) by `d` (within (D)), grown
-/// by `CONTACT_SLOP`: `Capsule::swept_bounds`, in range (the end `tip + d` is within (P),
-/// and a capsule dimension and a slop more are in range too).
-fn swept_region(ctx: &Ctx, tip: Vec3, d: Vec3) -> Aabb {
-    let b = capsule_box(ctx, tip).union(&capsule_box(ctx, tip.add_in_range(d)));
-    let slop = Vec3::new(CONTACT_SLOP, CONTACT_SLOP, CONTACT_SLOP);
-    Aabb::new(b.min.sub_in_range(slop), b.max.add_in_range(slop))
-}
-
-/// What the first sweep may touch, looked up once a tick (see `nearby`).
-#[derive(Clone, Copy)]
-struct Nearby<'a> {
-    /// What `for_each_solid_overlapping(region)` reports, in its order, repeats included.
-    solids: &'a [u32],
-    /// The platforms and ramps whose reach overlaps the region.
-    movers: Movers,
-}
-
-/// A set of platforms and a set of ramps, as bit masks: bit `i` of `platforms` is platform
-/// `i` (a level has at most `SURFACES_MAX` = 64 of each).
-#[derive(Clone, Copy)]
-struct Movers {
-    platforms: u64,
-    ramps: u64,
-}
-
-const _: () = assert!(SURFACES_MAX <= 64);
-
-impl Movers {
-    /// Every platform and ramp of the world.
-    fn every(world: &World) -> Movers {
-        Movers {
-            platforms: low_bits(world.platform_count()),
-            ramps: low_bits(world.ramp_count()),
-        }
-    }
-
-    /// The platforms and ramps whose reach overlaps `region`: the only ones a capsule within
-    /// it can touch or overlap.
-    fn near(world: &World, region: &Aabb) -> Movers {
-        let mut near = Movers {
-            platforms: 0,
-            ramps: 0,
-        };
-        for (i, reach) in world.platform_reaches().iter().enumerate() {
-            if reach.overlaps(region) {
-                near.platforms |= 1 << i;
-            }
-        }
-        for (i, reach) in world.ramp_reaches().iter().enumerate() {
-            if ramp_reach_overlaps(reach.as_ref(), region) {
-                near.ramps |= 1 << i;
-            }
-        }
-        near
-    }
-}
-
-/// The mask of bits `0..n` (`n` ≤ 64).
-fn low_bits(n: u32) -> u64 {
-    u64::MAX.checked_shr(64 - n).unwrap_or(0)
-}
-
-/// The indices of the set bits of `mask`, lowest first.
-fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
-    core::iter::from_fn(move || {
-        let i = mask.trailing_zeros();
-        mask &= mask.wrapping_sub(1);
-        (i < 64).then_some(i)
-    })
-}
-
-/// What the first sweep's region `region` holds: the solids `for_each_solid_overlapping`
-/// reports (in its order, repeats included), kept in `ids`, and the platforms and ramps whose
-/// reach overlaps it; `None` if the solids are more than `NEARBY_MAX`.
-///
-/// Any list of the solids overlapping the first sweep's region would do for the tick: the
-/// sweep and the overlap check skip the others anyway (see `first_touch`, `may_overlap`),
-/// and a repeat changes nothing (an equal touch of the same solid is not earlier; an equal
-/// push is not deeper). When the list overflows, the tick runs as if there were none
-/// (depenetration queries the grid itself, and so does the first sweep), which gives the
-/// same results.
-fn nearby<'a>(ctx: &Ctx, region: &Aabb, ids: &'a mut [u32; NEARBY_MAX]) -> Option<Nearby<'a>> {
-    let mut len = 0;
-    let mut overflow = false;
-    ctx.world.for_each_solid_overlapping(region, |i| {
-        if len < NEARBY_MAX {
-            ids[len] = i;
-            len += 1;
-        } else {
-            overflow = true;
-        }
-    });
-    (!overflow).then(|| Nearby {
-        solids: &ids[..len],
-        movers: Movers::near(ctx.world, region),
-    })
-}
-
-/// Whether `depenetrate` might move a pogo with its tip at `tip`, given `nearby`, the solids
-/// overlapping a region that holds the capsule's box: `false` means it certainly would not.
-///
-/// `depenetrate` pushes only if one of the solids the grid reports near the capsule's box,
-/// or a platform or ramp it tests, overlaps the capsule. The grid reports, for a larger
-/// region, every solid it reports for a smaller one (more cells, more large boxes), and a
-/// solid missing the larger region misses the smaller one, so if none of `nearby` overlaps,
-/// none of its own would; platforms and ramps are tested as it tests them, those of
-/// `nearby.movers` only (a reach that misses the larger region misses the capsule's box). A
-/// solid that overlaps the capsule overlaps the capsule's box, which holds the capsule when
-/// it is at least twice as tall as its radius (as every valid tuning is), so boxes that miss
-/// it are skipped without the distance test.
-fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &Nearby) -> bool {
-    let region = capsule_box(ctx, tip);
-    let mut overlap = nearby.solids.iter().any(|&i| {
-        let bounds = &ctx.world.solid(i).bounds;
-        (!ctx.boxed || bounds.overlaps(&region))
-            && sweep::depenetrate_box(&ctx.capsule, tip, bounds).is_some()
-    });
-    if !overlap {
-        platform_and_ramp_pushes(ctx, tip, &region, nearby.movers, |push| {
-            overlap |= push.is_some()
-        });
-    }
-    overlap
-}
-
-/// Calls `f` with the push out of each platform and ramp of `movers` that may overlap a
-/// capsule with its tip at `tip` inside `region` (its box): platforms, then ramps, each in
-/// index order. A platform whose box misses `region` is skipped, as `may_overlap` skips such
-/// solids: its push would be `None`.
-fn platform_and_ramp_pushes(
-    ctx: &Ctx,
-    tip: Vec3,
-    region: &Aabb,
-    movers: Movers,
-    mut f: impl FnMut(Option<(Fx, Vec3)>),
-) {
-    for i in bits(movers.platforms) {
-        if ctx.world.platform_reach(i).overlaps(region) {
-            let bounds = ctx.world.platform_bounds(i, ctx.tick);
-            if !ctx.boxed || bounds.overlaps(region) {
-                f(sweep::depenetrate_box(&ctx.capsule, tip, &bounds));
-            }
-        }
-    }
-    for i in bits(movers.ramps) {
-        if ramp_may_touch(ctx.world, i, region) {
-            f(sweep::depenetrate_plane(
-                &ctx.capsule,
-                tip,
-                &plane(ctx.world, i),
-            ));
-        }
-    }
-}
-
-/// [`Plane::may_touch`] of ramp `i`, from the world's precomputed reach (the same box).
-fn ramp_may_touch(world: &World, i: u32, region: &Aabb) -> bool {
-    ramp_reach_overlaps(world.ramp_reach(i), region)
-}
-
-/// Whether a ramp's reach (`World::ramp_reach`; `None` for an unbounded ramp, which may touch
-/// anything) overlaps `region`.
-fn ramp_reach_overlaps(reach: Option<&Aabb>, region: &Aabb) -> bool {
-    reach.is_none_or(|reach| reach.overlaps(region))
+    motion::gained_with::<InRange>(acceleration, duration)
 }
 
 /// `v` without its components into any of the constraint normals.
@@ -580,116 +427,6 @@ fn slide_along(mut v: Vec3, normals: &[Vec3]) -> Vec3 {
         }
     }
     v
-}
-
-/// Pushes the pogo out of anything it overlaps (after riding a platform into a wall, say),
-/// one surface at a time, a bounded number of times.
-fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
-    for _ in 0..SWEEPS_MAX {
-        let region = ctx.capsule.bounds(pogo.position);
-        let mut push: Option<(Fx, Vec3)> = None;
-        let mut deepest = |candidate: Option<(Fx, Vec3)>| {
-            if let Some((depth, n)) = candidate {
-                if push.is_none_or(|(d, _)| depth > d) {
-                    push = Some((depth, n));
-                }
-            }
-        };
-        ctx.world.for_each_solid_near(&region, |i| {
-            deepest(sweep::depenetrate_box(
-                &ctx.capsule,
-                pogo.position,
-                &ctx.world.solid(i).bounds,
-            ));
-        });
-        let movers = Movers::every(ctx.world);
-        platform_and_ramp_pushes(ctx, pogo.position, &region, movers, &mut deepest);
-        let Some((depth, n)) = push else { return };
-        pogo.position += n * depth;
-        let into = pogo.velocity.dot(n);
-        if into < Fx::ZERO {
-            pogo.velocity -= n * into;
-        }
-    }
-}
-
-/// The earliest touch of the capsule moving from `tip` by `d` during the part of the tick that
-/// starts `elapsed` into it and lasts `span` of it (fractions). Ties go to the lowest
-/// [`SurfaceId`], so the result never depends on the order candidates are found in.
-/// `swept` is `swept_region(ctx, tip, d)`; `nearby`, if given, what the region holds (see
-/// `nearby`): a solid whose box misses the path's box cannot be touched, nor a platform or
-/// ramp whose reach misses it.
-fn first_touch(
-    ctx: &Ctx,
-    tip: Vec3,
-    d: Vec3,
-    swept: &Aabb,
-    elapsed: Fx,
-    span: Fx,
-    nearby: Option<Nearby>,
-) -> Option<(Touch, SurfaceId)> {
-    let mut best: Option<(Touch, SurfaceId)> = None;
-    let mut consider = |touch: Option<Touch>, id: SurfaceId| {
-        if let Some(touch) = touch {
-            let better = best.is_none_or(|(b, bid)| (touch.t, id) < (b.t, bid));
-            if better {
-                best = Some((touch, id));
-            }
-        }
-    };
-    let mut solid = |i: u32| {
-        consider(
-            sweep::sweep_box(&ctx.capsule, tip, d, &ctx.world.solid(i).bounds),
-            SurfaceId::Solid(i),
-        );
-    };
-    let movers = match nearby {
-        Some(nearby) => {
-            nearby.solids.iter().for_each(|&i| solid(i));
-            nearby.movers
-        }
-        None => {
-            ctx.world.for_each_solid_overlapping(swept, solid);
-            Movers::every(ctx.world)
-        }
-    };
-    for i in bits(movers.platforms) {
-        // A platform whose reach the capsule's path misses cannot be touched (the relative
-        // sweep below happens inside the reach: see `World::platform_reach`).
-        if !ctx.world.platform_reach(i).overlaps(swept) {
-            continue;
-        }
-        // In the platform's frame: it stands still where it is `elapsed` into the tick, and
-        // the pogo moves by its own displacement minus the platform's over the span.
-        let (start, moved) = ctx.world.platform_during(i, ctx.tick);
-        // (G), (D): a platform's box and its move, one displacement and a fraction of one.
-        let bounds = start.translated(moved.scale_in_range(elapsed));
-        let relative = d.sub_in_range(moved.scale_in_range(span));
-        if bounds.overlaps(&swept_region(ctx, tip, relative)) {
-            consider(
-                sweep::sweep_box(&ctx.capsule, tip, relative, &bounds),
-                SurfaceId::Platform(i),
-            );
-        }
-    }
-    for i in bits(movers.ramps) {
-        if ramp_may_touch(ctx.world, i, swept) {
-            consider(
-                sweep::sweep_plane(&ctx.capsule, tip, d, &plane(ctx.world, i)),
-                SurfaceId::Ramp(i),
-            );
-        }
-    }
-    best
-}
-
-fn plane(world: &World, i: u32) -> Plane {
-    let (ramp, normal, offset) = world.ramp(i);
-    Plane {
-        normal,
-        offset,
-        bounds: ramp.bounds,
-    }
 }
 
 /// How a touch changed the pogo's course.
@@ -816,9 +553,9 @@ fn land(ctx: &Ctx, pogo: &mut Pogo, normal: Vec3, surface: SurfaceId, remaining:
 fn launch_point_carried(ctx: &Ctx, launch: &Launch, elapsed: Fx) -> Vec3 {
     match launch.surface {
         SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
-            let (now, moved) = ctx.world.platform_during(i, ctx.tick);
+            let PlatformMove { start, moved } = ctx.world.platform_during(i, ctx.tick);
             let then = ctx.world.platform_position(i, launch.tick.next());
-            launch.point + (now.min + moved * elapsed - then)
+            launch.point + (start.min + moved * elapsed - then)
         }
         SurfaceId::Platform(_) | SurfaceId::Solid(_) | SurfaceId::Ramp(_) => launch.point,
     }
@@ -918,7 +655,7 @@ fn since_launch(ctx: &Ctx, pogo: &Pogo) -> Ticks {
 fn surface_displacement(ctx: &Ctx, surface: SurfaceId) -> Vec3 {
     match surface {
         SurfaceId::Platform(i) if i < ctx.world.platform_count() => {
-            ctx.world.platform_during(i, ctx.tick).1
+            ctx.world.platform_during(i, ctx.tick).moved
         }
         SurfaceId::Platform(_) => Vec3::ZERO,
         SurfaceId::Solid(_) | SurfaceId::Ramp(_) => Vec3::ZERO,
@@ -938,50 +675,11 @@ fn no_bounce(world: &World, surface: SurfaceId) -> bool {
     match surface {
         SurfaceId::Solid(i) => world.solid(i).no_bounce,
         SurfaceId::Platform(i) => world.platform(i).no_bounce,
-        SurfaceId::Ramp(i) => world.ramp(i).0.no_bounce,
+        SurfaceId::Ramp(i) => world.ramp(i).no_bounce,
     }
 }
 
 fn clamp_speed(v: Vec3) -> Vec3 {
     let c = |x: Fx| x.clamp(-SPEED_MAX, SPEED_MAX);
     Vec3::new(c(v.x), c(v.y), c(v.z))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_util::SplitMix64;
-    use alloc::vec::Vec;
-
-    #[test]
-    fn bits_are_the_set_bits_lowest_first() {
-        assert_eq!(bits(0).count(), 0);
-        assert_eq!(bits(1).collect::<Vec<_>>(), [0]);
-        assert_eq!(bits(1 << 63).collect::<Vec<_>>(), [63]);
-        assert_eq!(
-            bits(u64::MAX).collect::<Vec<_>>(),
-            (0..64).collect::<Vec<_>>()
-        );
-        let seed = 0x6d6f_7665_7273;
-        let mut rng = SplitMix64(seed);
-        for _ in 0..1000 {
-            let mask = rng.next() & rng.next();
-            let expected: Vec<u32> = (0..64).filter(|&i| mask >> i & 1 == 1).collect();
-            assert_eq!(
-                bits(mask).collect::<Vec<_>>(),
-                expected,
-                "seed {seed:#x}, mask {mask:#x}"
-            );
-        }
-    }
-
-    #[test]
-    fn low_bits_are_every_surface() {
-        for n in 0..=64 {
-            assert_eq!(
-                bits(low_bits(n)).collect::<Vec<_>>(),
-                (0..n).collect::<Vec<_>>()
-            );
-        }
-    }
 }

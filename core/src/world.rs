@@ -15,7 +15,7 @@ use core::fmt;
 use crate::broad_phase::Grid;
 use crate::fx::Fx;
 use crate::hash::Encoder;
-use crate::sweep::CONTACT_SLOP;
+use crate::sweep::{CONTACT_SLOP, Plane};
 use crate::tick::Ticks;
 use crate::tuning::{Tuning, seconds_to_ticks};
 use crate::vec3::Vec3;
@@ -621,6 +621,15 @@ impl Period {
     }
 }
 
+/// A platform during one tick ([`World::platform_during`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PlatformMove {
+    /// Its box at the start of the tick.
+    pub start: Aabb,
+    /// How far it moves during the tick (m).
+    pub moved: Vec3,
+}
+
 /// What a trigger volume does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum VolumeKind {
@@ -757,10 +766,21 @@ impl World {
         self.ramps.len() as u32
     }
 
-    /// Ramp `i`: (the ramp, its unit normal, its plane offset `n·x` on the surface).
-    pub fn ramp(&self, i: u32) -> (&Ramp, Vec3, Fx) {
-        let (n, offset) = self.ramps[i as usize];
-        (&self.desc.ramps[i as usize], n, offset)
+    /// Ramp `i` as the level describes it.
+    pub fn ramp(&self, i: u32) -> &Ramp {
+        &self.desc.ramps[i as usize]
+    }
+
+    /// Ramp `i` as the sweep sees it, prepared once: its unit normal, its plane offset `n·x`
+    /// on the surface, its bounds.
+    pub fn ramp_plane(&self, i: u32) -> Plane {
+        let (normal, offset) = self.ramps[i as usize];
+        let ramp = &self.desc.ramps[i as usize];
+        Plane {
+            normal,
+            offset,
+            bounds: ramp.bounds,
+        }
     }
 
     /// Ramp `i`'s bounds grown by [`CONTACT_SLOP`], as every in-bounds test of a sweep or a
@@ -824,17 +844,20 @@ impl World {
 
     /// How far platform `i` moves during `tick` (m): exact, so a riding pogo stays on it.
     pub fn platform_displacement(&self, i: u32, tick: Ticks) -> Vec3 {
-        self.platform_during(i, tick).1
+        self.platform_during(i, tick).moved
     }
 
     /// Platform `i` during `tick`: its box at the start of the tick and how far it moves
     /// (exactly [`platform_bounds`](World::platform_bounds) and
     /// [`platform_displacement`](World::platform_displacement), with two path evaluations).
-    pub fn platform_during(&self, i: u32, tick: Ticks) -> (Aabb, Vec3) {
+    pub fn platform_during(&self, i: u32, tick: Ticks) -> PlatformMove {
         let size = self.desc.platforms[i as usize].size;
         let start = self.platform_position(i, tick);
         let moved = self.platform_position(i, tick.next()) - start;
-        (Aabb::new(start, start + size), moved)
+        PlatformMove {
+            start: Aabb::new(start, start + size),
+            moved,
+        }
     }
 
     /// Calls `f` with every trigger volume containing `point`, in a fixed order (the grid's:
@@ -1142,9 +1165,9 @@ mod tests {
         for i in 0..world.platform_count() {
             let reach = *world.platform_reach(i);
             for tick in 0..4000 {
-                let (start, moved) = world.platform_during(i, Ticks(tick));
+                let during = world.platform_during(i, Ticks(tick));
                 for &f in &fractions {
-                    let b = start.translated(moved * f);
+                    let b = during.start.translated(during.moved * f);
                     assert!(
                         within(&b, &reach),
                         "platform {i} tick {tick}: {b:?} vs {reach:?}"
@@ -1165,7 +1188,7 @@ mod tests {
     /// `Plane::may_touch` decides, for every region.
     #[test]
     fn a_ramp_reach_is_plane_may_touch() {
-        use crate::sweep::{CONTACT_SLOP, Plane};
+        use crate::sweep::CONTACT_SLOP;
         let tuning = Tuning::default();
         let bounded = Ramp {
             normal: v("0", "4", "-1"),
@@ -1189,12 +1212,8 @@ mod tests {
         .unwrap();
         let slop = CONTACT_SLOP;
         for i in 0..world.ramp_count() {
-            let (ramp, normal, offset) = world.ramp(i);
-            let plane = Plane {
-                normal,
-                offset,
-                bounds: ramp.bounds,
-            };
+            let plane = world.ramp_plane(i);
+            assert_eq!(plane.bounds, world.ramp(i).bounds);
             // Regions just missing, just touching and overlapping each face of the bounds.
             for x in [
                 fx("12") + slop,

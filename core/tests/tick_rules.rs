@@ -799,7 +799,7 @@ fn a_platform_moving_into_the_pogo_pushes_it_out() {
 #[test]
 fn riding_a_platform_into_a_ramp_is_pushed_back_out() {
     use pogo_core::capsule;
-    use pogo_core::sweep::{Plane, depenetrate_plane};
+    use pogo_core::sweep::depenetrate_plane;
     // As the wall test, with a steep one-sided ramp (facing west) 1 cm east of the pogo.
     let ramp = Ramp {
         normal: v("-1", "0", "0"),
@@ -812,12 +812,7 @@ fn riding_a_platform_into_a_ramp_is_pushed_back_out() {
         ..level(vec![])
     });
     let body = capsule(s.tuning());
-    let (_, normal, offset) = s.world().ramp(0);
-    let plane = Plane {
-        normal,
-        offset,
-        bounds: ramp.bounds,
-    };
+    let plane = s.world().ramp_plane(0);
     for _ in 0..2 {
         s.step(&[NEUTRAL]); // rides 10 cm east: 9 cm into the ramp
     }

@@ -300,37 +300,76 @@ fn state_code(state: State) -> u8 {
     }
 }
 
+/// One pogo, every field named (no `..`), as `decode_pogo` builds it: a field added to `Pogo`
+/// or to the structs it holds is a compile error here until the layout has it.
 fn encode_pogo(w: &mut Writer, p: &Pogo) {
-    w.u8(state_code(p.state));
-    w.vec3(p.position);
-    w.vec3(p.velocity);
-    w.fx(p.lean.x);
-    w.fx(p.lean.z);
-    w.u32(p.combo);
-    w.u32(p.bounces);
-    w.fx(p.apex);
-    w.option(p.last_launch, LAST_LAUNCH_BYTES, |w, launch| {
-        w.u32(launch.tick.0);
-        w.vec3(launch.point);
-        w.surface(launch.surface);
+    let Pogo {
+        state,
+        position,
+        velocity,
+        lean: Lean {
+            x: lean_x,
+            z: lean_z,
+        },
+        combo,
+        bounces,
+        apex,
+        last_launch,
+        stun_ticks_left,
+        trick_ticks_left,
+        buttons_held,
+        compression,
+        tip_memory,
+        checkpoint,
+        finish_tick,
+        events,
+    } = *p;
+    w.u8(state_code(state));
+    w.vec3(position);
+    w.vec3(velocity);
+    w.fx(lean_x);
+    w.fx(lean_z);
+    w.u32(combo);
+    w.u32(bounces);
+    w.fx(apex);
+    w.option(last_launch, LAST_LAUNCH_BYTES, |w, launch| {
+        let Launch {
+            tick,
+            point,
+            surface,
+        } = launch;
+        w.u32(tick.0);
+        w.vec3(point);
+        w.surface(surface);
     });
-    w.u32(p.stun_ticks_left);
-    w.option(p.trick_ticks_left, TRICK_BYTES, |w, left| w.u32(left));
-    w.u8(p.buttons_held.0);
-    w.option(p.compression, COMPRESSION_BYTES, |w, c| {
-        w.u32(c.ticks_left);
-        w.vec3(c.normal);
-        w.surface(c.surface);
-        w.vec3(c.approach);
+    w.u32(stun_ticks_left);
+    w.option(trick_ticks_left, TRICK_BYTES, |w, left| w.u32(left));
+    w.u8(buttons_held.0);
+    w.option(compression, COMPRESSION_BYTES, |w, c| {
+        let Compression {
+            ticks_left,
+            normal,
+            surface,
+            approach,
+        } = c;
+        w.u32(ticks_left);
+        w.vec3(normal);
+        w.surface(surface);
+        w.vec3(approach);
     });
-    w.option(p.tip_memory, TIP_MEMORY_BYTES, |w, m| {
-        w.vec3(m.normal);
-        w.surface(m.surface);
-        w.u32(m.age);
+    w.option(tip_memory, TIP_MEMORY_BYTES, |w, m| {
+        let TipMemory {
+            normal,
+            surface,
+            age,
+        } = m;
+        w.vec3(normal);
+        w.surface(surface);
+        w.u32(age);
     });
-    w.option(p.checkpoint, INDEX_BYTES, |w, i| w.u32(i));
-    w.option(p.finish_tick, INDEX_BYTES, |w, t| w.u32(t.0));
-    w.u16(p.events.0);
+    w.option(checkpoint, INDEX_BYTES, |w, i| w.u32(i));
+    w.option(finish_tick, INDEX_BYTES, |w, t| w.u32(t.0));
+    w.u16(events.0);
 }
 
 // ---------------------------------------------------------------------------------------------

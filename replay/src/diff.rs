@@ -60,23 +60,43 @@ pub fn differing_fields(a: &[Pogo], b: &[Pogo]) -> Vec<(usize, &'static str)> {
             fields.push((player, "player"));
             continue;
         };
-        let checks: [(&'static str, bool); 16] = [
-            ("state", x.state != y.state),
-            ("position", x.position != y.position),
-            ("velocity", x.velocity != y.velocity),
-            ("lean", x.lean != y.lean),
-            ("combo", x.combo != y.combo),
-            ("bounces", x.bounces != y.bounces),
-            ("apex", x.apex != y.apex),
-            ("last_launch", x.last_launch != y.last_launch),
-            ("stun_ticks_left", x.stun_ticks_left != y.stun_ticks_left),
-            ("trick_ticks_left", x.trick_ticks_left != y.trick_ticks_left),
-            ("buttons_held", x.buttons_held != y.buttons_held),
-            ("compression", x.compression != y.compression),
-            ("tip_memory", x.tip_memory != y.tip_memory),
-            ("checkpoint", x.checkpoint != y.checkpoint),
-            ("finish_tick", x.finish_tick != y.finish_tick),
-            ("events", x.events != y.events),
+        // Every field named (no `..`): a field added to `Pogo` is a compile error here until
+        // the diff compares it.
+        let Pogo {
+            state,
+            position,
+            velocity,
+            lean,
+            combo,
+            bounces,
+            apex,
+            last_launch,
+            stun_ticks_left,
+            trick_ticks_left,
+            buttons_held,
+            compression,
+            tip_memory,
+            checkpoint,
+            finish_tick,
+            events,
+        } = x;
+        let checks = [
+            ("state", *state != y.state),
+            ("position", *position != y.position),
+            ("velocity", *velocity != y.velocity),
+            ("lean", *lean != y.lean),
+            ("combo", *combo != y.combo),
+            ("bounces", *bounces != y.bounces),
+            ("apex", *apex != y.apex),
+            ("last_launch", *last_launch != y.last_launch),
+            ("stun_ticks_left", *stun_ticks_left != y.stun_ticks_left),
+            ("trick_ticks_left", *trick_ticks_left != y.trick_ticks_left),
+            ("buttons_held", *buttons_held != y.buttons_held),
+            ("compression", *compression != y.compression),
+            ("tip_memory", *tip_memory != y.tip_memory),
+            ("checkpoint", *checkpoint != y.checkpoint),
+            ("finish_tick", *finish_tick != y.finish_tick),
+            ("events", *events != y.events),
         ];
         fields.extend(
             checks
