@@ -19,7 +19,12 @@ const DIRS: &[&str] = &[
     "core", "replay", "src", "checks", "netplay", "server", "ffi", "benches", "tests", "samples",
     "scripts",
 ];
-const FILES: &[&str] = &["README.md", "ARCHITECTURE.md", "PERFORMANCE.md"];
+const FILES: &[&str] = &[
+    "README.md",
+    "ARCHITECTURE.md",
+    "PERFORMANCE.md",
+    "PERFORMANCE-LOG.md",
+];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
