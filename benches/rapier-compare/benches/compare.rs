@@ -4,17 +4,22 @@
 //!   `Simulation::step` of one pogo on `course`, replaying the demo bot's recorded inputs
 //!   (recorded once before timing; the bot's decisions are not timed), restored to tick 0
 //!   (untimed) when the run ends. The figure is the mean tick of the whole run.
-//! - `compare/rapier_kcc` is rapier's kinematic character controller doing the nearest thing:
-//!   a capsule of pogo's dimensions (`body_height` 1.6 m from tip to top, `body_radius`
-//!   0.25 m) moved once a tick by `KinematicCharacterController::move_shape` against
-//!   `course`'s 21 boxes as static colliders, gravity integrated at 60 Hz (pogo's 24 m/s²), a
-//!   re-launch upward at pogo's steady bounce speed whenever the controller reports the
-//!   capsule grounded while falling, and a constant forward speed: the bot's mean over its run.
-//!   One iteration is one tick: the velocity update, `move_shape`, the position update. The
-//!   run restarts (untimed) after as many ticks as the bot's run, or if the capsule falls off.
+//! - `compare/rapier_kcc_path` is rapier's kinematic character controller moving a capsule of
+//!   pogo's dimensions (`body_height` 1.6 m from tip to top, `body_radius` 0.25 m) along pogo's
+//!   own path: before tick k the capsule is placed where pogo's was, and
+//!   `KinematicCharacterController::move_shape` is asked for pogo's displacement of that tick,
+//!   against `course`'s 21 boxes as static colliders. The collision work a kinematic
+//!   controller does for the same run.
+//! - `compare/rapier_kcc_bounce` is the same controller driving a bouncing capsule by itself:
+//!   gravity integrated at 60 Hz (pogo's 24 m/s²), a re-launch upward at pogo's steady bounce
+//!   speed whenever the controller reports the capsule grounded while falling, and a constant
+//!   forward speed, the bot's mean over its run. One iteration is one tick: the velocity
+//!   update, `move_shape`, the position update. The run restarts (untimed) after as many ticks
+//!   as the bot's run, or when the capsule falls into a pit (it does not steer).
 //! - `compare/rapier_pipeline` is a full `PhysicsPipeline::step` (through `PhysicsWorld`) of a
 //!   dynamic capsule body of the same size, rotations locked, no friction, restitution 1
-//!   (combined by maximum), launched with the same velocity, among the same 21 fixed boxes.
+//!   (combined by maximum), launched with the same velocity, among the same 21 fixed boxes;
+//!   restarted like the bouncing one.
 //!
 //! What is not the same: rapier is general-purpose f32 (not bit-reproducible across platforms
 //! without its `enhanced-determinism` feature), pogo is 32.32 fixed point with exact sweeps and
@@ -128,7 +133,11 @@ fn add_boxes(world: &mut PhysicsWorld) -> usize {
     let desc = pogo_replay::builtin_level(LEVEL).expect("built-in level");
     for solid in &desc.solids {
         let (lo, hi) = (solid.bounds.min, solid.bounds.max);
-        let half = Vector::new(f(hi.x - lo.x) / 2.0, f(hi.y - lo.y) / 2.0, f(hi.z - lo.z) / 2.0);
+        let half = Vector::new(
+            f(hi.x - lo.x) / 2.0,
+            f(hi.y - lo.y) / 2.0,
+            f(hi.z - lo.z) / 2.0,
+        );
         let centre = Vector::new(f(lo.x) + half.x, f(lo.y) + half.y, f(lo.z) + half.z);
         world.insert_collider(
             ColliderBuilder::cuboid(half.x, half.y, half.z).translation(centre),
@@ -323,8 +332,10 @@ struct Dynamic {
 
 impl Dynamic {
     fn new(p: Params) -> Dynamic {
-        let mut world = PhysicsWorld::default();
-        world.gravity = Vector::new(0.0, -p.gravity, 0.0);
+        let mut world = PhysicsWorld {
+            gravity: Vector::new(0.0, -p.gravity, 0.0),
+            ..Default::default()
+        };
         world.integration_parameters.dt = p.dt;
         add_boxes(&mut world);
         let (body, _) = world.insert(
@@ -349,7 +360,10 @@ impl Dynamic {
     fn restart(&mut self) {
         let b = &mut self.world.bodies[self.body];
         b.set_translation(start_centre(&self.p), true);
-        b.set_linvel(Vector::new(self.p.forward_speed, self.p.bounce_speed, 0.0), true);
+        b.set_linvel(
+            Vector::new(self.p.forward_speed, self.p.bounce_speed, 0.0),
+            true,
+        );
         self.tick = 0;
     }
 
@@ -406,11 +420,8 @@ fn compare(c: &mut Criterion) {
         kcc.step();
     }
     eprintln!(
-        "rapier_kcc: {} bounces in {} ticks, centre at x {:.1} y {:.2} m",
-        kcc.bounces,
-        kcc.tick,
-        kcc.pos.translation.x,
-        kcc.pos.translation.y
+        "rapier_kcc_bounce: {} bounces in {} ticks, centre at x {:.1} y {:.2} m",
+        kcc.bounces, kcc.tick, kcc.pos.translation.x, kcc.pos.translation.y
     );
     assert!(kcc.bounces > 2, "the controller's capsule never lands");
     let mut dynamic = Dynamic::new(params(&run));
@@ -462,7 +473,9 @@ fn compare(c: &mut Criterion) {
         })
     });
     group.bench_function("rapier_kcc_path", |b| b.iter_custom(|n| path.step_timed(n)));
-    group.bench_function("rapier_kcc_bounce", |b| b.iter_custom(|n| kcc.step_timed(n)));
+    group.bench_function("rapier_kcc_bounce", |b| {
+        b.iter_custom(|n| kcc.step_timed(n))
+    });
     group.bench_function("rapier_pipeline", |b| {
         b.iter_custom(|n| dynamic.step_timed(n))
     });
