@@ -478,7 +478,7 @@ async fn hostile_requests_get_the_right_status_and_never_a_500() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let mut config = config(&db);
-        config.max_player_ticks = 3600;
+        config.player_ticks_max = 3600;
         let limit = pogo_server::limits::upload_body_limit(3600);
         let server = TestServer::start(config).await;
         let (http, base) = (&server.http, server.base.as_str());

@@ -273,7 +273,7 @@ fn server_args<'a>(db: &'a TestDb, extra: &[&'a str]) -> Vec<&'a str> {
         "2",
         "--lease-ms",
         "1500",
-        "--max-duration-ms",
+        "--duration-ms-max",
         "1000",
         "--token-rate",
         "100000",
