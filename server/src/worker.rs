@@ -10,7 +10,7 @@
 //! dead worker's verdict, should it ever come, is refused. Verification is deterministic, so
 //! whichever claim writes, the verdict is the same.
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use pogo_replay::{Ghost, Split, Verifier};
 use serde_json::json;
@@ -20,13 +20,7 @@ use tokio::task::JoinHandle;
 use crate::limits::{CLAIM_ATTEMPTS_MAX, WORKER_POLL_INTERVAL};
 use crate::state::AppState;
 use crate::store::{Claim, Verdict};
-
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
 /// current run.

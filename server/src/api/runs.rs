@@ -25,8 +25,8 @@ use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
 use crate::state::AppState;
 use crate::store::{Board, Inserted, NewRun, RunRow};
-use crate::times::TickTime;
-use crate::worker::{now_ms, parse_splits};
+use crate::times::{TickTime, now_ms, rfc3339};
+use crate::worker::parse_splits;
 
 /// The content types an upload may have.
 pub const REPLAY_CONTENT_TYPES: &[&str] =
@@ -433,16 +433,4 @@ pub async fn replay(
         bytes,
     )
         .into_response())
-}
-
-/// Unix milliseconds as RFC 3339 (UTC, millisecond precision).
-pub fn rfc3339(ms: i64) -> String {
-    let nanos = i128::from(ms) * 1_000_000;
-    time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }
