@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::limits::{CLAIM_ATTEMPTS_MAX, WORKER_POLL_INTERVAL};
 use crate::state::AppState;
-use crate::store::{Claim, Verdict};
+use crate::store::{Claim, RunState, Verdict};
 use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
@@ -93,14 +93,14 @@ async fn verify_claimed(state: &AppState, claim: Claim) {
     let seconds = started.elapsed().as_secs_f64();
     let (label, reason) = match &verdict {
         Verdict::Verified { finish_tick, .. } => (
-            "verified",
+            RunState::Verified.as_str(),
             if finish_tick.is_some() {
                 "finished"
             } else {
                 "unfinished"
             },
         ),
-        Verdict::Rejected { kind, .. } => ("rejected", kind.as_str()),
+        Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
     };
     // A few tries while the lease lasts: the database may be briefly busy.
     for attempt in 0..3u32 {
