@@ -9,7 +9,7 @@ use std::process::Output;
 
 use pogo::replay::{Limits, Replay};
 use support::{
-    TempDir, TempDirExt, assert_one_error_line, pogo, retimed, stderr, stdout, temp_dir,
+    TempDir, TempDirExt, assert_one_failure_line, pogo, retimed, stderr, stdout, temp_dir,
 };
 
 fn s(path: &Path) -> &str {
@@ -30,7 +30,7 @@ fn expect(code: i32, args: &[&str]) -> Output {
     if code == 0 {
         assert!(out.stderr.is_empty(), "pogo {args:?}: {}", stderr(&out));
     } else {
-        assert_one_error_line(&stderr(&out));
+        assert_one_failure_line(args, code, &stderr(&out));
     }
     out
 }

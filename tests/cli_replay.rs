@@ -5,8 +5,11 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-use support::{TempDirExt, assert_one_error_line, pogo, retimed, stderr, stdout, temp_dir};
+use serde_json::{Value, json};
+use support::{
+    TempDirExt, assert_one_difference_line, assert_one_error_line, assert_one_failure_line, pogo,
+    retimed, stderr, stdout, temp_dir,
+};
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -27,7 +30,7 @@ fn expect(code: i32, args: &[&str]) -> String {
         assert!(!err.contains("panicked"), "{err}");
         assert!(err.is_empty(), "stderr: {err}");
     } else {
-        assert_one_error_line(&err);
+        assert_one_failure_line(args, code, &err);
     }
     stdout(&out)
 }
@@ -272,6 +275,22 @@ fn a_tuned_run_and_a_level_file_verify_with_the_same_options() {
     );
     let text = expect(1, &["verify", s(&replay), "--set", "gravity=20"]);
     assert!(text.contains("unknown level \"slab\""), "{text}");
+    // An unknown level says where levels come from: the built-in ones, and --level FILE.
+    assert!(
+        text.contains(
+            "unknown level \"slab\": not a built-in level (flat, course, sprawl); \
+             give its level file with --level FILE"
+        ),
+        "{text}"
+    );
+    let out = pogo(["race", s(&replay), s(&replay), "--set", "gravity=20"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_one_error_line(&stderr(&out));
+    assert!(
+        stderr(&out).contains("with --level FILE"),
+        "{}",
+        stderr(&out)
+    );
     let text = expect(1, &["verify", s(&replay), "--level", s(&level)]);
     assert!(text.contains("tuning mismatch"), "{text}");
     expect(
@@ -342,6 +361,68 @@ fn a_retimed_replay_desyncs_at_the_right_tick_and_diff_names_it() {
     assert_eq!(
         stdout(&out),
         "identical for 600 ticks, then A goes on for 300 more\n"
+    );
+    assert_eq!(
+        stderr(&out),
+        "the runs differ in length: A has 900 ticks, B 600\n"
+    );
+}
+
+/// `diff` finding a difference is the answer it was asked for, exit 1, and its stderr
+/// summary is not labelled `error:`; a real error still is.
+#[test]
+fn diff_says_the_runs_differ_without_calling_it_an_error() {
+    let dir = temp_dir("diff-label");
+    let a = dir.path().join("a.pogo");
+    record(&a, &["--level", "course", "--bot", "--ticks", "300"]);
+    let (bytes, _) = retimed(&std::fs::read(&a).unwrap(), 100);
+    let b = dir.write("b.pogo", bytes);
+    let out = pogo(["diff", s(&a), s(&b)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_one_difference_line(&err);
+    assert!(!err.contains("error"), "{err}");
+    let missing = dir.path().join("missing.pogo");
+    let out = pogo(["diff", s(&a), s(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_one_error_line(&stderr(&out));
+}
+
+/// An empty file is said to be empty, not "truncated at byte 0" (a file cut inside its
+/// preamble still is truncated there).
+#[test]
+fn an_empty_file_is_called_empty() {
+    let dir = temp_dir("empty");
+    let empty = dir.write("empty.pogo", "");
+    let short = dir.write("short.pogo", "POGO");
+    let text = expect(2, &["verify", s(&empty), s(&short)]);
+    assert!(
+        text.contains(&format!(
+            "FAIL {}  empty: no bytes, not a pogo replay",
+            s(&empty)
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("truncated at byte 0\nFAIL"), "{text}");
+    assert!(
+        text.contains(&format!("FAIL {}  truncated at byte 0", s(&short))),
+        "{text}"
+    );
+    let out = pogo(["inspect", s(&empty)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_one_error_line(&stderr(&out));
+    assert!(
+        stderr(&out).contains("empty: no bytes, not a pogo replay"),
+        "{}",
+        stderr(&out)
+    );
+    // JSON keeps the stable kind of a file with too few bytes.
+    let json = expect(2, &["verify", "--json", s(&empty)]);
+    let v: Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(
+        (&v["error"], &v["offset"]),
+        (&json!("truncated"), &json!(0)),
+        "{json}"
     );
 }
 
@@ -699,7 +780,12 @@ fn plot_marks_every_second_and_each_split_and_draws_the_zones() {
     let run = dir.path().join("run.pogo");
     record(&run, &["--level", "course", "--bot"]);
     let svg = dir.path().join("run.svg");
-    expect(0, &["plot", s(&run), "-o", s(&svg)]);
+    let text = expect(0, &["plot", s(&run), "-o", s(&svg)]);
+    // One replay, one player: "1 trajectory", not "1 trajectories".
+    assert!(
+        text.starts_with(&format!("wrote {}: 1 trajectory on course", s(&svg))),
+        "{text}"
+    );
     let content = std::fs::read_to_string(&svg).unwrap();
 
     let verifier = Verifier::with_builtin_levels(Tuning::default(), Limits::default());

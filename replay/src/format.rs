@@ -142,6 +142,9 @@ pub enum ReplayError {
         found: u16,
         supported: u16,
     },
+    /// No bytes at all (an empty file): not a replay, and said so rather than "truncated at
+    /// byte 0". Its `VerifyError::kind` is `truncated`, as before it had a name of its own.
+    Empty,
     /// The data ends inside the preamble or a chunk, or before the trailer.
     Truncated {
         offset: u64,
@@ -207,6 +210,7 @@ impl fmt::Display for ReplayError {
                     "replay format version {found} is not supported (this build reads {supported})"
                 )
             }
+            ReplayError::Empty => f.write_str("empty: no bytes, not a pogo replay"),
             ReplayError::Truncated { offset } => write!(f, "truncated at byte {offset}"),
             ReplayError::UnexpectedChunk {
                 offset,

@@ -78,8 +78,19 @@ pub struct ReplayReader<R: Read> {
 impl<R: Read> ReplayReader<R> {
     /// Reads and checks the preamble and the header.
     pub fn open(mut input: R, limits: Limits) -> Result<ReplayReader<R>, ReplayError> {
+        // The first byte on its own, so that no bytes at all is `Empty`, not truncation.
         let mut preamble = [0u8; PREAMBLE_BYTES];
-        read_exact(&mut input, &mut preamble, 0)?;
+        let first = loop {
+            match input.read(&mut preamble[..1]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ReplayError::Io { kind: e.kind() }),
+            }
+        };
+        if first == 0 {
+            return Err(ReplayError::Empty);
+        }
+        read_exact(&mut input, &mut preamble[1..], 0)?;
         let magic: [u8; 8] = preamble[..8].try_into().unwrap_or_default();
         if magic != MAGIC {
             return Err(ReplayError::BadMagic { found: magic });

@@ -310,7 +310,7 @@ impl VerifyError {
         match self {
             VerifyError::Replay(ReplayError::BadMagic { .. }) => "bad_magic",
             VerifyError::Replay(ReplayError::UnsupportedFormat { .. }) => "unsupported_format",
-            VerifyError::Replay(ReplayError::Truncated { .. }) => "truncated",
+            VerifyError::Replay(ReplayError::Empty | ReplayError::Truncated { .. }) => "truncated",
             VerifyError::Replay(
                 ReplayError::ChunkChecksum { .. } | ReplayError::FileChecksum { .. },
             ) => "checksum",

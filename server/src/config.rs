@@ -2,12 +2,21 @@
 //! `--tuning`, `--wasm`) and the operator's limits, each also settable by an environment variable
 //! (`POGO_…`; a flag wins over the variable). The admin token comes from the environment
 //! only (`ADMIN_TOKEN`), never from a flag, so it does not show in `ps`.
+//!
+//! Limits are named with the qualifier last, `*_max` (as everywhere in the project):
+//! `--player-ticks-max`, `--hash-interval-max`, `--duration-ms-max`, `--queue-max`. The first
+//! three were once `--max-player-ticks`, `--max-hash-interval` and `--max-duration-ms`
+//! (`POGO_MAX_…`); those spellings are still accepted, as flags and as variables.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use std::ffi::OsString;
+use std::str::FromStr;
+
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 /// Shortest admin token accepted: 16 characters is 64+ bits for any reasonable generator
 /// (`openssl rand -hex 16` gives 32). A shorter one is a configuration error, not a warning.
@@ -53,32 +62,36 @@ pub struct Config {
     pub workers: Option<usize>,
     /// Longest run accepted, in ticks (the verifier's player-tick budget for one
     /// single-player run; default 216000, one hour at 60 Hz). The request body limit is
-    /// derived from it.
+    /// derived from it. Also `--max-player-ticks`, `POGO_MAX_PLAYER_TICKS` (old spellings).
     #[arg(
         long,
+        alias = "max-player-ticks",
         value_name = "N",
-        env = "POGO_MAX_PLAYER_TICKS",
+        env = "POGO_PLAYER_TICKS_MAX",
         default_value_t = 216_000
     )]
-    pub max_player_ticks: u64,
+    pub player_ticks_max: u64,
     /// Longest stretch of play between two stored state hashes a replay may have, in
-    /// seconds (1 to 10).
+    /// seconds (1 to 10). Also `--max-hash-interval`, `POGO_MAX_HASH_INTERVAL` (old
+    /// spellings).
     #[arg(
-        long,
+        long = "hash-interval-max",
+        alias = "max-hash-interval",
         value_name = "SECONDS",
-        env = "POGO_MAX_HASH_INTERVAL",
+        env = "POGO_HASH_INTERVAL_MAX",
         default_value_t = 1
     )]
-    pub max_hash_interval: u32,
+    pub hash_interval_s_max: u32,
     /// Wall-clock bound on one verification, in milliseconds (a run over it is rejected
-    /// `out_of_time`).
+    /// `out_of_time`). Also `--max-duration-ms`, `POGO_MAX_DURATION_MS` (old spellings).
     #[arg(
         long,
+        alias = "max-duration-ms",
         value_name = "MS",
-        env = "POGO_MAX_DURATION_MS",
+        env = "POGO_DURATION_MS_MAX",
         default_value_t = 10_000
     )]
-    pub max_duration_ms: u64,
+    pub duration_ms_max: u64,
     /// How long a claim on a run lasts before another worker may take it over (ms); must
     /// exceed the verification bound, with room for the database round trips.
     #[arg(
@@ -163,12 +176,48 @@ impl DatabaseUrl {
     }
 }
 
+/// The limits' old environment variables (`POGO_MAX_…`), by the argument they set. clap
+/// reads one variable per argument (the new name); these are read after it, for an argument
+/// neither a flag nor its new variable set. The old flags are clap aliases.
+const OLD_VARIABLES: [(&str, &str); 3] = [
+    ("player_ticks_max", "POGO_MAX_PLAYER_TICKS"),
+    ("hash_interval_s_max", "POGO_MAX_HASH_INTERVAL"),
+    ("duration_ms_max", "POGO_MAX_DURATION_MS"),
+];
+
 impl Config {
-    /// The configuration from the command line and the environment.
+    /// The configuration from the command line and the environment; prints clap's message
+    /// and exits on a bad one (as `Config::parse` would).
     pub fn from_env() -> Config {
-        let mut config = Config::parse();
+        let mut config =
+            Config::parse_with_old_variables(std::env::args_os(), |name| std::env::var_os(name))
+                .unwrap_or_else(|e| e.exit());
         config.admin_token = std::env::var("ADMIN_TOKEN").ok().filter(|t| !t.is_empty());
         config
+    }
+
+    /// Parses `args` (the new variables from the environment, as clap does), then sets each
+    /// limit that is still at its default from its old variable, looked up with `old`.
+    pub fn parse_with_old_variables(
+        args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+        old: impl Fn(&str) -> Option<OsString>,
+    ) -> Result<Config, clap::Error> {
+        let matches = Config::command().try_get_matches_from(args)?;
+        let mut config = Config::from_arg_matches(&matches)?;
+        for (id, variable) in OLD_VARIABLES {
+            if matches.value_source(id) != Some(ValueSource::DefaultValue) {
+                continue; // a flag or the new variable said it: it wins
+            }
+            let Some(value) = old(variable) else {
+                continue;
+            };
+            match id {
+                "player_ticks_max" => config.player_ticks_max = parse_old(variable, &value)?,
+                "hash_interval_s_max" => config.hash_interval_s_max = parse_old(variable, &value)?,
+                _ => config.duration_ms_max = parse_old(variable, &value)?,
+            }
+        }
+        Ok(config)
     }
 
     /// Defaults, as if started with no flags and no environment (for tests and embedding).
@@ -185,8 +234,8 @@ impl Config {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
-    pub fn max_duration(&self) -> Duration {
-        Duration::from_millis(self.max_duration_ms)
+    pub fn duration_max(&self) -> Duration {
+        Duration::from_millis(self.duration_ms_max)
     }
 
     pub fn lease(&self) -> Duration {
@@ -195,28 +244,28 @@ impl Config {
 
     /// Checks the values against each other; the message names the flag.
     pub fn check(&self) -> Result<(), String> {
-        if self.max_player_ticks == 0 || self.max_player_ticks > u64::from(u32::MAX) {
+        if self.player_ticks_max == 0 || self.player_ticks_max > u64::from(u32::MAX) {
             return Err(format!(
-                "--max-player-ticks {}: must be within 1..={}",
-                self.max_player_ticks,
+                "--player-ticks-max {}: must be within 1..={}",
+                self.player_ticks_max,
                 u32::MAX
             ));
         }
         let hash_max = pogo_replay::format::HASH_INTERVAL_SECONDS_MAX;
-        if !(1..=hash_max).contains(&self.max_hash_interval) {
+        if !(1..=hash_max).contains(&self.hash_interval_s_max) {
             return Err(format!(
-                "--max-hash-interval {}: must be within 1..={hash_max} seconds",
-                self.max_hash_interval
+                "--hash-interval-max {}: must be within 1..={hash_max} seconds",
+                self.hash_interval_s_max
             ));
         }
-        if self.max_duration_ms == 0 {
-            return Err("--max-duration-ms 0: must be at least 1 ms".into());
+        if self.duration_ms_max == 0 {
+            return Err("--duration-ms-max 0: must be at least 1 ms".into());
         }
-        if self.lease_ms <= self.max_duration_ms {
+        if self.lease_ms <= self.duration_ms_max {
             return Err(format!(
-                "--lease-ms {} must exceed --max-duration-ms {}: a claim must outlast the \
+                "--lease-ms {} must exceed --duration-ms-max {}: a claim must outlast the \
                  longest verification, or a second worker would take a run over mid-way",
-                self.lease_ms, self.max_duration_ms
+                self.lease_ms, self.duration_ms_max
             ));
         }
         if self.queue_max == 0 {
@@ -241,6 +290,20 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// An old variable's value, as clap would have parsed it under the new name.
+fn parse_old<T: FromStr>(variable: &str, value: &OsString) -> Result<T, clap::Error>
+where
+    T::Err: std::fmt::Display,
+{
+    let text = value.to_str().unwrap_or("\u{FFFD}");
+    text.parse().map_err(|e| {
+        clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!("invalid value '{text}' for {variable}: {e}\n"),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -284,5 +347,74 @@ mod tests {
             ..Config::defaults()
         };
         assert!(short_admin.check().unwrap_err().contains("ADMIN_TOKEN"));
+    }
+
+    /// The limits' old spellings still work, as flags and as variables; a new spelling wins
+    /// over an old variable. (The new variables are clap's own `env`, not tested here: a
+    /// test cannot set the process environment without racing the other tests.)
+    #[test]
+    fn old_limit_spellings_are_still_accepted() {
+        let none = |_: &str| None;
+        let parse = |args: &[&str], old: &dyn Fn(&str) -> Option<OsString>| {
+            let args = std::iter::once("pogo-server").chain(args.iter().copied());
+            Config::parse_with_old_variables(args, old).unwrap()
+        };
+        let new = parse(
+            &[
+                "--player-ticks-max=3600",
+                "--hash-interval-max=2",
+                "--duration-ms-max=500",
+            ],
+            &none,
+        );
+        let old = parse(
+            &[
+                "--max-player-ticks=3600",
+                "--max-hash-interval=2",
+                "--max-duration-ms=500",
+            ],
+            &none,
+        );
+        for config in [&new, &old] {
+            assert_eq!(
+                (
+                    config.player_ticks_max,
+                    config.hash_interval_s_max,
+                    config.duration_ms_max
+                ),
+                (3600, 2, 500)
+            );
+        }
+        let old_variables = |name: &str| {
+            let value = match name {
+                "POGO_MAX_PLAYER_TICKS" => "7200",
+                "POGO_MAX_HASH_INTERVAL" => "3",
+                "POGO_MAX_DURATION_MS" => "900",
+                _ => return None,
+            };
+            Some(OsString::from(value))
+        };
+        let from_old = parse(&[], &old_variables);
+        assert_eq!(
+            (
+                from_old.player_ticks_max,
+                from_old.hash_interval_s_max,
+                from_old.duration_ms_max
+            ),
+            (7200, 3, 900)
+        );
+        let flag_wins = parse(&["--player-ticks-max=60"], &old_variables);
+        assert_eq!(
+            (flag_wins.player_ticks_max, flag_wins.duration_ms_max),
+            (60, 900)
+        );
+        let bad = Config::parse_with_old_variables(["pogo-server"], |name: &str| {
+            (name == "POGO_MAX_DURATION_MS").then(|| OsString::from("soon"))
+        })
+        .unwrap_err();
+        assert!(
+            bad.to_string().contains("'soon' for POGO_MAX_DURATION_MS"),
+            "{bad}"
+        );
     }
 }

@@ -78,7 +78,7 @@ pub enum ApiError {
     /// A replay or ghost of a run that has not been verified (yet, or ever).
     NotVerified {
         id: i64,
-        status: String,
+        status: crate::store::RunState,
     },
     /// Over a rate limit; wait this long.
     RateLimited {

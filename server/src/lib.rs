@@ -99,12 +99,13 @@ impl Server {
         config.check().map_err(ServerError::Config)?;
         let tuning = load_tuning(config)?;
         let levels = load_levels(config, &tuning)?;
-        let max_ticks = config.max_player_ticks;
+        // `Limits` is the verifier's (pogo-replay's) and keeps its own field names.
+        let ticks_max = config.player_ticks_max;
         let limits = Limits {
-            max_ticks: u32::try_from(max_ticks).unwrap_or(u32::MAX),
-            max_player_ticks: max_ticks,
-            max_hash_interval_s: config.max_hash_interval,
-            max_duration: Some(config.max_duration()),
+            max_ticks: u32::try_from(ticks_max).unwrap_or(u32::MAX),
+            max_player_ticks: ticks_max,
+            max_hash_interval_s: config.hash_interval_s_max,
+            max_duration: Some(config.duration_max()),
         };
         let catalog = Arc::new(Catalog::new(tuning, levels, limits));
         // Build every level's world now (sprawl's takes a moment), not in the first request
@@ -140,7 +141,7 @@ impl Server {
             workers: config.workers(),
             lease: config.lease(),
             queue_max: config.queue_max,
-            upload_limit: limits::upload_body_limit(max_ticks),
+            upload_limit: limits::upload_body_limit(ticks_max),
             work: Notify::new(),
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),

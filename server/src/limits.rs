@@ -26,17 +26,17 @@ pub const REPLAY_BYTES_PER_TICK_MAX: u64 = CHUNK_OVERHEAD_BYTES as u64 + 5 + 1 +
 pub const BODY_SLACK_BYTES: u64 = 4096;
 
 /// The request body limit for an upload: the largest legal single-player replay of at most
-/// `max_ticks` ticks ([`REPLAY_BYTES_PER_TICK_MAX`] per tick, plus the preamble, the largest
+/// `ticks_max` ticks ([`REPLAY_BYTES_PER_TICK_MAX`] per tick, plus the preamble, the largest
 /// header and trailer chunks), plus [`BODY_SLACK_BYTES`]. An upload over it is refused with
 /// 413 before it is read (by `Content-Length`) or as soon as it passes it (while reading).
-pub fn upload_body_limit(max_ticks: u64) -> u64 {
+pub fn upload_body_limit(ticks_max: u64) -> u64 {
     let frame = CHUNK_OVERHEAD_BYTES as u64;
     PREAMBLE_BYTES as u64
         + frame
         + u64::from(HEADER_BYTES_MAX)
         + frame
         + u64::from(TRAILER_BYTES_MAX)
-        + max_ticks.saturating_mul(REPLAY_BYTES_PER_TICK_MAX)
+        + ticks_max.saturating_mul(REPLAY_BYTES_PER_TICK_MAX)
         + BODY_SLACK_BYTES
 }
 

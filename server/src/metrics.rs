@@ -16,6 +16,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use crate::store::RunState;
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
     outcome: &'static str,
@@ -29,7 +31,7 @@ struct VerdictLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct StatusLabels {
-    status: String,
+    status: &'static str,
 }
 
 /// The server's metrics.
@@ -101,15 +103,15 @@ impl Metrics {
     }
 
     /// Sets the database gauges from per-status counts.
-    pub fn set_runs(&self, counts: &[(String, i64)]) {
-        for status in ["queued", "verifying", "verified", "rejected"] {
-            let n = counts.iter().find(|(s, _)| s == status).map_or(0, |c| c.1);
+    pub fn set_runs(&self, counts: &[(RunState, i64)]) {
+        for status in RunState::ALL {
+            let n = counts.iter().find(|(s, _)| *s == status).map_or(0, |c| c.1);
             self.runs
                 .get_or_create(&StatusLabels {
-                    status: status.to_string(),
+                    status: status.as_str(),
                 })
                 .set(n);
-            if status == "queued" {
+            if status == RunState::Queued {
                 self.queue_depth.set(n);
             }
         }

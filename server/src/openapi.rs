@@ -30,7 +30,7 @@ use crate::{catalog, web};
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
-        runs::Uploaded, runs::RunStatus, runs::RunState, runs::SplitJson,
+        runs::Uploaded, runs::RunStatus, crate::store::RunState, runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
         inspect::Inspection,

@@ -18,6 +18,9 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::SqliteSynchronous;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
+use serde::Serialize;
+use utoipa::ToSchema;
+
 use crate::config::DatabaseUrl;
 
 /// Connections per pool. SQLite serialises writers anyway (a few connections let reads run
@@ -189,6 +192,76 @@ pub struct Claim {
     pub owner: String,
 }
 
+/// A run's state: the `runs.status` column, whose `CHECK` in the schema lists these four
+/// names (the SQL below writes them as literals: `'queued'`, `'verifying'`, `'verified'`).
+///
+/// queued → verifying (claimed by a worker) → verified or rejected; verifying → verifying
+/// again when a claim's lease expires. Shown as is in the API's `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Stored, waiting for a worker.
+    Queued,
+    /// A worker is re-simulating it.
+    Verifying,
+    /// Re-simulated: it is what it claims. Ranked if it finished.
+    Verified,
+    /// Re-simulated (or checked) and refused: `reason` says why.
+    Rejected,
+}
+
+impl RunState {
+    /// Every state, in the order a run goes through them.
+    pub const ALL: [RunState; 4] = [
+        RunState::Queued,
+        RunState::Verifying,
+        RunState::Verified,
+        RunState::Rejected,
+    ];
+
+    /// The name stored in `runs.status` and shown in the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunState::Queued => "queued",
+            RunState::Verifying => "verifying",
+            RunState::Verified => "verified",
+            RunState::Rejected => "rejected",
+        }
+    }
+}
+
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `runs.status` that is none of [`RunState`]'s names (the schema's `CHECK` forbids it, so
+/// reading one is a corrupt or foreign database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRunState(pub String);
+
+impl std::fmt::Display for UnknownRunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a run with status {:?}, not one of ", self.0)?;
+        let names: Vec<_> = RunState::ALL.iter().map(|s| s.as_str()).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownRunState {}
+
+impl TryFrom<String> for RunState {
+    type Error = UnknownRunState;
+
+    fn try_from(name: String) -> std::result::Result<RunState, UnknownRunState> {
+        RunState::ALL
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .ok_or(UnknownRunState(name))
+    }
+}
+
 /// A verification's outcome, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -215,7 +288,8 @@ pub struct RunRow {
     pub level_hash: String,
     pub tuning_hash: String,
     pub rules_version: i64,
-    pub status: String,
+    #[sqlx(try_from = "String")]
+    pub status: RunState,
     pub ticks: Option<i64>,
     pub finish_tick: Option<i64>,
     pub reason_kind: Option<String>,
@@ -533,7 +607,7 @@ impl Store {
                 splits,
                 final_hash,
             } => (
-                "verified",
+                RunState::Verified,
                 Some(i64::from(*ticks)),
                 finish_tick.map(i64::from),
                 Some(splits.as_str()),
@@ -542,7 +616,7 @@ impl Store {
                 Some(crate::catalog::hash_hex(*final_hash)),
             ),
             Verdict::Rejected { kind, reason } => (
-                "rejected",
+                RunState::Rejected,
                 None,
                 None,
                 None,
@@ -553,7 +627,7 @@ impl Store {
         };
         let rows = on_pool!(self, |pool| {
             sqlx::query(SQL)
-                .bind(status)
+                .bind(status.as_str())
                 .bind(ticks)
                 .bind(finish)
                 .bind(splits)
@@ -673,15 +747,19 @@ impl Store {
         Ok(name)
     }
 
-    /// Runs per status (`queued`, `verifying`, `verified`, `rejected`).
-    pub async fn status_counts(&self) -> Result<Vec<(String, i64)>> {
+    /// Runs per state (the states no run is in are absent).
+    pub async fn status_counts(&self) -> Result<Vec<(RunState, i64)>> {
         const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
         let counts = on_pool!(self, |pool| {
             sqlx::query(SQL)
                 .fetch_all(pool)
                 .await?
                 .iter()
-                .map(|row| Ok::<_, sqlx::Error>((row.try_get(0)?, row.try_get(1)?)))
+                .map(|row| {
+                    let status = RunState::try_from(row.try_get::<String, _>(0)?)
+                        .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                    Ok::<_, sqlx::Error>((status, row.try_get(1)?))
+                })
                 .collect::<Result<Vec<_>, _>>()?
         });
         Ok(counts)
@@ -710,4 +788,35 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
 /// the same on every machine), so `Bot` and `bot` are the same name.
 pub fn name_key(name: &str) -> String {
     name.to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The enum and the schema agree: both migrations' `CHECK` lists exactly
+    /// [`RunState::ALL`]'s names, and each name reads back as its state.
+    #[test]
+    fn run_states_are_the_schemas_statuses() {
+        let names: Vec<String> = RunState::ALL
+            .iter()
+            .map(|s| format!("'{}'", s.as_str()))
+            .collect();
+        let check = format!("CHECK (status IN ({}))", names.join(", "));
+        for schema in [
+            include_str!("../migrations/sqlite/0001_schema.sql"),
+            include_str!("../migrations/postgres/0001_schema.sql"),
+        ] {
+            assert!(schema.contains(&check), "the schema lacks {check}");
+        }
+        for state in RunState::ALL {
+            assert_eq!(RunState::try_from(state.to_string()), Ok(state));
+        }
+        assert_eq!(
+            RunState::try_from("done".to_string())
+                .unwrap_err()
+                .to_string(),
+            "a run with status \"done\", not one of queued, verifying, verified, rejected"
+        );
+    }
 }

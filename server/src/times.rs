@@ -1,11 +1,34 @@
-//! Ticks as times, for the JSON a page shows. Integer arithmetic to the millisecond; the
-//! float `time_s` is only the same number for convenience at the display edge.
+//! Times the server shows or stores: ticks as times, for the JSON a page shows (integer
+//! arithmetic to the millisecond; the float `time_s` is only the same number for convenience
+//! at the display edge), and wall-clock instants as Unix milliseconds (what the database
+//! stores: `uploaded_ms`, `verified_ms`, leases), shown as RFC 3339.
 //!
 //! Convention (as `pogo race` and `pogo inspect`): something that happened *on* tick `t`
 //! (0-based) happened at the end of that tick, `(t + 1) / tick_rate` seconds into the run.
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use serde::Serialize;
 use utoipa::ToSchema;
+
+/// Milliseconds since the Unix epoch, now (0 before 1970, `i64::MAX` past year 292 million).
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Unix milliseconds as RFC 3339 (UTC, millisecond precision); empty if out of `time`'s range.
+pub fn rfc3339(ms: i64) -> String {
+    let nanos = i128::from(ms) * 1_000_000;
+    time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
 
 /// `ticks / rate` in milliseconds, rounded half up.
 pub fn millis(ticks: u64, rate: u32) -> u64 {
@@ -60,5 +83,15 @@ mod tests {
             (3455, 57.6, "0:57.600")
         );
         assert_eq!(TickTime::new(u32::MAX, 1).time, "71582788:16.000");
+    }
+
+    #[test]
+    fn unix_milliseconds_become_rfc3339_in_utc() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_767_225_600_123), "2026-01-01T00:00:00.123Z");
+        assert_eq!(rfc3339(i64::MAX), "");
+        // Now is after this module was written (2026) and before the clock runs out.
+        let now = now_ms();
+        assert!(now > 1_767_225_600_000 && now < i64::MAX, "{now}");
     }
 }

@@ -10,7 +10,7 @@
 //! dead worker's verdict, should it ever come, is refused. Verification is deterministic, so
 //! whichever claim writes, the verdict is the same.
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use pogo_replay::{Ghost, Split, Verifier};
 use serde_json::json;
@@ -19,14 +19,8 @@ use tokio::task::JoinHandle;
 
 use crate::limits::{CLAIM_ATTEMPTS_MAX, WORKER_POLL_INTERVAL};
 use crate::state::AppState;
-use crate::store::{Claim, Verdict};
-
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+use crate::store::{Claim, RunState, Verdict};
+use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
 /// current run.
@@ -99,14 +93,14 @@ async fn verify_claimed(state: &AppState, claim: Claim) {
     let seconds = started.elapsed().as_secs_f64();
     let (label, reason) = match &verdict {
         Verdict::Verified { finish_tick, .. } => (
-            "verified",
+            RunState::Verified.as_str(),
             if finish_tick.is_some() {
                 "finished"
             } else {
                 "unfinished"
             },
         ),
-        Verdict::Rejected { kind, .. } => ("rejected", kind.as_str()),
+        Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
     };
     // A few tries while the lease lasts: the database may be briefly busy.
     for attempt in 0..3u32 {

@@ -15,6 +15,19 @@ fn sample(name: &str) -> Vec<u8> {
     std::fs::read(repo_file(&format!("samples/{name}"))).unwrap()
 }
 
+/// Present only when `POGO_TEST_POSTGRES_URL` was unset (`build.rs`): plain `cargo test` then
+/// lists this as ignored, with the reason, so the PostgreSQL half that every backend test
+/// left out is visible rather than hidden inside tests that say `ok`. Run with
+/// `--include-ignored`, it fails: nothing ran on PostgreSQL.
+#[cfg(postgres_tests_skipped)]
+#[allow(non_snake_case)]
+#[test]
+#[ignore = "POGO_TEST_POSTGRES_URL is unset: the PostgreSQL half of the server tests did not run \
+            (export POGO_TEST_POSTGRES_URL=\"$(bash scripts/postgres.sh)\")"]
+fn postgres_tests_skipped_because_POGO_TEST_POSTGRES_URL_is_unset() {
+    panic!("POGO_TEST_POSTGRES_URL is unset: the PostgreSQL half of the server tests did not run");
+}
+
 /// The README's session on `samples/course-bot.pogo`: register `bot`, upload, poll, read the
 /// leaderboard, fetch the replay and the ghost. Expected values come from the library on the
 /// same file, never pinned.
@@ -478,7 +491,7 @@ async fn hostile_requests_get_the_right_status_and_never_a_500() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let mut config = config(&db);
-        config.max_player_ticks = 3600;
+        config.player_ticks_max = 3600;
         let limit = pogo_server::limits::upload_body_limit(3600);
         let server = TestServer::start(config).await;
         let (http, base) = (&server.http, server.base.as_str());

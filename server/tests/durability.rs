@@ -95,7 +95,7 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             ("verified", Some(9), Some("0123456789abcdef"))
         );
         let run = store.run(ids[1]).await.unwrap().unwrap();
-        assert_eq!(run.status, "rejected");
+        assert_eq!(run.status.as_str(), "rejected");
         assert_eq!(run.reason.as_deref(), Some("desync at tick 5"));
         assert_eq!(run.final_hash, None);
         // Terminal runs are never claimed again, however old.
@@ -273,7 +273,7 @@ fn server_args<'a>(db: &'a TestDb, extra: &[&'a str]) -> Vec<&'a str> {
         "2",
         "--lease-ms",
         "1500",
-        "--max-duration-ms",
+        "--duration-ms-max",
         "1000",
         "--token-rate",
         "100000",

@@ -28,7 +28,9 @@
 //! length); 1 if they differ (in a state, in length or in players), or if a replay does not
 //! fit the tuning and levels given (another tuning, level or rules version than this
 //! verifier's: as `verify` would say); 2 if either file is not a readable, well-formed
-//! replay, or the two are of different levels or tunings (they cannot be compared).
+//! replay, or the two are of different levels or tunings (they cannot be compared). When the
+//! runs differ, stderr has one unlabelled summary line (`the runs differ after tick 179`):
+//! the answer to the question asked, not an `error:`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -95,7 +97,7 @@ pub(crate) fn run(args: &DiffCommand, out: &mut dyn Write) -> Result<(), CliErro
         if pa != pb {
             let tick = Ticks(sim_a.state().tick.0 - 1);
             write_difference(out, tick, a.header.tick_rate, pa, pb)?;
-            return Err(CliError::failed(format!(
+            return Err(CliError::differ(format!(
                 "the runs differ after tick {tick}"
             )));
         }
@@ -113,12 +115,12 @@ pub(crate) fn run(args: &DiffCommand, out: &mut dyn Write) -> Result<(), CliErro
         )?;
     }
     if players_a != players_b {
-        return Err(CliError::failed(format!(
+        return Err(CliError::differ(format!(
             "the runs differ in players: A has {players_a}, B {players_b}"
         )));
     }
     if ta != tb {
-        return Err(CliError::failed(format!(
+        return Err(CliError::differ(format!(
             "the runs differ in length: A has {ta} ticks, B {tb}"
         )));
     }

@@ -17,8 +17,9 @@
 //!
 //! When one run has several outcomes (`verify` of many files), every readable file is still
 //! verified and reported on its own line, and the exit code is the worst one: 2 over 1 over 0.
-//! A one-line summary goes to stderr: `error: <what and where>`. Every argument error is one
-//! such line too (clap's multi-line messages are folded into one); `--help` and `--version`
+//! A one-line summary goes to stderr: `error: <what and where>` (`diff` finding that the runs
+//! differ, an answer rather than an error, says so unlabelled: `the runs differ after tick
+//! T`). Every argument error is one such line too (clap's multi-line messages are folded into one); `--help` and `--version`
 //! print normally and exit 0; `pogo` alone prints the help and exits 2.
 //!
 //! Nothing panics on any input: every failure is a [`CliError`]. Untrusted text (file paths,
@@ -217,6 +218,10 @@ pub(crate) enum CliError {
     /// A check that ran and said no (a replay failed verification, two runs differ): exit
     /// code 1. The output already says why; the message is a one-line summary for stderr.
     Failed(String),
+    /// A comparison's expected answer that its inputs are not the same (`diff`: the runs
+    /// differ): exit code 1, as a check that said no, but not an error, so its one-line
+    /// summary on stderr has no `error:` label.
+    Differ(String),
     /// Writing the output failed.
     Output(io::Error),
 }
@@ -232,9 +237,14 @@ impl CliError {
         CliError::Failed(message.to_string())
     }
 
+    /// A difference found by a comparison, from anything printable.
+    pub(crate) fn differ(message: impl fmt::Display) -> CliError {
+        CliError::Differ(message.to_string())
+    }
+
     fn exit_code(&self) -> u8 {
         match self {
-            CliError::Failed(_) => 1,
+            CliError::Failed(_) | CliError::Differ(_) => 1,
             CliError::BadInput(_) | CliError::Output(_) => 2,
         }
     }
@@ -243,7 +253,9 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::BadInput(message) | CliError::Failed(message) => f.write_str(message),
+            CliError::BadInput(message) | CliError::Failed(message) | CliError::Differ(message) => {
+                f.write_str(message)
+            }
             CliError::Output(error) => write!(f, "writing output: {error}"),
         }
     }
@@ -268,6 +280,11 @@ pub(crate) fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Output(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
+        }
+        Err(CliError::Differ(summary)) => {
+            // Nothing sensible is left to do if stderr is gone too.
+            let _ = writeln!(io::stderr(), "{}", escape(&summary));
+            ExitCode::from(1)
         }
         Err(error) => {
             // Nothing sensible is left to do if stderr is gone too.

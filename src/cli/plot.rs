@@ -181,9 +181,14 @@ pub(crate) fn run(args: &PlotCommand, out: &mut dyn Write) -> Result<(), CliErro
     })?;
     writeln!(
         out,
-        "wrote {}: {} trajectories on {}, x {:.1}…{:.1} m, y {:.1}…{:.1} m",
+        "wrote {}: {} {} on {}, x {:.1}…{:.1} m, y {:.1}…{:.1} m",
         super::escape::path(&args.output),
         tracks.len(),
+        if tracks.len() == 1 {
+            "trajectory"
+        } else {
+            "trajectories"
+        },
         escape(&header.level_name),
         view.x0,
         view.x1,

@@ -9,8 +9,8 @@ use clap::Args;
 use pogo::core::world::World;
 use pogo::replay::format::HASH_INTERVAL_SECONDS_MAX;
 use pogo::replay::{
-    Chunk, Ghost, Header, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader, Verifier,
-    VerifyError, parse_level_json,
+    BUILTIN_LEVELS, Chunk, Ghost, Header, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader,
+    Verifier, VerifyError, parse_level_json,
 };
 
 use super::tuning::TuningArgs;
@@ -193,7 +193,22 @@ pub(crate) fn verify_error(path: &Path, error: &VerifyError) -> CliError {
     let name = path.display();
     match error {
         VerifyError::Replay(e) => CliError::bad_input(format!("{name}: {e}")),
-        e => CliError::failed(format!("{name}: does not verify: {e}")),
+        e => CliError::failed(format!("{name}: does not verify: {}", why(e))),
+    }
+}
+
+/// A verification error as the CLI's text says it: the verifier's message, and for a level
+/// it does not know, where levels come from (the built-in ones, and `--level FILE`).
+pub(crate) fn why(error: &VerifyError) -> String {
+    match error {
+        VerifyError::UnknownLevel { .. } => {
+            let names: Vec<&str> = BUILTIN_LEVELS.iter().map(|(name, _)| *name).collect();
+            format!(
+                "{error}: not a built-in level ({}); give its level file with --level FILE",
+                names.join(", ")
+            )
+        }
+        e => e.to_string(),
     }
 }
 

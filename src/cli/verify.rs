@@ -49,7 +49,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::input::{self, OpenError};
-use super::replays::VerifierArgs;
+use super::replays::{VerifierArgs, why};
 use super::{CliError, escape};
 
 /// Most `--jobs`. Verification is CPU-bound, one file per thread: beyond the machine's cores
@@ -228,7 +228,7 @@ fn text_line(path: &Path, outcome: &Result<Verified, Failure>) -> String {
             )
         }
         Err(Failure::Open(e)) => format!("FAIL {name}  {}", escape(&e.to_string())),
-        Err(Failure::Verify(e)) => format!("FAIL {name}  {}", escape(&e.to_string())),
+        Err(Failure::Verify(e)) => format!("FAIL {name}  {}", escape(&why(e))),
     }
 }
 
@@ -291,6 +291,8 @@ fn details(error: &VerifyError, object: &mut Object) {
     match error {
         VerifyError::Replay(e) => match e {
             ReplayError::Io { .. } => {}
+            // As before it had a name of its own: truncated at byte 0.
+            ReplayError::Empty => put("offset", json!(0)),
             ReplayError::UnsupportedFormat { found, supported } => {
                 put("expected", json!(supported));
                 put("found", json!(found));

@@ -74,6 +74,27 @@ pub fn assert_one_error_line(err: &str) {
     assert!(err.starts_with("error: "), "{err}");
 }
 
+/// `diff`'s answer that two runs differ: exactly one stderr line, unlabelled (an answer, not
+/// an error), starting `the runs differ`.
+#[track_caller]
+pub fn assert_one_difference_line(err: &str) {
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    assert!(err.starts_with("the runs differ "), "{err}");
+}
+
+/// The one stderr line of a `pogo ARGS…` that exited `code` (not 0): `diff` finding a
+/// difference (1) says so unlabelled, everything else (a `diff` that could not compare
+/// included) is an `error: ` line.
+#[track_caller]
+pub fn assert_one_failure_line(args: &[&str], code: i32, err: &str) {
+    if code == 1 && args.first() == Some(&"diff") && err.starts_with("the runs differ") {
+        assert_one_difference_line(err);
+    } else {
+        assert_one_error_line(err);
+    }
+}
+
 /// Exit code 2, exactly one line on stderr starting `error: ` and containing every `needle`,
 /// no panic, nothing on stdout.
 #[track_caller]

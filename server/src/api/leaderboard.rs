@@ -8,12 +8,12 @@ use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::runs::{SplitJson, current_board, rfc3339, splits};
+use super::runs::{SplitJson, current_board, splits};
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
 use crate::state::AppState;
-use crate::times::TickTime;
+use crate::times::{TickTime, rfc3339};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use crate::auth;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
-use crate::worker::now_ms;
+use crate::times::now_ms;
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

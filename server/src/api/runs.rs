@@ -24,9 +24,9 @@ use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
 use crate::state::AppState;
-use crate::store::{Board, Inserted, NewRun, RunRow};
-use crate::times::TickTime;
-use crate::worker::{now_ms, parse_splits};
+use crate::store::{Board, Inserted, NewRun, RunRow, RunState};
+use crate::times::{TickTime, now_ms, rfc3339};
+use crate::worker::parse_splits;
 
 /// The content types an upload may have.
 pub const REPLAY_CONTENT_TYPES: &[&str] =
@@ -73,20 +73,6 @@ pub fn splits(stored: Option<&str>, rate: u32) -> Vec<SplitJson> {
             }
         })
         .collect()
-}
-
-/// A run's state.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RunState {
-    /// Stored, waiting for a worker.
-    Queued,
-    /// A worker is re-simulating it.
-    Verifying,
-    /// Re-simulated: it is what it claims. Ranked if it finished.
-    Verified,
-    /// Re-simulated (or checked) and refused: `reason` says why.
-    Rejected,
 }
 
 /// A run: who, which level, and the verdict once there is one.
@@ -324,7 +310,7 @@ pub async fn visible_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Vec
 /// replay's bytes.
 pub async fn verified_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Vec<u8>), ApiError> {
     let run = visible_run(state, id).await?;
-    if run.status != "verified" {
+    if run.status != RunState::Verified {
         return Err(ApiError::NotVerified {
             id,
             status: run.status,
@@ -372,25 +358,18 @@ pub async fn status(
     let run = visible_run(&state, id).await?;
     let rate = state.catalog.tick_rate();
     let rank = match current_board(&state, &run.level) {
-        Some(board) if run.status == "verified" && run.finish_tick.is_some() => {
+        Some(board) if run.status == RunState::Verified && run.finish_tick.is_some() => {
             state.store.run_rank(&board, id).await?
         }
         _ => None,
     };
     let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
-    let status = match run.status.as_str() {
-        "queued" => RunState::Queued,
-        "verifying" => RunState::Verifying,
-        "verified" => RunState::Verified,
-        "rejected" => RunState::Rejected,
-        other => return Err(ApiError::Internal(format!("run {id} has status {other:?}"))),
-    };
     Ok(axum::Json(RunStatus {
         id,
         player: run.player,
         level: run.level,
-        status,
+        status: run.status,
         ticks: tick(run.ticks),
         finish_tick: finish.as_ref().map(|f| f.tick),
         time_s: finish.as_ref().map(|f| f.time_s),
@@ -433,16 +412,4 @@ pub async fn replay(
         bytes,
     )
         .into_response())
-}
-
-/// Unix milliseconds as RFC 3339 (UTC, millisecond precision).
-pub fn rfc3339(ms: i64) -> String {
-    let nanos = i128::from(ms) * 1_000_000;
-    time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
 }

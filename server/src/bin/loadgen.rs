@@ -9,7 +9,7 @@
 //!    verified: uploads verified per second is uploads ÷ (last verdict − first upload).
 //!    Read latencies are collected separately for this phase.
 //!
-//! It stops by itself: after the phases, or after `--max-s` seconds whatever happens. It
+//! It stops by itself: after the phases, or after `--seconds-max` seconds (once `--max-s`, still accepted) whatever happens. It
 //! refuses any server address that is not loopback.
 //!
 //! ```text
@@ -30,8 +30,9 @@ use tokio::sync::Mutex;
 
 /// Most uploads one run of the load generator makes.
 const UPLOADS_MAX: usize = 20_000;
-/// Longest a run of the load generator may be told to last (s).
-const MAX_SECONDS_MAX: u64 = 1800;
+/// The highest `--seconds-max` accepted: longest a run of the load generator may be told to
+/// last (s).
+const SECONDS_MAX_CEILING: u64 = 1800;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -57,9 +58,9 @@ struct Args {
     /// Seconds of reads before the uploads (the idle baseline).
     #[arg(long, default_value_t = 3)]
     baseline_s: u64,
-    /// Stop after this many seconds whatever happens.
-    #[arg(long, default_value_t = 300)]
-    max_s: u64,
+    /// Stop after this many seconds whatever happens (also `--max-s`, the old spelling).
+    #[arg(long, alias = "max-s", default_value_t = 300)]
+    seconds_max: u64,
     /// A tag making this run's player names unique (default: the time).
     #[arg(long)]
     tag: Option<String>,
@@ -73,17 +74,17 @@ fn main() -> Result<(), String> {
     if args.uploads == 0 || args.uploads > UPLOADS_MAX {
         return Err(format!("--uploads must be within 1..={UPLOADS_MAX}"));
     }
-    if args.max_s > MAX_SECONDS_MAX || args.concurrency == 0 {
+    if args.seconds_max > SECONDS_MAX_CEILING || args.concurrency == 0 {
         return Err(format!(
-            "--max-s at most {MAX_SECONDS_MAX}, --concurrency at least 1"
+            "--seconds-max at most {SECONDS_MAX_CEILING}, --concurrency at least 1"
         ));
     }
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    let deadline = Duration::from_secs(args.max_s);
+    let deadline = Duration::from_secs(args.seconds_max);
     runtime.block_on(async {
         tokio::time::timeout(deadline, run(&args))
             .await
-            .map_err(|_| format!("stopped after --max-s {} s", args.max_s))?
+            .map_err(|_| format!("stopped after --seconds-max {} s", args.seconds_max))?
     })
 }
 
