@@ -40,9 +40,18 @@ pub fn upload_body_limit(ticks_max: u64) -> u64 {
         + BODY_SLACK_BYTES
 }
 
-/// Largest JSON body of the small JSON routes (registration, admin): a name is at most 64
-/// bytes of UTF-8, escaped at most 6× in JSON; 4 KiB holds any legal request.
-pub const JSON_BODY_BYTES_MAX: usize = 4096;
+/// Largest JSON body of the small JSON routes (registration, admin). The largest legal one is
+/// hiding a run with a reason of [`HIDDEN_REASON_CHARS_MAX`] characters, each of which JSON
+/// may escape as a surrogate pair (`\uD83D\uDE00`, 12 bytes): 6 000 bytes and the braces; a
+/// name (at most 64 bytes of UTF-8, escaped at most 6×) is far smaller. 8 KiB holds either.
+pub const JSON_BODY_BYTES_MAX: usize = 8192;
+
+/// Longest reason an admin may give for hiding a run (characters): a sentence or two, e.g.
+/// "a desync found by hand in the replay at 1:02; reported by …". Enough to explain, short
+/// enough that the column stays a note, not a document.
+pub const HIDDEN_REASON_CHARS_MAX: usize = 500;
+
+const _: () = assert!(HIDDEN_REASON_CHARS_MAX * 12 + 64 <= JSON_BODY_BYTES_MAX);
 
 /// Uploads whose bodies are being read or checked at once. Each holds up to the body limit
 /// in memory (7.8 MB at the default one-hour run), so this bounds that memory (≈ 250 MB);
@@ -63,6 +72,12 @@ pub const TRAJECTORY_POINTS_MAX: u64 = 20_000;
 /// Entries on one leaderboard page at most (and the default).
 pub const LEADERBOARD_LIMIT_MAX: u32 = 100;
 pub const LEADERBOARD_LIMIT_DEFAULT: u32 = 20;
+
+/// Entries per database batch of a leaderboard export: one short keyset query each
+/// (`Store::board_batch`), ≈ 150 kB of CSV or JSON, held in memory while it is written. An
+/// export of a million entries is a thousand batches; a client that reads slowly holds no
+/// connection between them.
+pub const EXPORT_BATCH_ROWS: u32 = 1000;
 
 /// Ghost trajectories computed at once (each re-simulates its run): bounds the CPU the read
 /// side can take from verification. Waiting for a slot longer than

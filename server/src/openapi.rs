@@ -5,7 +5,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::api::{admin, inspect, leaderboard, levels, ops, players, runs, trajectory};
+use crate::api::{admin, export, inspect, leaderboard, levels, ops, players, runs, trajectory};
 use crate::error::ErrorBody;
 use crate::{catalog, web};
 
@@ -16,27 +16,28 @@ use crate::{catalog, web};
         description = "The ghost-racing leaderboard service of pogo. Players register a name \
             and get a token, upload replays, and the server re-simulates each one and ranks \
             it only on what the re-simulation shows (the verified finish tick, lower is \
-            better, ties by earlier upload; one entry per player per level). Verified runs \
+            better, ties by earlier upload; one entry per player per level, their best; the whole board downloads as CSV or JSON). Verified runs \
             are served back as ghosts. A leaderboard run is a single-player replay whose \
             header's player name is the uploader's. Errors are `{\"error\": CODE, \
             \"message\": TEXT}` with a fitting status; 429 and 503 carry Retry-After."
     ),
     paths(
         web::index, web::file, web::wasm, web::vendor_file, ops::healthz, ops::metrics, ops::openapi,
-        levels::list, levels::geometry, leaderboard::leaderboard,
+        levels::list, levels::geometry, leaderboard::leaderboard, export::export,
         players::register,
         runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
-        admin::hide_run, admin::hide_player,
+        admin::run, admin::hide_run, admin::hide_player,
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
         runs::Uploaded, runs::RunStatus, crate::store::RunState, runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
+        export::BoardExport, export::ExportEntry, export::ExportFormat,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
         inspect::Inspection,
         catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
-        admin::Hidden, admin::RunHidden, admin::PlayerHidden,
+        admin::Hidden, admin::HideRun, admin::RunHidden, admin::AdminRun, admin::PlayerHidden,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -301,6 +301,12 @@ pub struct RunRow {
     pub verified_ms: Option<i64>,
     /// The run or its player is hidden.
     pub hidden: bool,
+    /// The run itself is hidden (by `PUT /api/admin/runs/{id}/hidden`).
+    pub run_hidden: bool,
+    /// The player is hidden (and so all their runs).
+    pub player_hidden: bool,
+    /// Why an admin hid the run itself (`None` while it is shown).
+    pub hidden_reason: Option<String>,
 }
 
 /// Which leaderboard: a level's content under one tuning and rules version (a run verified
@@ -323,6 +329,32 @@ pub struct Entry {
     pub finish_tick: i64,
     pub uploaded_ms: i64,
     pub splits: Option<String>,
+}
+
+/// One row of a leaderboard export ([`Store::board_batch`]): an entry without its rank (the
+/// export counts ranks itself, in the order the batches come).
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct ExportRow {
+    pub run_id: i64,
+    pub player: String,
+    pub finish_tick: i64,
+    pub uploaded_ms: i64,
+}
+
+/// Where a leaderboard export stands: the last entry sent, as the board's order key
+/// (finish tick, run id); [`ExportCursor::START`] before the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportCursor {
+    pub finish_tick: i64,
+    pub run_id: i64,
+}
+
+impl ExportCursor {
+    /// Before every entry (finish ticks are at least 0, run ids at least 1).
+    pub const START: ExportCursor = ExportCursor {
+        finish_tick: -1,
+        run_id: 0,
+    };
 }
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
@@ -651,7 +683,8 @@ impl Store {
             SELECT r.id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
                    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
                    r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
-                   (r.hidden OR p.hidden) AS hidden
+                   (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
+                   p.hidden AS player_hidden, r.hidden_reason
             FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
         let row = on_pool!(self, |pool| {
             sqlx::query_as(SQL).bind(id).fetch_optional(pool).await?
@@ -675,6 +708,54 @@ impl Store {
                 .await?
         });
         Ok(entries)
+    }
+
+    /// The next `limit` entries of the board after `after`, in rank order, as the board stood
+    /// at `as_of_ms` (runs verified later are left out, so a long export does not see a player
+    /// move past its cursor and list them twice or not at all; hiding during an export does
+    /// show).
+    ///
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE`: a run is on the board if no run
+    /// of its player on the same board comes before it in (finish tick, id) order — a
+    /// `NOT EXISTS` probe of `runs_player` per candidate — and candidates are read from
+    /// `runs_board` starting at the cursor. Each batch costs its own rows (plus the player's
+    /// other runs), not the whole board, where the window functions of `BOARD_CTE` would
+    /// rank every run of the level for every batch (quadratic over an export of a million).
+    pub async fn board_batch(
+        &self,
+        board: &Board,
+        as_of_ms: i64,
+        after: ExportCursor,
+        limit: u32,
+    ) -> Result<Vec<ExportRow>> {
+        const SQL: &str = "
+            SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
+            FROM runs r JOIN players p ON p.id = r.player_id
+            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $5
+              AND (r.finish_tick > $5 OR r.id > $6)
+              AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
+              AND r.verified_ms <= $7 AND r.hidden = FALSE AND p.hidden = FALSE
+              AND NOT EXISTS (
+                  SELECT 1 FROM runs o
+                  WHERE o.player_id = r.player_id AND o.level = r.level
+                    AND o.status = 'verified' AND o.finish_tick IS NOT NULL
+                    AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
+                    AND o.rules_version = r.rules_version
+                    AND o.verified_ms <= $7 AND o.hidden = FALSE
+                    AND (o.finish_tick < r.finish_tick
+                         OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
+            ORDER BY r.finish_tick, r.id
+            LIMIT $8";
+        let rows = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(SQL), board)
+                .bind(after.finish_tick)
+                .bind(after.run_id)
+                .bind(as_of_ms)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(rows)
     }
 
     /// How many players are on the board.
@@ -717,12 +798,14 @@ impl Store {
         Ok(rank)
     }
 
-    /// Hides or shows a run; `false` if there is no such run.
-    pub async fn set_run_hidden(&self, run_id: i64, hidden: bool) -> Result<bool> {
-        const SQL: &str = "UPDATE runs SET hidden = $1 WHERE id = $2";
+    /// Hides a run with the admin's reason (`Some`), or shows it again and forgets the reason
+    /// (`None`); `false` if there is no such run.
+    pub async fn set_run_hidden(&self, run_id: i64, reason: Option<&str>) -> Result<bool> {
+        const SQL: &str = "UPDATE runs SET hidden = $1, hidden_reason = $2 WHERE id = $3";
         let rows = on_pool!(self, |pool| {
             sqlx::query(SQL)
-                .bind(hidden)
+                .bind(reason.is_some())
+                .bind(reason)
                 .bind(run_id)
                 .execute(pool)
                 .await?

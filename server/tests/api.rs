@@ -420,6 +420,239 @@ async fn the_leaderboard_ranks_each_players_best_ties_by_upload() {
     }
 }
 
+/// The whole board downloads as CSV and as JSON: the leaderboard's entries (one per player,
+/// their best: a slower second run is not on it, a faster one replaces the first), in rank
+/// order, as attachments; the CSV quoted per RFC 4180 with names that start like a formula
+/// defused; batches that follow each other exactly; bad requests 4xx.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_exports_as_csv_and_json() {
+    let level = sprint_level();
+    let dir = tempfile::tempdir().unwrap();
+    let level_file = dir.path().join("sprint.json");
+    std::fs::write(&level_file, pogo_replay::level_to_json(&level)).unwrap();
+    // (player, stick), in upload order: amy improves, -dash gets slower.
+    let uploads: &[(&str, i8)] = &[
+        ("amy", 60),
+        ("-dash", 110),
+        ("amy", 127),
+        ("Zoë O'Neill", 90),
+        ("-dash", 40),
+    ];
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let mut config = config(&db);
+        config.levels = vec![level_file.clone()];
+        let server = TestServer::start(config).await;
+        let (http, base) = (&server.http, server.base.as_str());
+        let mut tokens = BTreeMap::new();
+        let mut ids = Vec::new();
+        for &(player, stick) in uploads {
+            if !tokens.contains_key(player) {
+                tokens.insert(player, register(http, base, player).await);
+            }
+            let (status, body) =
+                upload(http, base, &tokens[player], &sprint_run(player, stick)).await;
+            assert_eq!(status, 202, "{body}");
+            let id = body["id"].as_i64().unwrap();
+            assert_eq!(verdict(http, base, id).await["status"], "verified");
+            ids.push(id);
+        }
+        let (_, board) = get_json(
+            http,
+            &format!("{base}/api/levels/sprint/leaderboard?limit=100"),
+        )
+        .await;
+        let entries = board["entries"].as_array().unwrap().clone();
+        // Best only: amy's faster second run replaced her first; -dash's slower second run is
+        // not on the board.
+        let run_of = |player: &str| {
+            entries
+                .iter()
+                .find(|e| e["player"] == player)
+                .map(|e| e["run_id"].as_i64().unwrap())
+        };
+        assert_eq!(entries.len(), 3, "{board}");
+        assert_eq!(run_of("amy"), Some(ids[2]));
+        assert_eq!(run_of("-dash"), Some(ids[1]));
+
+        let export = |query: &str| {
+            http.get(format!("{base}/api/levels/sprint/export{query}"))
+                .send()
+        };
+        let response = export("?format=csv").await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/csv; charset=utf-8"
+        );
+        assert_eq!(
+            response.headers()["content-disposition"],
+            "attachment; filename=\"sprint-leaderboard.csv\""
+        );
+        let csv = response.text().await.unwrap();
+        assert!(csv.ends_with("\r\n"), "{csv:?}");
+        let lines: Vec<&str> = csv.trim_end_matches("\r\n").split("\r\n").collect();
+        assert_eq!(
+            lines[0],
+            "rank,player,run_id,finish_tick,time,uploaded_at,replay_url"
+        );
+        let expected: Vec<String> = entries
+            .iter()
+            .map(|e| {
+                let player = e["player"].as_str().unwrap();
+                let player = if player.starts_with('-') {
+                    format!("'{player}")
+                } else {
+                    player.to_string()
+                };
+                format!(
+                    "{},{player},{},{},{},{},{}",
+                    e["rank"],
+                    e["run_id"],
+                    e["finish_tick"],
+                    e["time"].as_str().unwrap(),
+                    e["uploaded_at"].as_str().unwrap(),
+                    e["replay_url"].as_str().unwrap()
+                )
+            })
+            .collect();
+        assert_eq!(lines[1..], expected[..], "{}: {csv}", backend.name());
+        assert!(csv.contains(",'-dash,"), "formula defused: {csv}");
+
+        let response = export("?format=json").await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "application/json");
+        assert_eq!(
+            response.headers()["content-disposition"],
+            "attachment; filename=\"sprint-leaderboard.json\""
+        );
+        let json: Value = response.json().await.unwrap();
+        for key in [
+            "level",
+            "level_hash",
+            "tuning_hash",
+            "rules_version",
+            "tick_rate",
+        ] {
+            assert_eq!(json[key], board[key], "{key}");
+        }
+        assert!(json["as_of"].is_string());
+        let exported = json["entries"].as_array().unwrap();
+        assert_eq!(exported.len(), entries.len());
+        for (got, want) in exported.iter().zip(&entries) {
+            for key in [
+                "rank",
+                "player",
+                "run_id",
+                "finish_tick",
+                "time_s",
+                "time",
+                "uploaded_at",
+                "replay_url",
+            ] {
+                assert_eq!(got[key], want[key], "{key}: {got} vs {want}");
+            }
+        }
+
+        // An empty board: the header row alone; no entries.
+        let empty = http
+            .get(format!("{base}/api/levels/course/export?format=csv"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(
+            empty,
+            "rank,player,run_id,finish_tick,time,uploaded_at,replay_url\r\n"
+        );
+        let (status, empty) = get_json(
+            http,
+            &format!("{base}/api/levels/course/export?format=json"),
+        )
+        .await;
+        assert_eq!((status, empty["entries"].clone()), (200, json!([])));
+
+        // Batches follow each other exactly, whatever their size (the route's are 1000).
+        let store =
+            pogo_server::store::Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+                .await
+                .unwrap();
+        let sprint = pogo_server::store::Board {
+            level: "sprint".into(),
+            level_hash: board["level_hash"].as_str().unwrap().into(),
+            tuning_hash: board["tuning_hash"].as_str().unwrap().into(),
+            rules_version: board["rules_version"].as_u64().unwrap() as u32,
+        };
+        for batch in [1, 2, 3] {
+            let mut cursor = pogo_server::store::ExportCursor::START;
+            let mut got = Vec::new();
+            loop {
+                let rows = store
+                    .board_batch(&sprint, i64::MAX, cursor, batch)
+                    .await
+                    .unwrap();
+                got.extend(rows.iter().map(|r| r.run_id));
+                match rows.last() {
+                    Some(last) if rows.len() == batch as usize => {
+                        cursor = pogo_server::store::ExportCursor {
+                            finish_tick: last.finish_tick,
+                            run_id: last.run_id,
+                        };
+                    }
+                    _ => break,
+                }
+            }
+            let want: Vec<i64> = entries
+                .iter()
+                .map(|e| e["run_id"].as_i64().unwrap())
+                .collect();
+            assert_eq!(got, want, "batches of {batch}");
+        }
+        // As of before every verdict: nothing.
+        let none = store
+            .board_batch(&sprint, 0, pogo_server::store::ExportCursor::START, 10)
+            .await
+            .unwrap();
+        assert!(none.is_empty());
+
+        // Bad requests: 4xx with a JSON error.
+        for (query, status, code) in [
+            ("", 400, "bad_parameter"),
+            ("?format=xml", 400, "bad_parameter"),
+            ("?format=CSV", 400, "bad_parameter"),
+            ("?format=", 400, "bad_parameter"),
+            ("?format=csv&limit=5", 400, "bad_parameter"),
+            ("?format=csv&format=json", 400, "bad_parameter"),
+        ] {
+            let response = export(query).await.unwrap();
+            let got = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            assert_eq!(
+                (got, body["error"].as_str()),
+                (status, Some(code)),
+                "{query}: {body}"
+            );
+            assert!(body["message"].is_string(), "{query}: {body}");
+        }
+        let (status, body) =
+            get_json(http, &format!("{base}/api/levels/nope/export?format=csv")).await;
+        assert_eq!(
+            (status, body["error"].clone()),
+            (404, json!("unknown_level"))
+        );
+        let (_, after) = get_json(
+            http,
+            &format!("{base}/api/levels/sprint/leaderboard?limit=100"),
+        )
+        .await;
+        assert_eq!(after["entries"], board["entries"], "nothing changed");
+        server.stop().await;
+        db.remove().await;
+    }
+}
+
 /// An upload case: what, token, content type, body, expected status, error code, replay kind.
 type Case<'a> = (
     &'a str,
@@ -965,10 +1198,21 @@ async fn the_admin_hides_runs_and_players() {
         let board = format!("{base}/api/levels/sprint/leaderboard");
         assert_eq!(get_json(http, &board).await.1["total"], 2);
 
+        // Hiding a run takes a reason; hiding a player does not.
         let put = |path: String, token: Option<&str>, hidden: bool| {
-            let mut request = http
-                .put(format!("{base}{path}"))
-                .json(&json!({ "hidden": hidden }));
+            let body = if hidden && path.starts_with("/api/admin/runs/") {
+                json!({ "hidden": true, "reason": "desync found by hand at 1:02" })
+            } else {
+                json!({ "hidden": hidden })
+            };
+            let mut request = http.put(format!("{base}{path}")).json(&body);
+            if let Some(t) = token {
+                request = request.bearer_auth(t);
+            }
+            request.send()
+        };
+        let admin_get = |id: i64, token: Option<&str>| {
+            let mut request = http.get(format!("{base}/api/admin/runs/{id}"));
             if let Some(t) = token {
                 request = request.bearer_auth(t);
             }
@@ -987,10 +1231,136 @@ async fn the_admin_hides_runs_and_players() {
                 .status(),
             404
         );
+        // Bad hide requests: 400 (`bad_json`, a message that says what is wrong), and nothing
+        // changes.
+        let too_long = "x".repeat(501);
+        for (what, body, says) in [
+            ("no reason", json!({"hidden": true}), "needs a `reason`"),
+            (
+                "empty reason",
+                json!({"hidden": true, "reason": ""}),
+                "1–500",
+            ),
+            (
+                "spaces",
+                json!({"hidden": true, "reason": "   "}),
+                "only spaces",
+            ),
+            (
+                "too long",
+                json!({"hidden": true, "reason": too_long}),
+                "501 characters",
+            ),
+            (
+                "control",
+                json!({"hidden": true, "reason": "a\nb"}),
+                "printable",
+            ),
+            (
+                "bell",
+                json!({"hidden": true, "reason": "a\u{7}"}),
+                "printable",
+            ),
+            (
+                "reason when showing",
+                json!({"hidden": false, "reason": "x"}),
+                "clears it",
+            ),
+            (
+                "not a string",
+                json!({"hidden": true, "reason": 7}),
+                "reason",
+            ),
+            (
+                "unknown field",
+                json!({"hidden": true, "reason": "x", "why": "y"}),
+                "why",
+            ),
+            ("no hidden", json!({"reason": "x"}), "hidden"),
+        ] {
+            let response = http
+                .put(format!("{base}{path}"))
+                .bearer_auth(admin)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 400, "{what}");
+            let error: Value = response.json().await.unwrap();
+            assert_eq!(error["error"], "bad_json", "{what}: {error}");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.contains(says), "{what}: {message}");
+        }
+        assert_eq!(get_json(http, &board).await.1["total"], 2, "nothing hidden");
+        let (_, seen) = get_json(http, &format!("{base}/api/runs/{ann_id}")).await;
+        assert_eq!(seen["id"], ann_id, "still public");
+
+        // The admin's view of a run: only with the admin token.
+        assert_eq!(admin_get(ann_id, None).await.unwrap().status(), 401);
+        assert_eq!(admin_get(ann_id, Some(&a)).await.unwrap().status(), 403);
+        assert_eq!(admin_get(999, Some(admin)).await.unwrap().status(), 404);
+        let shown: Value = admin_get(ann_id, Some(admin))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         assert_eq!(
-            put(path.clone(), Some(admin), true).await.unwrap().status(),
-            200
+            (shown["hidden"].clone(), shown["hidden_reason"].clone()),
+            (json!(false), Value::Null)
         );
+        assert_eq!(shown["run"]["rank"], 1, "{shown}");
+
+        let response = put(path.clone(), Some(admin), true).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.json::<Value>().await.unwrap(),
+            json!({"id": ann_id, "hidden": true, "reason": "desync found by hand at 1:02"})
+        );
+        let hidden: Value = admin_get(ann_id, Some(admin))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(hidden["hidden"], true);
+        assert_eq!(hidden["hidden_reason"], "desync found by hand at 1:02");
+        assert_eq!(hidden["player_hidden"], false);
+        assert_eq!(
+            (hidden["run"]["id"].clone(), hidden["run"]["rank"].clone()),
+            (json!(ann_id), Value::Null),
+            "off the board: {hidden}"
+        );
+        // Publicly a hidden run is a 404 like any missing run: neither the moderation nor its
+        // reason shows.
+        let response = http
+            .get(format!("{base}/api/runs/{ann_id}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404);
+        let text = response.text().await.unwrap();
+        assert!(!text.contains("desync found"), "{text}");
+        assert_eq!(
+            text,
+            http.get(format!("{base}/api/runs/999999"))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+                .replace("999999", &ann_id.to_string())
+        );
+        let export = http
+            .get(format!("{base}/api/levels/sprint/export?format=csv"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(!export.contains(",ann,"), "{export}");
         let (_, b1) = get_json(http, &board).await;
         assert_eq!(
             (b1["total"].clone(), b1["entries"][0]["player"].clone()),
@@ -1000,8 +1370,24 @@ async fn the_admin_hides_runs_and_players() {
             get_json(http, &format!("{base}/api/runs/{ann_id}")).await.0,
             404
         );
-        assert_eq!(put(path, Some(admin), false).await.unwrap().status(), 200);
+        let response = put(path, Some(admin), false).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.json::<Value>().await.unwrap(),
+            json!({"id": ann_id, "hidden": false, "reason": null})
+        );
         assert_eq!(get_json(http, &board).await.1["total"], 2);
+        let shown: Value = admin_get(ann_id, Some(admin))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            (shown["hidden"].clone(), shown["hidden_reason"].clone()),
+            (json!(false), Value::Null),
+            "showing clears the reason"
+        );
 
         let response = put("/api/admin/players/BEN/hidden".into(), Some(admin), true)
             .await
@@ -1012,6 +1398,16 @@ async fn the_admin_hides_runs_and_players() {
         assert_eq!(
             get_json(http, &format!("{base}/api/runs/{ben_id}")).await.0,
             404
+        );
+        let ben: Value = admin_get(ben_id, Some(admin))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            (ben["hidden"].clone(), ben["player_hidden"].clone()),
+            (json!(false), json!(true))
         );
         let (status, body) = upload(http, base, &b, &sprint_run("ben", 90)).await;
         assert_eq!(

@@ -1,6 +1,13 @@
 //! `GET /api/levels/{level}/leaderboard`: a level's verified finishes, one entry per player
 //! (their best), fastest first, ties broken by earlier upload; paginated, or a page around a
 //! player.
+//!
+//! **Entries per player: one, on every board.** A player's slower run never shows beside
+//! their best, and a faster one replaces it (the run it replaced keeps its status but has no
+//! `rank`). There is no per-board setting: a ghost race compares players, and a board of one
+//! player's ten best runs would push everyone else down. `tests/api.rs`
+//! (`the_leaderboard_ranks_each_players_best_ties_by_upload`: bob's slower second run, cid's
+//! faster one; `the_board_exports_as_csv_and_json`: the same on the export) holds it.
 
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};

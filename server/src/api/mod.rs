@@ -4,6 +4,7 @@
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
+pub mod export;
 pub mod inspect;
 pub mod leaderboard;
 pub mod levels;
@@ -46,12 +47,14 @@ fn table() -> Table {
             "/api/levels/{level}/leaderboard",
             leaderboard::leaderboard,
         )
+        .add(Method::GET, "/api/levels/{level}/export", export::export)
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)
         .add(Method::GET, "/api/runs/{id}", runs::status)
         .add(Method::GET, "/api/runs/{id}/replay", runs::replay)
         .add(Method::GET, "/api/runs/{id}/ghost", trajectory::ghost)
         .add(Method::GET, "/api/runs/{id}/inspect", inspect::inspect)
+        .add(Method::GET, "/api/admin/runs/{id}", admin::run)
         .add(Method::PUT, "/api/admin/runs/{id}/hidden", admin::hide_run)
         .add(
             Method::PUT,

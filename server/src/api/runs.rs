@@ -356,8 +356,14 @@ pub async fn status(
 ) -> Result<axum::Json<RunStatus>, ApiError> {
     let Path(id) = id?;
     let run = visible_run(&state, id).await?;
+    Ok(axum::Json(run_status(&state, run).await?))
+}
+
+/// A run's status document (its rank looked up on its level's current board).
+pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiError> {
+    let id = run.id;
     let rate = state.catalog.tick_rate();
-    let rank = match current_board(&state, &run.level) {
+    let rank = match current_board(state, &run.level) {
         Some(board) if run.status == RunState::Verified && run.finish_tick.is_some() => {
             state.store.run_rank(&board, id).await?
         }
@@ -365,7 +371,7 @@ pub async fn status(
     };
     let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
-    Ok(axum::Json(RunStatus {
+    Ok(RunStatus {
         id,
         player: run.player,
         level: run.level,
@@ -385,7 +391,7 @@ pub async fn status(
         status_url: format!("/api/runs/{id}"),
         replay_url: format!("/api/runs/{id}/replay"),
         ghost_url: format!("/api/runs/{id}/ghost"),
-    }))
+    })
 }
 
 /// A verified run's replay file, byte for byte as uploaded.

@@ -1,0 +1,354 @@
+//! `GET /api/levels/{level}/export?format=csv|json`: a level's whole leaderboard as a file to
+//! download — every entry in rank order (the board of `GET /api/levels/{level}/leaderboard`:
+//! one entry per player, their best), as CSV or as one JSON document.
+//!
+//! **Bounded memory.** The body is streamed: [`EXPORT_BATCH_ROWS`] entries at a time, each
+//! batch one short keyset query (`Store::board_batch`: after the last entry sent, in the
+//! board's (finish tick, run id) order) written out before the next is asked for. A board of
+//! a million entries never sits in memory, no database connection (nor SQLite read snapshot)
+//! is held while a slow client reads, and a batch costs its own rows, not the board's (an
+//! `OFFSET` page re-ranks everything before it). The export is the board as it stood when it
+//! started (runs verified later are left out); an admin hiding a run during an export shows.
+//! A database failure in the middle cuts the response off (the status line is sent already):
+//! a client sees an incomplete body, never a short file that looks whole — the CSV ends with
+//! its last row's line break, the JSON with `]}`.
+//!
+//! **CSV** (RFC 4180): `text/csv; charset=utf-8`, a header row, CRLF line ends, a field
+//! quoted (`"…"`, inner quotes doubled) when it holds a comma, a quote, CR or LF. **Formula
+//! injection**: a text field that starts with `=`, `+`, `-`, `@`, tab or CR gets a leading
+//! apostrophe (`-x` is written `'-x`), so a spreadsheet shows it as text rather than running
+//! it as a formula; names may start with `-`. The JSON export has the names as they are.
+//!
+//! Both come with `Content-Disposition: attachment`, and count against the per-address rate
+//! limit of every `/api/` request, as one request.
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::runs::current_board;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits::EXPORT_BATCH_ROWS;
+use crate::state::AppState;
+use crate::store::{Board, ExportCursor, ExportRow, StoreError};
+use crate::times::TickTime;
+use crate::times::{now_ms, rfc3339};
+
+/// What to export as.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// RFC 4180 CSV with a header row.
+    Csv,
+    /// One JSON document, [`BoardExport`].
+    Json,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ExportQuery {
+    /// `csv` or `json` (required).
+    #[param(inline)]
+    pub format: ExportFormat,
+}
+
+/// One entry of an export (a CSV row has the same fields, in this order, but `time_s`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExportEntry {
+    /// 1 for the fastest; distinct (ties by earlier upload).
+    pub rank: i64,
+    pub player: String,
+    pub run_id: i64,
+    /// The verified finish tick (the ranking key).
+    pub finish_tick: u32,
+    /// `(finish_tick + 1) / tick_rate`, to the millisecond.
+    pub time_s: f64,
+    /// The same as `m:ss.mmm`.
+    pub time: String,
+    /// RFC 3339, UTC.
+    pub uploaded_at: String,
+    pub replay_url: String,
+}
+
+/// The JSON export: the board's identity, then every entry.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BoardExport {
+    pub level: String,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: u32,
+    pub tick_rate: u32,
+    /// The board as it stood at this instant (RFC 3339, UTC): runs verified later are not in
+    /// the export.
+    pub as_of: String,
+    pub entries: Vec<ExportEntry>,
+}
+
+/// The CSV header row.
+const CSV_HEADER: &str = "rank,player,run_id,finish_tick,time,uploaded_at,replay_url\r\n";
+
+/// A level's whole leaderboard as a CSV or JSON file, streamed in rank order.
+///
+/// One entry per player (their best verified finish), the order and ranks of
+/// `GET /api/levels/{level}/leaderboard`. CSV fields: rank, player, run_id, finish_tick,
+/// time (`m:ss.mmm`), uploaded_at (RFC 3339), replay_url; RFC 4180 quoting, and a leading
+/// apostrophe on a field starting with `=`, `+`, `-`, `@`, tab or CR (spreadsheet formula
+/// injection). The board is taken as it stood when the export started.
+#[utoipa::path(get, path = "/api/levels/{level}/export", tag = "leaderboards",
+    params(("level" = String, Path, description = "Level name"), ExportQuery),
+    responses(
+        (status = 200, description = "The board, as an attachment", headers(
+            ("content-disposition" = String, description = "`attachment; filename=\"LEVEL-leaderboard.csv\"` (or `.json`)")),
+            content(
+                (String = "text/csv", example = "rank,player,run_id,finish_tick,time,uploaded_at,replay_url\r\n1,bot,1,1234,0:20.583,2025-01-01T00:00:00Z,/api/runs/1/replay\r\n"),
+                (BoardExport = "application/json"),
+            )),
+        (status = 400, description = "No `format`, a format other than `csv` or `json`, or another parameter (`bad_parameter`)", body = ErrorBody),
+        (status = 404, description = "No such level (`unknown_level`)", body = ErrorBody),
+        (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
+    ))]
+pub async fn export(
+    State(state): State<AppState>,
+    level: Result<Path<String>, PathRejection>,
+    query: Result<Query<ExportQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Path(level) = level?;
+    let Query(ExportQuery { format }) = query?;
+    let board = current_board(&state, &level).ok_or(ApiError::UnknownLevel {
+        name: level.clone(),
+    })?;
+    let (content_type, extension) = match format {
+        ExportFormat::Csv => ("text/csv; charset=utf-8", "csv"),
+        ExportFormat::Json => ("application/json", "json"),
+    };
+    let disposition = format!(
+        "attachment; filename=\"{}-leaderboard.{extension}\"",
+        file_name_part(&level)
+    );
+    let writer = Writer {
+        tick_rate: state.catalog.tick_rate(),
+        state,
+        board,
+        format,
+        as_of_ms: now_ms(),
+        cursor: ExportCursor::START,
+        rank: 0,
+        stage: Stage::Head,
+    };
+    let body = futures_util::stream::unfold(writer, |mut writer| async move {
+        match writer.next_chunk().await {
+            Ok(Some(chunk)) => Some((Ok(chunk), writer)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, level = %writer.board.level, "export cut off");
+                writer.stage = Stage::Done;
+                Some((Err(e), writer))
+            }
+        }
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// Where an export's body stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Nothing written yet: the CSV header row, or the JSON document's opening.
+    Head,
+    /// Writing batches of entries.
+    Entries,
+    /// Every entry written: the JSON document's closing.
+    Tail,
+    Done,
+}
+
+/// An export's body, one chunk at a time.
+struct Writer {
+    state: AppState,
+    board: Board,
+    format: ExportFormat,
+    tick_rate: u32,
+    as_of_ms: i64,
+    /// The last entry written.
+    cursor: ExportCursor,
+    /// Its rank.
+    rank: i64,
+    stage: Stage,
+}
+
+impl Writer {
+    /// The next piece of the body, or `None` at its end.
+    async fn next_chunk(&mut self) -> Result<Option<Bytes>, StoreError> {
+        match self.stage {
+            Stage::Head => {
+                self.stage = Stage::Entries;
+                Ok(Some(Bytes::from(self.head())))
+            }
+            Stage::Entries => {
+                let rows = self
+                    .state
+                    .store
+                    .board_batch(&self.board, self.as_of_ms, self.cursor, EXPORT_BATCH_ROWS)
+                    .await?;
+                if rows.len() < EXPORT_BATCH_ROWS as usize {
+                    self.stage = Stage::Tail;
+                }
+                if rows.is_empty() {
+                    return Ok(self.tail().map(Bytes::from));
+                }
+                Ok(Some(Bytes::from(self.entries(&rows))))
+            }
+            Stage::Tail => Ok(self.tail().map(Bytes::from)),
+            Stage::Done => Ok(None),
+        }
+    }
+
+    fn head(&self) -> String {
+        match self.format {
+            ExportFormat::Csv => CSV_HEADER.to_string(),
+            ExportFormat::Json => {
+                let head = BoardExport {
+                    level: self.board.level.clone(),
+                    level_hash: self.board.level_hash.clone(),
+                    tuning_hash: self.board.tuning_hash.clone(),
+                    rules_version: self.board.rules_version,
+                    tick_rate: self.tick_rate,
+                    as_of: rfc3339(self.as_of_ms),
+                    entries: Vec::new(),
+                };
+                // `{…,"entries":[]}` without its last two bytes: the entries follow.
+                let mut json = serde_json::to_string(&head).unwrap_or_default();
+                json.truncate(json.len().saturating_sub(2));
+                json.push('\n');
+                json
+            }
+        }
+    }
+
+    /// The document's closing (JSON), once; then `None`.
+    fn tail(&mut self) -> Option<String> {
+        self.stage = Stage::Done;
+        match self.format {
+            ExportFormat::Csv => None,
+            ExportFormat::Json => Some("]}\n".to_string()),
+        }
+    }
+
+    /// A batch of entries, ranked on from the last one written.
+    fn entries(&mut self, rows: &[ExportRow]) -> String {
+        let mut out = String::with_capacity(rows.len() * 128);
+        for row in rows {
+            self.rank += 1;
+            self.cursor = ExportCursor {
+                finish_tick: row.finish_tick,
+                run_id: row.run_id,
+            };
+            let finish_tick = u32::try_from(row.finish_tick).unwrap_or(u32::MAX);
+            let time = TickTime::new(finish_tick, self.tick_rate);
+            let entry = ExportEntry {
+                rank: self.rank,
+                player: row.player.clone(),
+                run_id: row.run_id,
+                finish_tick,
+                time_s: time.time_s,
+                time: time.time,
+                uploaded_at: rfc3339(row.uploaded_ms),
+                replay_url: format!("/api/runs/{}/replay", row.run_id),
+            };
+            match self.format {
+                ExportFormat::Csv => {
+                    let fields = [
+                        entry.rank.to_string(),
+                        csv_field(&entry.player),
+                        entry.run_id.to_string(),
+                        entry.finish_tick.to_string(),
+                        csv_field(&entry.time),
+                        csv_field(&entry.uploaded_at),
+                        csv_field(&entry.replay_url),
+                    ];
+                    out.push_str(&fields.join(","));
+                    out.push_str("\r\n");
+                }
+                ExportFormat::Json => {
+                    if self.rank > 1 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(&entry).unwrap_or_default());
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A text field of the CSV: defused against formula injection (a leading apostrophe before
+/// `=`, `+`, `-`, `@`, tab or CR — what a spreadsheet would otherwise evaluate), then quoted
+/// per RFC 4180 if it holds a comma, a quote, CR or LF.
+pub fn csv_field(text: &str) -> String {
+    let defused = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    };
+    if defused.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", defused.replace('"', "\"\""))
+    } else {
+        defused
+    }
+}
+
+/// A level name as part of a download's file name: ASCII letters, digits, `-`, `_` and `.`
+/// kept, anything else `_` (no quote, slash or control character reaches the header).
+fn file_name_part(level: &str) -> String {
+    level
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_per_rfc_4180_and_defused() {
+        assert_eq!(csv_field("bot"), "bot");
+        assert_eq!(csv_field("Zoë O'Neill"), "Zoë O'Neill");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\r\nlines"), "\"two\r\nlines\"");
+        for formula in ["=1+1", "+1", "-x", "@SUM(A1)", "\tx"] {
+            assert_eq!(csv_field(formula), format!("'{formula}"));
+        }
+        assert_eq!(
+            csv_field("=HYPERLINK(\"x\",1)"),
+            "\"'=HYPERLINK(\"\"x\"\",1)\""
+        );
+        assert_eq!(csv_field("\rx"), "\"'\rx\"");
+        assert_eq!(csv_field("x=1"), "x=1");
+    }
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_name_part("course"), "course");
+        assert_eq!(file_name_part("a\"b/c\\d e"), "a_b_c_d_e");
+    }
+}
