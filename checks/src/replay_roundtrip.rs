@@ -368,9 +368,16 @@ pub fn check(input: &Input) -> bool {
             .filter(|&b| b <= at)
             .max()
             .unwrap_or(0);
+        // No bytes at all is `Empty` (said so, not "truncated at byte 0"); any other cut is
+        // truncated at the last whole chunk before it.
+        let error = if at == 0 {
+            ReplayError::Empty
+        } else {
+            ReplayError::Truncated { offset: expected }
+        };
         assert_eq!(
             Replay::decode(&bytes[..at as usize], limits),
-            Err(ReplayError::Truncated { offset: expected }),
+            Err(error),
             "truncation: cut at byte {at} of {}",
             bytes.len()
         );
