@@ -448,8 +448,12 @@ describe('the play view at 1280×800', () => {
     // Full right, turned by the camera's heading: each axis is rounded toward zero, so its
     // length is within √2 of 127 (89, 89 at 45°).
     assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `full stick: ${JSON.stringify(steered.input)}`);
+    // As with touch below: the neutral run is re-simulated exactly, so a stick that did
+    // nothing leaves 0 m; how far the steering carries the pogo depends on how long the
+    // renderer, polling the pad once per SwiftShader frame (~150 ms here), saw it and where in
+    // its bounces that fell (0.3 m to over 1 m seen on a loaded machine).
     const { tick, distance } = await offNeutral(page);
-    assert.ok(distance > 1, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
+    assert.ok(distance > 0.05, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     await page.close();
   });
 
@@ -570,8 +574,12 @@ describe('the play view on a 390×844 touch phone', () => {
     await page.waitForFunction(() => window.__pogo.play.lastInput().steerX === 0 && window.__pogo.play.lastInput().steerZ === 0);
     assert.ok(steered.devices.includes('touch'), JSON.stringify(steered.devices));
     assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `a drag past the stick's radius steers fully: ${JSON.stringify(steered.input)}`);
+    // The neutral run is re-simulated exactly, so a stick that did nothing leaves 0 m. How far
+    // 1.5 s of full stick carries the pogo sideways depends on where in its bounces the drag
+    // fell (air control only) and on when the busy renderer handled the touches: 0.55 m to
+    // over 1 m seen under SwiftShader on 2 loaded cores.
     const { tick, distance } = await offNeutral(page);
-    assert.ok(distance > 1, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
+    assert.ok(distance > 0.05, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     const sideways = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     assert.ok(sideways.scroll <= sideways.inner, `the page is ${sideways.scroll} px wide in a ${sideways.inner} px viewport`);
     await page.close();
