@@ -463,10 +463,11 @@ describe('the play view at 1280×800', () => {
     // Full right, turned by the camera's heading: each axis is rounded toward zero, so its
     // length is within √2 of 127 (89, 89 at 45°).
     assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `full stick: ${JSON.stringify(steered.input)}`);
-    // The neutral run is re-simulated exactly, so a stick that did nothing leaves 0 m; a
-    // second of full stick in the air moves the pogo well over 20 cm.
+    // The neutral run is re-simulated exactly, so a stick that did nothing leaves 0 m; how far
+    // a second of full stick moves the pogo depends on the bounce phase it fell in (the stick
+    // acts in the air and through the lean at the next launch): 0.155 m the least seen.
     const { tick, distance } = await offNeutral(page);
-    assert.ok(distance > 0.2, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
+    assert.ok(distance > 0.05, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     await page.close();
   });
 
@@ -589,10 +590,10 @@ describe('the play view on a 390×844 touch phone', () => {
     await page.waitForFunction(() => window.__pogo.play.lastInput().steerX === 0 && window.__pogo.play.lastInput().steerZ === 0);
     assert.ok(steered.devices.includes('touch'), JSON.stringify(steered.devices));
     assert.ok(Math.hypot(steered.input.steerX, steered.input.steerZ) > 127 - Math.SQRT2, `a drag past the stick's radius steers fully: ${JSON.stringify(steered.input)}`);
-    // The neutral run is re-simulated exactly, so a stick that did nothing leaves 0 m; 1.5 s
-    // of full stick in the air moves the pogo well over 20 cm.
+    // The neutral run is re-simulated exactly, so a stick that did nothing leaves 0 m; how far
+    // 1.5 s of full stick moves the pogo depends on the bounce phase (0.3 m the least seen).
     const { tick, distance } = await offNeutral(page);
-    assert.ok(distance > 0.2, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
+    assert.ok(distance > 0.05, `after ${tick} ticks the pogo is ${distance.toFixed(3)} m from the neutral run`);
     const sideways = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     assert.ok(sideways.scroll <= sideways.inner, `the page is ${sideways.scroll} px wide in a ${sideways.inner} px viewport`);
     await page.close();
