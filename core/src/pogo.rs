@@ -181,7 +181,7 @@ impl Pogo {
     /// Writes the canonical encoding, field by field in declaration order.
     ///
     /// Every field is named (no `..`), here and in the pogo's other field lists (the C ABI's
-    /// snapshot, the replay diff, the f64 measuring stick): a field added to `Pogo`, or to
+    /// snapshot, the replay diff, the floating-point measuring stick): a field added to `Pogo`, or to
     /// the structs it holds, is a compile error in each until it is encoded there too.
     pub(crate) fn encode(&self, e: &mut Encoder) {
         let Pogo {
