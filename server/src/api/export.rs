@@ -34,6 +34,7 @@ use super::runs::current_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::EXPORT_BATCH_ROWS;
 use crate::state::AppState;
+use crate::store::Category;
 use crate::store::{Board, ExportCursor, ExportRow, StoreError};
 use crate::times::TickTime;
 use crate::times::{now_ms, rfc3339};
@@ -55,6 +56,8 @@ pub struct ExportQuery {
     /// `csv` or `json` (required).
     #[param(inline)]
     pub format: ExportFormat,
+    /// `open` (default) or `realtime`: which of the level's boards.
+    pub category: Option<Category>,
 }
 
 /// One entry of an export (a CSV row has the same fields, in this order, but `time_s`).
@@ -118,10 +121,12 @@ pub async fn export(
     query: Result<Query<ExportQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
-    let Query(ExportQuery { format }) = query?;
-    let board = current_board(&state, &level).ok_or(ApiError::UnknownLevel {
-        name: level.clone(),
-    })?;
+    let Query(ExportQuery { format, category }) = query?;
+    let board = current_board(&state, &level, category.unwrap_or_default()).ok_or(
+        ApiError::UnknownLevel {
+            name: level.clone(),
+        },
+    )?;
     let (content_type, extension) = match format {
         ExportFormat::Csv => ("text/csv; charset=utf-8", "csv"),
         ExportFormat::Json => ("application/json", "json"),

@@ -20,6 +20,7 @@ use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
 use crate::state::AppState;
+use crate::store::Category;
 use crate::times::{TickTime, rfc3339};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -33,6 +34,9 @@ pub struct BoardQuery {
     /// A player name (any case): the page of `limit` entries with this player's in the
     /// middle (or as near it as the top of the board allows).
     pub around: Option<String>,
+    /// `open` (default: every verified run) or `realtime` (runs played in real time under a
+    /// run ticket only).
+    pub category: Option<Category>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -87,9 +91,11 @@ pub async fn leaderboard(
 ) -> Result<Json<Leaderboard>, ApiError> {
     let Path(level) = level?;
     let Query(query) = query?;
-    let board = current_board(&state, &level).ok_or(ApiError::UnknownLevel {
-        name: level.clone(),
-    })?;
+    let board = current_board(&state, &level, query.category.unwrap_or_default()).ok_or(
+        ApiError::UnknownLevel {
+            name: level.clone(),
+        },
+    )?;
     let limit = query.limit.unwrap_or(LEADERBOARD_LIMIT_DEFAULT);
     if !(1..=LEADERBOARD_LIMIT_MAX).contains(&limit) {
         return Err(ApiError::BadParameter(format!(

@@ -24,7 +24,7 @@ use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
 use crate::state::AppState;
-use crate::store::{Board, Inserted, NewRun, RunRow, RunState};
+use crate::store::{Board, Category, Inserted, NewRun, RunRow, RunState};
 use crate::times::{TickTime, now_ms, rfc3339};
 use crate::worker::parse_splits;
 
@@ -332,13 +332,14 @@ async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
 
 /// The current leaderboard of a level (its content under the server's tuning and rules),
 /// if the server runs the level.
-pub fn current_board(state: &AppState, level: &str) -> Option<Board> {
+pub fn current_board(state: &AppState, level: &str, category: Category) -> Option<Board> {
     let info = state.catalog.level(level)?;
     Some(Board {
         level: level.to_string(),
         level_hash: hash_hex(info.hash),
         tuning_hash: hash_hex(state.catalog.tuning_hash()),
         rules_version: pogo_core::RULES_VERSION,
+        category,
     })
 }
 
@@ -363,7 +364,7 @@ pub async fn status(
 pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiError> {
     let id = run.id;
     let rate = state.catalog.tick_rate();
-    let rank = match current_board(state, &run.level) {
+    let rank = match current_board(state, &run.level, Category::Open) {
         Some(board) if run.status == RunState::Verified && run.finish_tick.is_some() => {
             state.store.run_rank(&board, id).await?
         }

@@ -124,7 +124,7 @@ impl BeginWrite for PgPool {
     }
 }
 
-/// Binds a [`Board`] to `$1`…`$4` of a query on [`BOARD_CTE`].
+/// Binds a [`Board`] to `$1`…`$5` of a query on [`BOARD_CTE`] (`$5`: real-time runs only).
 macro_rules! bind_board {
     ($query:expr, $board:expr) => {
         $query
@@ -132,6 +132,7 @@ macro_rules! bind_board {
             .bind($board.level_hash.as_str())
             .bind($board.tuning_hash.as_str())
             .bind(i64::from($board.rules_version))
+            .bind($board.category == Category::RealTime)
     };
 }
 
@@ -310,14 +311,43 @@ pub struct RunRow {
 }
 
 /// Which leaderboard: a level's content under one tuning and rules version (a run verified
-/// under other rules stays in the database but is not on this board).
-#[derive(Clone, Debug)]
+/// under other rules stays in the database but is not on this board), in one category.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     pub level: String,
     /// 16 hex digits, as stored.
     pub level_hash: String,
     pub tuning_hash: String,
     pub rules_version: u32,
+    pub category: Category,
+}
+
+/// A board's category: which verified runs it ranks.
+///
+/// **Open** ranks every verified run — the CLI's, files made offline, tool-assisted runs and
+/// real-time runs alike: anything the re-simulation accepts. **Real-time** ranks only runs
+/// the server saw played in real time (`runs.realtime`: a run ticket whose every commitment
+/// arrived on time and was reproduced by the replay). A run without a valid ticket is never
+/// on the real-time board.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize, ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    #[default]
+    Open,
+    #[serde(rename = "realtime")]
+    RealTime,
+}
+
+impl Category {
+    /// The name in the API (`open`, `realtime`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Category::Open => "open",
+            Category::RealTime => "realtime",
+        }
+    }
 }
 
 /// One leaderboard entry: a player's best run.
@@ -359,8 +389,8 @@ impl ExportCursor {
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
-/// ids are assigned in upload order). `$1`…`$4` are the [`Board`]; queries append their
-/// `SELECT … FROM board` with parameters from `$5`.
+/// ids are assigned in upload order). `$1`…`$5` are the [`Board`]; queries append their
+/// `SELECT … FROM board` with parameters from `$6`.
 const BOARD_CTE: &str = "
 WITH best AS (
     SELECT r.id, r.player_id, p.name, r.finish_tick, r.uploaded_ms, r.splits,
@@ -368,7 +398,7 @@ WITH best AS (
     FROM runs r JOIN players p ON p.id = r.player_id
     WHERE r.level = $1 AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
       AND r.status = 'verified' AND r.finish_tick IS NOT NULL
-      AND r.hidden = FALSE AND p.hidden = FALSE
+      AND r.hidden = FALSE AND p.hidden = FALSE AND (r.realtime = TRUE OR $5 = FALSE)
 ),
 board AS (
     SELECT id, player_id, name, finish_tick, uploaded_ms, splits,
@@ -697,7 +727,7 @@ impl Store {
         let sql = format!(
             "{BOARD_CTE} SELECT rank, id AS run_id, name AS player, finish_tick, uploaded_ms,
                     splits
-             FROM board ORDER BY rank LIMIT $5 OFFSET $6"
+             FROM board ORDER BY rank LIMIT $6 OFFSET $7"
         );
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         let entries = on_pool!(self, |pool| {
@@ -731,21 +761,23 @@ impl Store {
         const SQL: &str = "
             SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
             FROM runs r JOIN players p ON p.id = r.player_id
-            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $5
-              AND (r.finish_tick > $5 OR r.id > $6)
+            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $6
+              AND (r.finish_tick > $6 OR r.id > $7)
               AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
-              AND r.verified_ms <= $7 AND r.hidden = FALSE AND p.hidden = FALSE
+              AND (r.realtime = TRUE OR $5 = FALSE)
+              AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
               AND NOT EXISTS (
                   SELECT 1 FROM runs o
                   WHERE o.player_id = r.player_id AND o.level = r.level
                     AND o.status = 'verified' AND o.finish_tick IS NOT NULL
                     AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
                     AND o.rules_version = r.rules_version
-                    AND o.verified_ms <= $7 AND o.hidden = FALSE
+                    AND (o.realtime = TRUE OR $5 = FALSE)
+                    AND o.verified_ms <= $8 AND o.hidden = FALSE
                     AND (o.finish_tick < r.finish_tick
                          OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
             ORDER BY r.finish_tick, r.id
-            LIMIT $8";
+            LIMIT $9";
         let rows = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(SQL), board)
                 .bind(after.finish_tick)
@@ -772,7 +804,7 @@ impl Store {
 
     /// The rank of a player's entry on the board, if they have one.
     pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $5");
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $6");
         let rank = on_pool!(self, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .bind(player_id)
@@ -786,7 +818,7 @@ impl Store {
 
     /// The rank of a run, if it is its player's entry on the board.
     pub async fn run_rank(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $5");
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $6");
         let rank = on_pool!(self, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .bind(run_id)
@@ -887,8 +919,8 @@ mod tests {
             .collect();
         let check = format!("CHECK (status IN ({}))", names.join(", "));
         for schema in [
-            include_str!("../migrations/sqlite/0001_schema.sql"),
-            include_str!("../migrations/postgres/0001_schema.sql"),
+            include_str!("../../migrations/sqlite/0001_schema.sql"),
+            include_str!("../../migrations/postgres/0001_schema.sql"),
         ] {
             assert!(schema.contains(&check), "the schema lacks {check}");
         }
