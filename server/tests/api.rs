@@ -584,6 +584,7 @@ async fn the_board_exports_as_csv_and_json() {
             level_hash: board["level_hash"].as_str().unwrap().into(),
             tuning_hash: board["tuning_hash"].as_str().unwrap().into(),
             rules_version: board["rules_version"].as_u64().unwrap() as u32,
+            category: pogo_server::store::Category::Open,
         };
         for batch in [1, 2, 3] {
             let mut cursor = pogo_server::store::ExportCursor::START;
