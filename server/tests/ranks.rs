@@ -9,7 +9,7 @@
 mod support;
 
 use pogo_server::config::DatabaseUrl;
-use pogo_server::store::{Board, Category, Store};
+use pogo_server::store::{Board, BoardPage, Category, PageAt, Store};
 use support::{Backend, TestDb, backends};
 
 /// Runs one statement with its binds on whichever backend the test database is.
@@ -87,6 +87,23 @@ async fn agree(
         let want = reference.player_rank_sql(board, player).await.unwrap();
         let got = store.player_rank(board, player).await.unwrap();
         assert_eq!(got, want, "{what}: player {player}'s rank");
+        // The page around them: 9 entries with theirs fifth (or as near as the top allows).
+        let page = store
+            .board_page(board, PageAt::Around(player), 9)
+            .await
+            .unwrap();
+        match want {
+            None => assert_eq!(page, None, "{what}: a page around unranked player {player}"),
+            Some(rank) => {
+                let offset = (rank - 1 - 4).max(0) as u64;
+                let want = BoardPage {
+                    offset,
+                    total: size,
+                    entries: reference.leaderboard_sql(board, 9, offset).await.unwrap(),
+                };
+                assert_eq!(page, Some(want), "{what}: the page around player {player}");
+            }
+        }
     }
     for run in 1..=runs {
         let want = reference.run_rank_sql(board, run).await.unwrap();

@@ -279,13 +279,16 @@ impl Store {
         Ok(seq)
     }
 
-    /// Forgets feed rows written before `before_ms` (every process reads the feed at least
-    /// every second; one that fell further behind rebuilds its index).
-    pub async fn prune_board_changes(&self, before_ms: i64) -> Result<u64> {
-        const SQL: &str = "DELETE FROM board_changes WHERE changed_ms < $1";
+    /// Forgets up to `limit` feed rows numbered `seq` or lower (the oldest), by the primary
+    /// key; the number forgotten.
+    pub async fn prune_board_changes(&self, seq: i64, limit: u32) -> Result<u64> {
+        const SQL: &str = "DELETE FROM board_changes WHERE seq IN (
+                               SELECT seq FROM board_changes WHERE seq <= $1
+                               ORDER BY seq LIMIT $2)";
         let rows = on_pool!(self, |pool| {
             sqlx::query(SQL)
-                .bind(before_ms)
+                .bind(seq)
+                .bind(i64::from(limit))
                 .execute(pool)
                 .await?
                 .rows_affected()

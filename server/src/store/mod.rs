@@ -140,7 +140,7 @@ mod board;
 mod ranks;
 
 pub use board::{BestRun, BoardChange, EntryRow};
-pub use ranks::{FEED_STALE, Ranks};
+pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
 
 /// What the claim query returns.
 #[derive(sqlx::FromRow)]
@@ -775,6 +775,10 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
         // not only a crash of the process (which WAL with NORMAL would already survive).
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
+        // Reads through a memory map of the file (up to 1 GiB of it) instead of a copy into
+        // each connection's 2 MB page cache: a page at a random offset of a big board reads
+        // rows scattered over the file, and every connection shares the OS's cached pages.
+        .pragma("mmap_size", "1073741824")
         .busy_timeout(ACQUIRE_TIMEOUT);
     Ok(SqlitePoolOptions::new()
         .max_connections(SQLITE_CONNECTIONS_MAX)

@@ -34,19 +34,20 @@ use tokio::sync::Mutex;
 
 use super::board::BestRun;
 use super::{Board, Entry, Result, Store};
-use crate::times::now_ms;
 
 /// Feed rows read per query.
 const FEED_BATCH: u32 = 10_000;
 /// A backlog longer than this is not replayed: the affected boards are rebuilt instead.
 const FEED_REBUILD_AFTER: usize = 50_000;
-/// How long feed rows are kept before a process prunes them (ms).
-const FEED_KEEP_MS: i64 = 10 * 60 * 1000;
+/// How long feed rows are kept after a process has read them before it prunes them.
+const FEED_KEEP: Duration = Duration::from_secs(10 * 60);
 /// A process that has not read the feed for this long may have missed pruned rows: it
-/// rebuilds (well inside [`FEED_KEEP_MS`]).
+/// rebuilds (well inside [`FEED_KEEP`]).
 pub const FEED_STALE: Duration = Duration::from_secs(5 * 60);
-/// How often a process prunes the feed.
+/// How often a process notes how far it has read (and so how often it may prune).
 const FEED_PRUNE_INTERVAL: Duration = Duration::from_secs(60);
+/// Feed rows deleted per statement when pruning (a bulk import leaves a million).
+const FEED_PRUNE_BATCH: u32 = 10_000;
 
 /// A board entry's order key: (finish tick, run id) — faster first, then earlier upload.
 type Key = (i64, i64);
@@ -123,7 +124,10 @@ struct Index {
     last_seq: Option<i64>,
     /// When the last catch-up began: a read that began before it needs no other.
     caught_up_from: Option<Instant>,
-    last_prune: Option<Instant>,
+    /// How far the feed had been read, and when, once per [`FEED_PRUNE_INTERVAL`]: rows up
+    /// to a mark older than [`FEED_KEEP`] may go (any process still behind them is stale and
+    /// rebuilds anyway).
+    marks: std::collections::VecDeque<(Instant, i64)>,
     boards: HashMap<Board, BoardRanks>,
 }
 
@@ -198,14 +202,26 @@ impl Index {
         self.last_seq = Some(last);
         self.caught_up_from = Some(from);
         if self
-            .last_prune
-            .is_none_or(|at| from.duration_since(at) > FEED_PRUNE_INTERVAL)
+            .marks
+            .back()
+            .is_none_or(|&(at, _)| from.duration_since(at) > FEED_PRUNE_INTERVAL)
         {
-            self.last_prune = Some(from);
-            let pruned = store.prune_board_changes(now_ms() - FEED_KEEP_MS).await?;
-            tracing::debug!(pruned, "board change feed pruned");
+            self.marks.push_back((from, last));
         }
         Ok(())
+    }
+
+    /// The feed rows this process read more than [`FEED_KEEP`] ago: up to this seq.
+    fn prunable(&mut self) -> Option<i64> {
+        let mut cut = None;
+        while let Some(&(at, seq)) = self.marks.front() {
+            if at.elapsed() < FEED_KEEP {
+                break;
+            }
+            cut = Some(seq);
+            self.marks.pop_front();
+        }
+        cut
     }
 
     /// The board's ranks, built from `runs` if this process has not read it yet.
@@ -242,22 +258,95 @@ impl Ranks {
     /// Reads the feed now (the server does every second, so that reads find little to apply
     /// and the feed never goes stale), and builds `boards` if not built yet.
     pub async fn keep_up(&self, store: &Store, boards: &[Board]) -> Result<()> {
-        let mut index = self.index.lock().await;
-        index.catch_up(store, Instant::now()).await?;
-        for board in boards {
-            index.board(store, board).await?;
+        let prunable = {
+            let mut index = self.index.lock().await;
+            index.catch_up(store, Instant::now()).await?;
+            for board in boards {
+                index.board(store, board).await?;
+            }
+            index.prunable()
+        };
+        // Without the lock: reads go on while old rows go, a batch at a time.
+        if let Some(seq) = prunable {
+            let mut pruned = 0;
+            loop {
+                let rows = store.prune_board_changes(seq, FEED_PRUNE_BATCH).await?;
+                pruned += rows;
+                if rows < u64::from(FEED_PRUNE_BATCH) {
+                    break;
+                }
+            }
+            tracing::debug!(pruned, up_to = seq, "board change feed pruned");
         }
         Ok(())
     }
 }
 
+/// Where a page of a board starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageAt {
+    /// After this many entries.
+    Offset(u64),
+    /// With this player's entry in the middle (or as near as the top of the board allows).
+    Around(i64),
+}
+
+/// A page of a board, read at one instant of the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardPage {
+    /// Entries before the page.
+    pub offset: u64,
+    /// Players on the board.
+    pub total: i64,
+    pub entries: Vec<Entry>,
+}
+
 impl Store {
+    /// A page of the board and its size, from one look at the index (one catch-up with the
+    /// feed, one query for the entries' rows); `None` if `at` is a player with no entry.
+    pub async fn board_page(
+        &self,
+        board: &Board,
+        at: PageAt,
+        limit: u32,
+    ) -> Result<Option<BoardPage>> {
+        let page = self
+            .ranks
+            .read(self, board, |ranks| {
+                let offset = match at {
+                    PageAt::Offset(offset) => offset,
+                    PageAt::Around(player) => {
+                        let rank = ranks.player_rank(player)?;
+                        u64::try_from(rank - 1)
+                            .unwrap_or(0)
+                            .saturating_sub(u64::from(limit / 2))
+                    }
+                };
+                Some((offset, ranks.len(), ranks.page(offset, limit)))
+            })
+            .await?;
+        let Some((offset, total, page)) = page else {
+            return Ok(None);
+        };
+        let entries = self.page_entries(page).await?;
+        Ok(Some(BoardPage {
+            offset,
+            total,
+            entries,
+        }))
+    }
+
     /// A page of the leaderboard, best first: `limit` entries from rank `offset + 1`.
     pub async fn leaderboard(&self, board: &Board, limit: u32, offset: u64) -> Result<Vec<Entry>> {
         let page = self
             .ranks
             .read(self, board, |ranks| ranks.page(offset, limit))
             .await?;
+        self.page_entries(page).await
+    }
+
+    /// The rows of a page's (rank, run id) pairs, in rank order.
+    async fn page_entries(&self, page: Vec<(i64, i64)>) -> Result<Vec<Entry>> {
         let ids: Vec<i64> = page.iter().map(|&(_, run)| run).collect();
         let mut rows: HashMap<i64, _> = self
             .entry_rows(&ids)

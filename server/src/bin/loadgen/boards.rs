@@ -115,7 +115,9 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
     const SLICE: u64 = 100_000;
     match &url {
         pogo_server::config::DatabaseUrl::Postgres(url) => {
-            let pool = sqlx::PgPool::connect(url).await.map_err(|e| e.to_string())?;
+            let pool = sqlx::PgPool::connect(url)
+                .await
+                .map_err(|e| e.to_string())?;
             sqlx::query(
                 "INSERT INTO players (name, name_key, token_hash, created_ms)
                  SELECT 'seed-' || i, 'seed-' || i, sha256(('seed-token-' || i)::bytea), $2
@@ -328,7 +330,12 @@ async fn reads(server: &str, level: &str, requests: u32) -> Result<(), String> {
     println!("{level}: {total} players on the board, {requests} requests per read");
     println!("| read                   | p50 (ms) | p99 (ms) | max (ms) |");
     println!("|------------------------|---------:|---------:|---------:|");
-    let kinds = ["top 20", "page at any offset", "around a player", "run status + rank"];
+    let kinds = [
+        "top 20",
+        "page at any offset",
+        "around a player",
+        "run status + rank",
+    ];
     for (kind, name) in kinds.iter().enumerate() {
         let mut ms = Vec::with_capacity(requests as usize);
         for i in 0..requests + 20 {
