@@ -11,11 +11,12 @@
 //! `reads` measures, through the HTTP API of a running server, each read a racer makes:
 //! the top 20, a page of 20 at a random offset, the page around a random player, and a run's
 //! status with its rank. Sequential requests (one at a time: latency, not throughput), after
-//! a warm-up; p50 and p99 per read.
+//! a warm-up; p50 and p99 per read. Several `--level`s are read in turn, request by request,
+//! so that boards of different sizes are compared under the same load.
 //!
 //! ```text
 //! pogo-loadgen seed --database postgres://pogo:pogo@127.0.0.1:5432/pogo --level sprawl --runs 1000000
-//! pogo-loadgen reads --server http://127.0.0.1:8080 --level sprawl
+//! pogo-loadgen reads --server http://127.0.0.1:8080 --level flat --level sprawl --level course
 //! ```
 
 use std::time::{Duration, Instant};
@@ -51,8 +52,10 @@ pub enum Mode {
         /// The server's base URL (loopback only).
         #[arg(long)]
         server: String,
-        #[arg(long)]
-        level: String,
+        /// A level whose board to read; repeat to compare boards: their requests alternate,
+        /// so every board is timed under the same load.
+        #[arg(long = "level", required = true)]
+        levels: Vec<String>,
         /// Timed requests per read kind (after 20 untimed).
         #[arg(long, default_value_t = 300)]
         requests: u32,
@@ -70,14 +73,14 @@ pub fn run(mode: Mode) -> Result<(), String> {
         } => runtime.block_on(seed(&database, &level, runs, players.unwrap_or(runs))),
         Mode::Reads {
             server,
-            level,
+            levels,
             requests,
         } => {
             super::check_loopback(&server)?;
             if requests == 0 || requests > READS_MAX {
                 return Err(format!("--requests must be within 1..={READS_MAX}"));
             }
-            runtime.block_on(reads(&server, &level, requests))
+            runtime.block_on(reads(&server, &levels, requests))
         }
     }
 }
@@ -281,7 +284,17 @@ fn summary(name: &str, mut ms: Vec<f64>) -> String {
     )
 }
 
-async fn reads(server: &str, level: &str, requests: u32) -> Result<(), String> {
+/// What `reads` asks of one board.
+struct Targets {
+    level: String,
+    total: u64,
+    players: Vec<String>,
+    runs: Vec<i64>,
+    /// Latencies per read kind (ms).
+    ms: [Vec<f64>; 4],
+}
+
+async fn reads(server: &str, levels: &[String], requests: u32) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
@@ -300,61 +313,84 @@ async fn reads(server: &str, level: &str, requests: u32) -> Result<(), String> {
             Ok::<_, String>((started.elapsed().as_secs_f64() * 1000.0, body))
         }
     };
-    let board = format!("{server}/api/levels/{level}/leaderboard");
-    let (_, top) = get(format!("{board}?limit=1")).await?;
-    let total = top["total"].as_u64().unwrap_or(0);
-    if total == 0 {
-        return Err(format!("{level}'s board is empty: seed it first"));
-    }
-    // A fixed sequence of offsets (a simple LCG: reproducible, spread over the board).
+    // A fixed sequence (a simple LCG: reproducible, spread over the board).
     let mut x: u64 = 0x9e37_79b9;
-    let mut offset = move || {
+    let mut random = move |below: u64| {
         x = x
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        (x >> 33) % total
+        (x >> 33) % below.max(1)
     };
-    // Players and runs to look up: taken from pages spread over the board.
-    let mut players = Vec::new();
-    let mut runs = Vec::new();
-    for _ in 0..40 {
-        let (_, page) = get(format!("{board}?limit=5&offset={}", offset())).await?;
-        for entry in page["entries"].as_array().into_iter().flatten() {
-            players.push(entry["player"].as_str().unwrap_or_default().to_string());
-            runs.push(entry["run_id"].as_i64().unwrap_or_default());
+    let mut boards = Vec::new();
+    for level in levels {
+        let board = format!("{server}/api/levels/{level}/leaderboard");
+        let (_, top) = get(format!("{board}?limit=1")).await?;
+        let total = top["total"].as_u64().unwrap_or(0);
+        if total == 0 {
+            return Err(format!("{level}'s board is empty: seed it first"));
         }
+        // Players and runs to look up: taken from pages spread over the board.
+        let mut players = Vec::new();
+        let mut runs = Vec::new();
+        for _ in 0..40 {
+            let url = format!("{board}?limit=5&offset={}", random(total));
+            let (_, page) = get(url).await?;
+            for entry in page["entries"].as_array().into_iter().flatten() {
+                players.push(entry["player"].as_str().unwrap_or_default().to_string());
+                runs.push(entry["run_id"].as_i64().unwrap_or_default());
+            }
+        }
+        if players.is_empty() {
+            return Err(format!("no entries read on {level}"));
+        }
+        boards.push(Targets {
+            level: level.clone(),
+            total,
+            players,
+            runs,
+            ms: Default::default(),
+        });
     }
-    if players.is_empty() {
-        return Err("no entries read".into());
-    }
-    println!("{level}: {total} players on the board, {requests} requests per read");
-    println!("| read                   | p50 (ms) | p99 (ms) | max (ms) |");
-    println!("|------------------------|---------:|---------:|---------:|");
     let kinds = [
         "top 20",
         "page at any offset",
         "around a player",
         "run status + rank",
     ];
-    for (kind, name) in kinds.iter().enumerate() {
-        let mut ms = Vec::with_capacity(requests as usize);
+    for kind in 0..kinds.len() {
         for i in 0..requests + 20 {
-            let pick = i as usize * 7919;
-            let url = match kind {
-                0 => format!("{board}?limit=20"),
-                1 => format!("{board}?limit=20&offset={}", offset()),
-                2 => format!("{board}?limit=20&around={}", players[pick % players.len()]),
-                _ => format!("{server}/api/runs/{}", runs[pick % runs.len()]),
-            };
-            let (took, body) = get(url).await?;
-            if kind == 3 && body["rank"].as_i64().is_none() {
-                return Err(format!("run {} has no rank: {body}", body["id"]));
-            }
-            if i >= 20 {
-                ms.push(took);
+            for b in boards.iter_mut() {
+                let board = format!("{server}/api/levels/{}/leaderboard", b.level);
+                let pick = i as usize * 7919;
+                let url = match kind {
+                    0 => format!("{board}?limit=20"),
+                    1 => format!("{board}?limit=20&offset={}", random(b.total)),
+                    2 => format!(
+                        "{board}?limit=20&around={}",
+                        b.players[pick % b.players.len()]
+                    ),
+                    _ => format!("{server}/api/runs/{}", b.runs[pick % b.runs.len()]),
+                };
+                let (took, body) = get(url).await?;
+                if kind == 3 && body["rank"].as_i64().is_none() {
+                    return Err(format!("run {} has no rank: {body}", body["id"]));
+                }
+                if i >= 20 {
+                    b.ms[kind].push(took);
+                }
             }
         }
-        println!("{}", summary(name, ms));
+    }
+    for b in boards {
+        println!(
+            "{}: {} players on the board, {requests} requests per read",
+            b.level, b.total
+        );
+        println!("| read                   | p50 (ms) | p99 (ms) | max (ms) |");
+        println!("|------------------------|---------:|---------:|---------:|");
+        for (name, ms) in kinds.iter().zip(b.ms) {
+            println!("{}", summary(name, ms));
+        }
     }
     Ok(())
 }
