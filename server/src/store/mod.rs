@@ -136,6 +136,10 @@ macro_rules! bind_board {
     };
 }
 
+// Queries by concern, in files of their own (after the macros above, which they use).
+pub mod reverify;
+pub mod seasons;
+
 /// What the claim query returns.
 #[derive(sqlx::FromRow)]
 struct ClaimRow {
