@@ -1,11 +1,16 @@
 //! `pogo-server`: starts the leaderboard service (see `pogo-server --help`). Logs go to
 //! stderr (`RUST_LOG` filters them, default `info`); SIGINT or SIGTERM shut it down
 //! gracefully. Exit code 2 for a bad configuration, 1 if serving fails.
+//!
+//! `pogo-server reverify` re-verifies past seasons' runs instead of serving
+//! (`pogo_server::reverify`): its report on stdout, a progress bar on stderr when it is a
+//! terminal; exit code 2 for a bad configuration, 1 if the database fails mid-way (what was
+//! committed stays; run it again to resume).
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use pogo_server::config::LogFormat;
+use pogo_server::config::{Command, LogFormat, ReverifyArgs};
 use pogo_server::{Config, Server, ServerError};
 use tracing_subscriber::EnvFilter;
 
@@ -31,6 +36,9 @@ async fn main() -> ExitCode {
             });
         }
     };
+    if let Some(Command::Reverify(args)) = &config.command {
+        return reverify(&server, args).await;
+    }
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -43,6 +51,50 @@ async fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pogo-server reverify`: re-verifies, prints the report on stdout.
+async fn reverify(server: &Server, args: &ReverifyArgs) -> ExitCode {
+    use pogo_server::reverify::{Options, ReverifyError};
+    let season = match args.season.as_deref().map(str::parse).transpose() {
+        Ok(season) => season,
+        Err(e) => {
+            eprintln!("error: --{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options {
+        limit: args.limit,
+        batch: args.batch,
+        season,
+        level: args.only_level.clone(),
+    };
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs re-verified, {elapsed} {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let outcome = pogo_server::reverify::reverify(server.state(), &options, &progress).await;
+    server.state().store.close().await;
+    match outcome {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(match e {
+                ReverifyError::Options(_) => 2,
+                _ => 1,
+            })
         }
     }
 }
