@@ -25,14 +25,14 @@ use crate::{catalog, web};
     ),
     paths(
         web::index, web::file, web::wasm, web::vendor_file, ops::healthz, ops::metrics, ops::openapi,
-        levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list,
+        levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
         runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::run, admin::hide_run, admin::hide_player,
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
-        runs::Uploaded, runs::RunStatus, crate::store::RunState, runs::SplitJson,
+        runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category, runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         export::BoardExport, export::ExportEntry, export::ExportFormat,
         seasons::Seasons, seasons::SeasonJson,

@@ -49,7 +49,11 @@ fn table() -> Table {
             leaderboard::leaderboard,
         )
         .add(Method::GET, "/api/levels/{level}/export", export::export)
-        .add(Method::GET, "/api/levels/{level}/seasons", seasons::list)
+        .add(
+            Method::GET,
+            "/api/levels/{level}/seasons",
+            seasons::list_seasons,
+        )
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)
         .add(Method::GET, "/api/runs/{id}", runs::status)

@@ -64,7 +64,7 @@ pub struct Seasons {
         (status = 200, body = Seasons),
         (status = 404, description = "No such level (`unknown_level`)", body = ErrorBody),
     ))]
-pub async fn list(
+pub async fn list_seasons(
     State(state): State<AppState>,
     level: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Seasons>, ApiError> {
