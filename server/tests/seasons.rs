@@ -340,6 +340,32 @@ async fn a_tuning_change_starts_a_season_and_reverify_carries_over_what_still_ve
                 "the original's upload time"
             );
             assert_ne!(entry["run_id"], before["run_id"], "a new run");
+            assert_eq!(run["reverified_from"], before["run_id"]);
+            assert_eq!(
+                (run["season"].as_str(), &run["current_season"]),
+                (Some(season_b.as_str()), &Value::Bool(true))
+            );
+            // The original: on its past season, no rank, no ghost here (409, not a 500).
+            let original_id = before["run_id"].as_i64().unwrap();
+            let old = verdict(http, base, original_id).await;
+            assert_eq!(
+                (old["season"].as_str(), &old["current_season"], &old["rank"]),
+                (Some(season_a.as_str()), &Value::Bool(false), &Value::Null)
+            );
+            assert_eq!(old["reverified_from"], Value::Null);
+            let (status, body) =
+                get_json(http, &format!("{base}/api/runs/{original_id}/ghost")).await;
+            assert_eq!(
+                (status, body["error"].as_str()),
+                (409, Some("past_season")),
+                "{body}"
+            );
+            let (status, ghost) = get_json(http, &format!("{base}/api/runs/{id}/ghost")).await;
+            assert_eq!(
+                (status, &ghost["finish"]["tick"]),
+                (200, &entry["finish_tick"]),
+                "{ghost}"
+            );
         }
         // A's board, untouched; the seasons list counts B's runs now.
         assert_eq!(
