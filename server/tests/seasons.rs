@@ -72,6 +72,23 @@ fn reverify(database: &str, level_file: &Path, extra: &[&str]) -> String {
     stdout
 }
 
+/// A report's counts: re-verified, filed, no longer verify, already stored, done by another
+/// invocation, left.
+fn counts(report: &str) -> [u64; 6] {
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("re-verified "))
+        .unwrap_or_else(|| panic!("no counts in {report}"));
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    numbers
+        .try_into()
+        .unwrap_or_else(|n| panic!("{n:?} in {line}"))
+}
+
 async fn text(http: &reqwest::Client, url: &str) -> (u16, String) {
     let response = http.get(url).send().await.unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
@@ -247,40 +264,48 @@ async fn a_tuning_change_starts_a_season_and_reverify_carries_over_what_still_ve
 
         // reverify, bounded: one run, then the rest, then nothing.
         let first = reverify(&db.url, &level_file, &["--limit", "1", "--batch", "1"]);
-        assert!(
-            first.contains("re-verified 1 run(s): 1 filed"),
-            "{label}: {first}"
+        assert_eq!(counts(&first), [1, 1, 0, 0, 0, 4], "{label}: {first}");
+        // The rest by two invocations at once (as two operators might): each run is filed
+        // or reported once between them, whoever records it first.
+        let (second, other) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| reverify(&db.url, &level_file, &["--batch", "2"]));
+            let b = scope.spawn(|| reverify(&db.url, &level_file, &["--batch", "1"]));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let (x, y) = (counts(&second), counts(&other));
+        // (checked, filed, failed, already stored, done by the other)
+        assert_eq!(
+            x[1] + y[1],
+            2,
+            "{label}: filed once each:\n{second}\n{other}"
         );
-        assert!(first.contains("4 left"), "{label}: {first}");
-        let second = reverify(&db.url, &level_file, &["--batch", "2"]);
-        assert!(
-            second
-                .contains("re-verified 4 run(s): 2 filed on the current board, 2 no longer verify"),
-            "{label}: {second}"
+        assert_eq!(
+            x[2] + y[2],
+            2,
+            "{label}: reported once each:\n{second}\n{other}"
         );
-        assert!(second.contains("0 left"), "{label}: {second}");
+        assert_eq!(x[3] + y[3], 0, "{label}:\n{second}\n{other}");
+        assert_eq!(x[0] - x[4] + y[0] - y[4], 4, "{label}:\n{second}\n{other}");
+        let both = format!("{second}{other}");
         for (name, _, dive) in plan {
-            let line = second
+            let lines: Vec<&str> = both
                 .lines()
-                .find(|l| l.contains(&format!("by \"{name}\"")));
-            match dive {
-                true => {
-                    let line =
-                        line.unwrap_or_else(|| panic!("{label}: {name} not reported: {second}"));
-                    assert!(
-                        line.contains(&format!("(season {season_a}): desync: desync at tick")),
-                        "{line}"
-                    );
-                }
-                false => assert!(line.is_none(), "{label}: {name} reported: {second}"),
+                .filter(|l| l.contains(&format!("by \"{name}\"")))
+                .collect();
+            if *dive {
+                assert_eq!(lines.len(), 1, "{label}: {name} reported once: {both}");
+                assert!(
+                    lines[0].contains(&format!("(season {season_a}): desync: desync at tick")),
+                    "{}",
+                    lines[0]
+                );
+            } else {
+                assert!(lines.is_empty(), "{label}: {name} reported: {both}");
             }
         }
-        eprintln!("{label}: the second invocation's report:\n{second}");
+        eprintln!("{label}: the concurrent invocations' reports:\n{second}{other}");
         let third = reverify(&db.url, &level_file, &[]);
-        assert!(
-            third.contains("re-verified 0 run(s): 0 filed"),
-            "{label}: {third}"
-        );
+        assert_eq!(counts(&third), [0, 0, 0, 0, 0, 0], "{label}: {third}");
 
         // B's board: the non-divers, with A's finish ticks, in A's order.
         let (_, board_b) = get_json(http, &format!("{base}/api/levels/sprint/leaderboard")).await;
