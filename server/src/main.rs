@@ -11,13 +11,17 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use pogo_server::config::{Command, LogFormat, ReverifyArgs};
+use pogo_server::reverify::{Options, ReverifyError};
 use pogo_server::{Config, Server, ServerError};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::from_env();
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // `reverify` prints a report: only warnings and errors in the log unless RUST_LOG says.
+    let quiet = config.command.is_some();
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(if quiet { "warn" } else { "info" }));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
@@ -26,6 +30,17 @@ async fn main() -> ExitCode {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
     }
+    // A maintenance command's own options are checked before the database is opened.
+    let reverify_options = match &config.command {
+        Some(Command::Reverify(args)) => match reverify_options(args) {
+            Ok(options) => Some(options),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let server = match Server::open(&config).await {
         Ok(server) => server,
         Err(e) => {
@@ -36,8 +51,8 @@ async fn main() -> ExitCode {
             });
         }
     };
-    if let Some(Command::Reverify(args)) = &config.command {
-        return reverify(&server, args).await;
+    if let Some(options) = reverify_options {
+        return reverify(&server, &options).await;
     }
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
@@ -55,22 +70,31 @@ async fn main() -> ExitCode {
     }
 }
 
-/// `pogo-server reverify`: re-verifies, prints the report on stdout.
-async fn reverify(server: &Server, args: &ReverifyArgs) -> ExitCode {
-    use pogo_server::reverify::{Options, ReverifyError};
-    let season = match args.season.as_deref().map(str::parse).transpose() {
-        Ok(season) => season,
-        Err(e) => {
-            eprintln!("error: --{e}");
-            return ExitCode::from(2);
-        }
-    };
-    let options = Options {
+/// `pogo-server reverify`'s flags, checked (all but `--only-level`, which needs the levels).
+fn reverify_options(args: &ReverifyArgs) -> Result<Options, String> {
+    let season = args
+        .season
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| format!("--{e}"))?;
+    let batch_max = pogo_server::reverify::BATCH_MAX;
+    if !(1..=batch_max).contains(&args.batch) {
+        return Err(format!(
+            "--batch {}: must be within 1..={batch_max}",
+            args.batch
+        ));
+    }
+    Ok(Options {
         limit: args.limit,
         batch: args.batch,
         season,
         level: args.only_level.clone(),
-    };
+    })
+}
+
+/// `pogo-server reverify`: re-verifies, prints the report on stdout.
+async fn reverify(server: &Server, options: &Options) -> ExitCode {
     let progress = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(0);
         if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -82,7 +106,7 @@ async fn reverify(server: &Server, args: &ReverifyArgs) -> ExitCode {
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let outcome = pogo_server::reverify::reverify(server.state(), &options, &progress).await;
+    let outcome = pogo_server::reverify::reverify(server.state(), options, &progress).await;
     server.state().store.close().await;
     match outcome {
         Ok(report) => {
