@@ -411,3 +411,78 @@ async fn a_tuning_change_starts_a_season_and_reverify_carries_over_what_still_ve
         db.remove().await;
     }
 }
+
+/// Moderation follows a run to its new season: a run an admin hid on the past board is
+/// filed hidden, with the admin's reason, so re-verifying never puts it back on a board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hidden_run_is_filed_hidden() {
+    const ADMIN: &str = "seasons-test-admin-token";
+    let level = sprint_level();
+    let dir = tempfile::tempdir().unwrap();
+    let level_file = dir.path().join("sprint.json");
+    std::fs::write(&level_file, pogo_replay::level_to_json(&level)).unwrap();
+    let tuning_file = dir.path().join("tuning-a.json");
+    std::fs::write(&tuning_file, TUNING_A).unwrap();
+    let a = tuning_a();
+    let runs = [
+        ("ana", record_tuned(&a, &level, "ana", 90, false)),
+        ("ben", record_tuned(&a, &level, "ben", 127, false)),
+    ];
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let label = backend.name();
+        let mut config_a = config(&db);
+        config_a.levels = vec![level_file.clone()];
+        config_a.tuning = Some(tuning_file.clone());
+        config_a.admin_token = Some(ADMIN.into());
+        let server = TestServer::start(config_a).await;
+        let (http, base) = (&server.http, server.base.as_str());
+        let mut ids = Vec::new();
+        for (name, bytes) in &runs {
+            let token = register(http, base, name).await;
+            let (_, body) = upload(http, base, &token, bytes).await;
+            let id = body["id"].as_i64().unwrap();
+            assert_eq!(verdict(http, base, id).await["status"], "verified");
+            ids.push(id);
+        }
+        let hide = http
+            .put(format!("{base}/api/admin/runs/{}/hidden", ids[1]))
+            .bearer_auth(ADMIN)
+            .json(&serde_json::json!({"hidden": true, "reason": "a cheat, by hand"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(hide.status(), 200, "{label}");
+        server.stop().await;
+
+        let stdout = reverify(&db.url, &level_file, &[]);
+        assert_eq!(counts(&stdout), [2, 2, 0, 0, 0, 0], "{label}: {stdout}");
+        let mut config_b = config(&db);
+        config_b.levels = vec![level_file.clone()];
+        config_b.admin_token = Some(ADMIN.into());
+        let server = TestServer::start(config_b).await;
+        let (http, base) = (&server.http, server.base.as_str());
+        let (_, board) = get_json(http, &format!("{base}/api/levels/sprint/leaderboard")).await;
+        assert_eq!(entries(&board).len(), 1, "{label}: {board}");
+        assert_eq!(board["entries"][0]["player"], "ana");
+        // The copies follow the originals in id order: ben's is the last run.
+        let copy = ids[1] + 2;
+        let admin: Value = http
+            .get(format!("{base}/api/admin/runs/{copy}"))
+            .bearer_auth(ADMIN)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(admin["run"]["reverified_from"], ids[1], "{label}: {admin}");
+        assert_eq!(admin["hidden"], true, "{label}: {admin}");
+        assert_eq!(
+            admin["hidden_reason"], "a cheat, by hand",
+            "{label}: {admin}"
+        );
+        server.stop().await;
+        db.remove().await;
+    }
+}
