@@ -32,7 +32,8 @@ use crate::{catalog, web};
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
-        runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category, runs::SplitJson,
+        runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category,
+        runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         export::BoardExport, export::ExportEntry, export::ExportFormat,
         seasons::Seasons, seasons::SeasonJson,

@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, Board, Pool, Result, Store, Verdict};
+use super::{BeginWrite, Board, Result, Store, Verdict};
 use crate::catalog::hash_hex;
 use crate::season::SeasonId;
 

@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{Pool, Result, Store, StoreError};
+use super::{Result, Store, StoreError};
 use crate::season::SeasonId;
 
 /// One season of a level as stored: its key and what is on it. Counts are of the runs a
