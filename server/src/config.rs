@@ -33,7 +33,7 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Database: `postgres://…` (or `postgresql://…`) for PostgreSQL; anything else is a
     /// SQLite file (a path, or `sqlite:PATH`), created with its schema if missing.
-    #[arg(long, env = "POGO_DATABASE", default_value = "pogo.db")]
+    #[arg(long, env = "POGO_DATABASE", default_value = "pogo.db", global = true)]
     pub database: String,
     /// A level JSON file runs may be of, besides the built-in levels (it replaces a built-in
     /// level of the same name). May be repeated (comma-separated in the variable).
@@ -41,11 +41,12 @@ pub struct Config {
         long = "level",
         value_name = "FILE",
         env = "POGO_LEVELS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        global = true
     )]
     pub levels: Vec<PathBuf>,
     /// Tuning file (JSON) the server verifies with (default: the default tuning).
-    #[arg(long, value_name = "FILE", env = "POGO_TUNING")]
+    #[arg(long, value_name = "FILE", env = "POGO_TUNING", global = true)]
     pub tuning: Option<PathBuf>,
     /// The page's WebAssembly module (pogo-ffi built by `bash scripts/build-wasm.sh`), served
     /// at `/web/pogo_ffi.wasm`. Default: the first that exists of
@@ -68,7 +69,8 @@ pub struct Config {
         alias = "max-player-ticks",
         value_name = "N",
         env = "POGO_PLAYER_TICKS_MAX",
-        default_value_t = 216_000
+        default_value_t = 216_000,
+        global = true
     )]
     pub player_ticks_max: u64,
     /// Longest stretch of play between two stored state hashes a replay may have, in
@@ -79,7 +81,8 @@ pub struct Config {
         alias = "max-hash-interval",
         value_name = "SECONDS",
         env = "POGO_HASH_INTERVAL_MAX",
-        default_value_t = 1
+        default_value_t = 1,
+        global = true
     )]
     pub hash_interval_s_max: u32,
     /// Wall-clock bound on one verification, in milliseconds (a run over it is rejected
@@ -89,7 +92,8 @@ pub struct Config {
         alias = "max-duration-ms",
         value_name = "MS",
         env = "POGO_DURATION_MS_MAX",
-        default_value_t = 10_000
+        default_value_t = 10_000,
+        global = true
     )]
     pub duration_ms_max: u64,
     /// How long a claim on a run lasts before another worker may take it over (ms); must
@@ -138,12 +142,44 @@ pub struct Config {
     )]
     pub address_burst: u32,
     /// Log format on stderr.
-    #[arg(long, value_enum, env = "POGO_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    #[arg(long, value_enum, env = "POGO_LOG_FORMAT", default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
     /// The admin token (from the environment variable `ADMIN_TOKEN` only); enables the admin
     /// routes.
     #[arg(skip)]
     pub admin_token: Option<String>,
+    /// A maintenance command instead of serving (the database, level, tuning and limit flags
+    /// above apply to it too, before or after its name).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// `pogo-server <COMMAND>`.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Subcommand)]
+pub enum Command {
+    /// Re-verify the past seasons' runs under this binary's rules, tuning and levels: file
+    /// those that still verify on the current boards (the old boards stay as they are) and
+    /// report those that no longer do, with the verifier's reason. Resumable: what is done is
+    /// recorded, and a second run skips it.
+    Reverify(ReverifyArgs),
+}
+
+/// `pogo-server reverify`'s own flags.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+pub struct ReverifyArgs {
+    /// Most runs to re-verify in this invocation (run it again for more).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub limit: u64,
+    /// Runs re-verified and recorded per database transaction (1–256).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub batch: u32,
+    /// Only the runs of this season (an id from `GET /api/levels/{level}/seasons`).
+    #[arg(long, value_name = "ID")]
+    pub season: Option<String>,
+    /// Only this level (by name; default every level the server runs). Not `--level`: that
+    /// flag adds a level file, as it does for the server.
+    #[arg(long, value_name = "NAME")]
+    pub only_level: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -65,6 +65,16 @@ pub enum ApiError {
     },
     /// Recorded under other rules, tuning, tick rate or another version of the level.
     RulesMismatch(VerifyError),
+    /// A ghost of a run on a past season's board: it re-simulates only under its own rules.
+    PastSeason {
+        id: i64,
+        season: String,
+    },
+    /// `?season=ID`, well-formed, of no board of the level (`crate::season`).
+    UnknownSeason {
+        level: String,
+        season: String,
+    },
     UnknownRun {
         id: i64,
     },
@@ -144,13 +154,16 @@ impl ApiError {
                 StatusCode::FORBIDDEN
             }
             UnknownLevel { .. }
+            | UnknownSeason { .. }
             | UnknownRun { .. }
             | UnknownPlayer { .. }
             | NotRanked { .. }
             | WasmMissing
             | NoRoute => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            NameTaken { .. } | RulesMismatch(_) | NotVerified { .. } => StatusCode::CONFLICT,
+            NameTaken { .. } | RulesMismatch(_) | NotVerified { .. } | PastSeason { .. } => {
+                StatusCode::CONFLICT
+            }
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -180,6 +193,8 @@ impl ApiError {
             NoPlayerName => "no_player_name",
             NameMismatch { .. } => "name_mismatch",
             UnknownLevel { .. } => "unknown_level",
+            UnknownSeason { .. } => "unknown_season",
+            PastSeason { .. } => "past_season",
             RulesMismatch(_) => "rules_mismatch",
             UnknownRun { .. } => "unknown_run",
             UnknownPlayer { .. } => "unknown_player",
@@ -224,6 +239,13 @@ impl ApiError {
                 "the replay is by {replay:?}, the token is {token:?}'s: upload your own runs"
             ),
             UnknownLevel { name } => format!("this server has no level {name:?}"),
+            PastSeason { id, season } => format!(
+                "run {id} is on a past season's board ({season}): it re-simulates only under \
+                 its own rules and tuning, not this server's"
+            ),
+            UnknownSeason { level, season } => format!(
+                "level {level:?} has no season {season} (GET /api/levels/{{level}}/seasons lists them)"
+            ),
             RulesMismatch(e) => format!("the replay does not match this server: {e}"),
             UnknownRun { id } => format!("no run {id}"),
             UnknownPlayer { name } => format!("no player {name:?}"),

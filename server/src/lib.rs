@@ -17,6 +17,11 @@
 //!    died is taken over when its lease expires.
 //! 3. Leaderboards ([`api::leaderboard`]) rank the verified finish ticks, one entry per
 //!    player; ghosts ([`api::trajectory`]) re-simulate a verified run for its trajectory.
+//! 4. A board is a level's content under one tuning and rules version: changing the level
+//!    file, the tuning or the rules starts a new **season** ([`season`]); past seasons stay
+//!    readable ([`api::seasons`], `?season=` on the leaderboard and the export), and
+//!    `pogo-server reverify` ([`reverify`]) files their runs that still verify under the
+//!    running rules on the current board, without touching the old one.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,6 +42,8 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;
+pub mod reverify;
+pub mod season;
 pub mod state;
 pub mod store;
 pub mod times;

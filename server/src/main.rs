@@ -1,18 +1,27 @@
 //! `pogo-server`: starts the leaderboard service (see `pogo-server --help`). Logs go to
 //! stderr (`RUST_LOG` filters them, default `info`); SIGINT or SIGTERM shut it down
 //! gracefully. Exit code 2 for a bad configuration, 1 if serving fails.
+//!
+//! `pogo-server reverify` re-verifies past seasons' runs instead of serving
+//! (`pogo_server::reverify`): its report on stdout, a progress bar on stderr when it is a
+//! terminal; exit code 2 for a bad configuration, 1 if the database fails mid-way (what was
+//! committed stays; run it again to resume).
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use pogo_server::config::LogFormat;
+use pogo_server::config::{Command, LogFormat, ReverifyArgs};
+use pogo_server::reverify::{Options, ReverifyError};
 use pogo_server::{Config, Server, ServerError};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::from_env();
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // `reverify` prints a report: only warnings and errors in the log unless RUST_LOG says.
+    let quiet = config.command.is_some();
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new(if quiet { "warn" } else { "info" }));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
@@ -21,6 +30,17 @@ async fn main() -> ExitCode {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
     }
+    // A maintenance command's own options are checked before the database is opened.
+    let reverify_options = match &config.command {
+        Some(Command::Reverify(args)) => match reverify_options(args) {
+            Ok(options) => Some(options),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let server = match Server::open(&config).await {
         Ok(server) => server,
         Err(e) => {
@@ -31,6 +51,9 @@ async fn main() -> ExitCode {
             });
         }
     };
+    if let Some(options) = reverify_options {
+        return reverify(&server, &options).await;
+    }
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -43,6 +66,59 @@ async fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pogo-server reverify`'s flags, checked (all but `--only-level`, which needs the levels).
+fn reverify_options(args: &ReverifyArgs) -> Result<Options, String> {
+    let season = args
+        .season
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| format!("--{e}"))?;
+    let batch_max = pogo_server::reverify::BATCH_MAX;
+    if !(1..=batch_max).contains(&args.batch) {
+        return Err(format!(
+            "--batch {}: must be within 1..={batch_max}",
+            args.batch
+        ));
+    }
+    Ok(Options {
+        limit: args.limit,
+        batch: args.batch,
+        season,
+        level: args.only_level.clone(),
+    })
+}
+
+/// `pogo-server reverify`: re-verifies, prints the report on stdout.
+async fn reverify(server: &Server, options: &Options) -> ExitCode {
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs re-verified, {elapsed} {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let outcome = pogo_server::reverify::reverify(server.state(), options, &progress).await;
+    server.state().store.close().await;
+    match outcome {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(match e {
+                ReverifyError::Options(_) => 2,
+                _ => 1,
+            })
         }
     }
 }

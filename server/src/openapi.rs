@@ -5,7 +5,9 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::api::{admin, export, inspect, leaderboard, levels, ops, players, runs, trajectory};
+use crate::api::{
+    admin, export, inspect, leaderboard, levels, ops, players, runs, seasons, trajectory,
+};
 use crate::error::ErrorBody;
 use crate::{catalog, web};
 
@@ -23,7 +25,7 @@ use crate::{catalog, web};
     ),
     paths(
         web::index, web::file, web::wasm, web::vendor_file, ops::healthz, ops::metrics, ops::openapi,
-        levels::list, levels::geometry, leaderboard::leaderboard, export::export,
+        levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
         runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::run, admin::hide_run, admin::hide_player,
@@ -34,6 +36,7 @@ use crate::{catalog, web};
         runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         export::BoardExport, export::ExportEntry, export::ExportFormat,
+        seasons::Seasons, seasons::SeasonJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
         inspect::Inspection,
         catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,

@@ -77,6 +77,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("dom.js", JS),
     asset!("format.js", JS),
     asset!("board.js", JS),
+    asset!("seasons.js", JS),
     asset!("race.js", JS),
     asset!("ghost.js", JS),
     asset!("level.js", JS),

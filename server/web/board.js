@@ -1,9 +1,10 @@
-// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER`): the levels as
-// tabs, and the selected level's ranked verified runs — rank, player, time and finish tick,
-// upload date, splits — paginated, with a player search that jumps to the page around them,
-// and the choice of runs to race: as a replay race (`#/race`) or, in 3D, against them as
-// ghosts (`#/play/LEVEL?ghosts=`). "Play" races the level; finished runs this browser has
-// not uploaded yet are offered first.
+// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER&season=ID`): the
+// levels as tabs, and the selected level's ranked verified runs — rank, player, time and
+// finish tick, upload date, splits — paginated, with a player search that jumps to the page
+// around them, and the choice of runs to race: as a replay race (`#/race`) or, in 3D, against
+// them as ghosts (`#/play/LEVEL?ghosts=`). "Play" races the level; finished runs this browser
+// has not uploaded yet are offered first. A level with past seasons lists them
+// (`seasons.js`); a past season's board opens read-only: no Play, no races.
 
 import { ApiError, getJson, segment } from './api.js';
 import { el, link, replace } from './dom.js';
@@ -11,6 +12,7 @@ import { checkpointLabel, date } from './format.js';
 import { RACE_GHOSTS_MAX, raceHref } from './race.js';
 import { GHOSTS_MAX, playHref } from './play.js';
 import { renderPending } from './play-submit.js';
+import { pastNotice, seasonList } from './seasons.js';
 
 /** Entries per page unless the URL says otherwise (the API allows 1–100). */
 export const PAGE_LIMIT_DEFAULT = 20;
@@ -46,39 +48,62 @@ export async function renderBoard(main, levelName, params, view) {
   const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
   const offset = clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   const around = params.get('around');
+  // The season shown: `?season=ID`, else the current one. Links within the board keep it.
+  const seasons = await getJson(`/api/levels/${segment(level.name)}/seasons`, { signal: view.signal });
+  const seasonParam = params.get('season') || null;
+  const season = seasonParam === null ? seasons.seasons[0] : seasons.seasons.find((s) => s.id === seasonParam) ?? null;
+  const past = season !== null && !season.current;
+  const kept = past ? season.id : null;
+  const href = (query = {}) => boardHref(level.name, { ...query, season: kept });
+  const seasonHref = (s) => boardHref(level.name, { season: s.current ? null : s.id });
   section.append(
     el('header', { class: 'level-head' },
       el('div', { class: 'level-title' },
         el('h2', {}, level.name),
-        el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
+        past ? el('span', { class: 'season-badge' }, 'past season')
+          : el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
       el('p', { class: 'muted' }, level.description),
-      el('p', { class: 'muted small' }, `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)));
+      el('p', { class: 'muted small' }, past
+        ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
+        : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)),
+    seasonList(seasons, season?.id ?? null, seasonHref));
+  if (seasonParam !== null && season === null) {
+    section.append(el('p', { class: 'error', role: 'alert' }, `${level.name} has no season “${seasonParam}”.`),
+      link(boardHref(level.name), 'The current season'));
+    return;
+  }
+  if (past) section.append(pastNotice(season, boardHref(level.name)));
 
   const search = el('input', { type: 'search', name: 'player', placeholder: 'Find a player', 'aria-label': 'Player name', value: around ?? '' });
   const form = el('form', { class: 'search', role: 'search' }, search, el('button', { type: 'submit' }, 'Find'));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const name = search.value.trim();
-    location.hash = boardHref(level.name, name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
+    location.hash = href(name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
   });
   section.append(form);
 
   const query = new URLSearchParams({ limit: String(limit) });
   if (around) query.set('around', around);
   else query.set('offset', String(offset));
+  if (past) query.set('season', season.id);
   let board;
   try {
     board = await getJson(`/api/levels/${segment(level.name)}/leaderboard?${query}`, { signal: view.signal });
   } catch (e) {
     if (e instanceof ApiError && around && (e.code === 'unknown_player' || e.code === 'not_ranked')) {
-      section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(boardHref(level.name), 'Back to the top'));
+      section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(href(), 'Back to the top'));
       return;
     }
     throw e;
   }
   if (board.entries.length === 0) {
     section.append(el('p', { class: 'empty' }, board.total === 0 ? 'No verified runs yet. Upload one!' : 'No entries on this page.'));
-    if (board.total > 0) section.append(link(boardHref(level.name), 'Back to the top'));
+    if (board.total > 0) section.append(link(href(), 'Back to the top'));
+    return;
+  }
+  if (past) {
+    renderPastBoard(section, level, board, href, params);
     return;
   }
   // "Race the leader": the top entry, from this page or asked for.
@@ -138,16 +163,43 @@ export async function renderBoard(main, levelName, params, view) {
         el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits', 'versus'][i] }, h)))),
     el('tbody', {}, rows));
 
+  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
+    el('div', { class: 'table-wrap' }, table), pager(board, href, params));
+  section.dataset.ready = 'true';
+}
+
+/** A past season's board: the ranking only (its runs cannot be raced or played here). */
+function renderPastBoard(section, level, board, href, params) {
+  const rows = board.entries.map((entry) => {
+    const isAround = board.around !== null && entry.player.toLowerCase() === board.around.toLowerCase();
+    return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
+      el('td', { class: 'rank' }, String(entry.rank)),
+      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
+      el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
+      el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
+        el('li', { dataset: { tick: s.tick } }, el('span', { class: 'muted' }, `${checkpointLabel(s.checkpoint)} `), s.time)))));
+  });
+  const table = el('table', { class: 'leaderboard past' },
+    el('caption', { class: 'visually-hidden' }, `Leaderboard of ${level.name}, season ${board.season} (past)`),
+    el('thead', {}, el('tr', {},
+      ['#', 'Player', 'Time', 'Uploaded', 'Splits'].map((h, i) =>
+        el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits'][i] }, h)))),
+    el('tbody', {}, rows));
+  section.append(el('div', { class: 'table-wrap' }, table), pager(board, href, params));
+  section.dataset.ready = 'true';
+}
+
+/** Previous / range / next (and "Top" after a player search). */
+function pager(board, href, params) {
   const first = board.offset + 1;
   const lastShown = board.offset + board.entries.length;
-  const prev = board.offset > 0 ? link(boardHref(level.name, { offset: Math.max(0, board.offset - board.limit), limit: params.get('limit') }), '← Previous') : null;
-  const next = lastShown < board.total ? link(boardHref(level.name, { offset: lastShown, limit: params.get('limit') }), 'Next →') : null;
-  const pager = el('nav', { class: 'pager', 'aria-label': 'Pages' },
+  const limit = params.get('limit');
+  const prev = board.offset > 0 ? link(href({ offset: Math.max(0, board.offset - board.limit), limit }), '← Previous') : null;
+  const next = lastShown < board.total ? link(href({ offset: lastShown, limit }), 'Next →') : null;
+  return el('nav', { class: 'pager', 'aria-label': 'Pages' },
     prev, el('span', { class: 'range' }, `${first}–${lastShown} of ${board.total}`), next,
-    board.around !== null ? link(boardHref(level.name, { limit: params.get('limit') }), 'Top') : null);
-  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
-    el('div', { class: 'table-wrap' }, table), pager);
-  section.dataset.ready = 'true';
+    board.around !== null ? link(href({ limit }), 'Top') : null);
 }
 
 function clampInt(text, lo, hi, fallback) {

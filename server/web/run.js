@@ -36,8 +36,10 @@ export async function renderRun(main, id, view) {
 async function draw(section, run, inspection, view) {
   const verdict = el('p', { class: `verdict ${run.status}`, dataset: { status: run.status } });
   if (run.status === 'verified') {
+    const standing = !run.current_season ? ` · season ${run.season} (past)`
+      : run.rank ? ` · rank ${run.rank}` : run.finish_tick === null ? '' : ' · not the player’s best';
     verdict.append(el('strong', {}, 'Verified'), run.finish_tick === null ? ' · does not finish' : ` · ${run.time} (finish tick ${run.finish_tick})`,
-      run.rank ? ` · rank ${run.rank}` : run.finish_tick === null ? '' : ' · not the player’s best');
+      standing);
   } else if (run.status === 'rejected') {
     verdict.append(el('strong', {}, 'Rejected'), ': ', el('span', { class: 'reason' }, run.reason ?? ''),
       run.reason_kind ? el('span', { class: 'muted' }, ` (${run.reason_kind})`) : null);
@@ -47,6 +49,8 @@ async function draw(section, run, inspection, view) {
   const facts = el('dl', { class: 'facts' },
     fact('player', link(boardHref(run.level, { around: run.player }), run.player)),
     fact('level', link(boardHref(run.level), run.level)),
+    fact('season', link(boardHref(run.level, { season: run.current_season ? null : run.season }), `${run.season} (${run.current_season ? 'current' : 'past'})`)),
+    run.reverified_from !== null ? fact('re-verified from', link(`#/run/${run.reverified_from}`, `run ${run.reverified_from}`)) : null,
     fact('uploaded', date(run.uploaded_at)),
     run.verified_at ? fact('verdict at', date(run.verified_at)) : null,
     run.ticks !== null ? fact('ticks', String(run.ticks)) : null);
@@ -77,7 +81,11 @@ async function draw(section, run, inspection, view) {
     fact('size', `${h.bytes} bytes`));
 
   const actions = el('p', { class: 'actions' });
-  if (run.status === 'verified') {
+  if (run.status === 'verified' && !run.current_season) {
+    // A past season's run re-simulates only under its own rules: no ghost, no race here.
+    actions.append(el('a', { href: run.replay_url, download: `run-${run.id}.pogo`, class: 'download' }, `Download the replay (run-${run.id}.pogo)`),
+      ' · ', el('span', { class: 'muted' }, 'A past season’s run: it cannot be raced on this server.'));
+  } else if (run.status === 'verified') {
     actions.append(el('a', { href: run.replay_url, download: `run-${run.id}.pogo`, class: 'download' }, `Download the replay (run-${run.id}.pogo)`));
     if (run.finish_tick !== null) actions.append(' · ', el('a', { href: playHref(run.level, [run.id]), class: 'race-ghost' }, 'Race this ghost'));
     const leader = await leaderOf(run.level, view);
@@ -90,7 +98,7 @@ async function draw(section, run, inspection, view) {
   replace(section,
     el('h2', {}, `Run ${run.id}: `, run.player, ' on ', run.level),
     verdict, facts, actions,
-    run.status === 'verified' ? browserCheck(run, view) : null,
+    run.status === 'verified' && run.current_season ? browserCheck(run, view) : null,
     el('h3', {}, 'Splits'), splits,
     el('h3', {}, 'The replay file (as uploaded; its claims, not verified)'), header);
 }

@@ -30,7 +30,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::runs::current_board;
+use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::EXPORT_BATCH_ROWS;
 use crate::state::AppState;
@@ -58,6 +58,9 @@ pub struct ExportQuery {
     pub format: ExportFormat,
     /// `open` (default) or `realtime`: which of the level's boards.
     pub category: Option<Category>,
+    /// A season of the level (an id from `GET /api/levels/{level}/seasons`). Default: the
+    /// current one.
+    pub season: Option<String>,
 }
 
 /// One entry of an export (a CSV row has the same fields, in this order, but `time_s`).
@@ -85,6 +88,8 @@ pub struct BoardExport {
     pub level_hash: String,
     pub tuning_hash: String,
     pub rules_version: u32,
+    /// The board's season (`GET /api/levels/{level}/seasons`).
+    pub season: String,
     pub tick_rate: u32,
     /// The board as it stood at this instant (RFC 3339, UTC): runs verified later are not in
     /// the export.
@@ -111,8 +116,8 @@ const CSV_HEADER: &str = "rank,player,run_id,finish_tick,time,uploaded_at,replay
                 (String = "text/csv", example = "rank,player,run_id,finish_tick,time,uploaded_at,replay_url\r\n1,bot,1,1234,0:20.583,2025-01-01T00:00:00Z,/api/runs/1/replay\r\n"),
                 (BoardExport = "application/json"),
             )),
-        (status = 400, description = "No `format`, a format other than `csv` or `json`, or another parameter (`bad_parameter`)", body = ErrorBody),
-        (status = 404, description = "No such level (`unknown_level`)", body = ErrorBody),
+        (status = 400, description = "No `format`, a format other than `csv` or `json`, a malformed `season`, or another parameter (`bad_parameter`)", body = ErrorBody),
+        (status = 404, description = "No such level (`unknown_level`) or season (`unknown_season`)", body = ErrorBody),
         (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
     ))]
 pub async fn export(
@@ -121,24 +126,37 @@ pub async fn export(
     query: Result<Query<ExportQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
-    let Query(ExportQuery { format, category }) = query?;
-    let board = current_board(&state, &level, category.unwrap_or_default()).ok_or(
-        ApiError::UnknownLevel {
-            name: level.clone(),
-        },
-    )?;
+    let Query(ExportQuery {
+        format,
+        category,
+        season,
+    }) = query?;
+    let (board, season, current) = season_board(
+        &state,
+        &level,
+        season.as_deref(),
+        category.unwrap_or_default(),
+    )
+    .await?;
     let (content_type, extension) = match format {
         ExportFormat::Csv => ("text/csv; charset=utf-8", "csv"),
         ExportFormat::Json => ("application/json", "json"),
     };
+    // A past season's file names its season (the current one's keeps its old name).
+    let past = if current {
+        String::new()
+    } else {
+        format!("-{season}")
+    };
     let disposition = format!(
-        "attachment; filename=\"{}-leaderboard.{extension}\"",
+        "attachment; filename=\"{}{past}-leaderboard.{extension}\"",
         file_name_part(&level)
     );
     let writer = Writer {
         tick_rate: state.catalog.tick_rate(),
         state,
         board,
+        season: season.to_string(),
         format,
         as_of_ms: now_ms(),
         cursor: ExportCursor::START,
@@ -182,6 +200,7 @@ enum Stage {
 struct Writer {
     state: AppState,
     board: Board,
+    season: String,
     format: ExportFormat,
     tick_rate: u32,
     as_of_ms: i64,
@@ -228,6 +247,7 @@ impl Writer {
                     level_hash: self.board.level_hash.clone(),
                     tuning_hash: self.board.tuning_hash.clone(),
                     rules_version: self.board.rules_version,
+                    season: self.season.clone(),
                     tick_rate: self.tick_rate,
                     as_of: rfc3339(self.as_of_ms),
                     entries: Vec::new(),

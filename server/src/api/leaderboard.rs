@@ -15,8 +15,8 @@ use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::runs::{SplitJson, current_board, splits};
-use crate::catalog::hash_hex;
+use super::runs::{SplitJson, splits};
+use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
 use crate::state::AppState;
@@ -37,6 +37,9 @@ pub struct BoardQuery {
     /// `open` (default: every verified run) or `realtime` (runs played in real time under a
     /// run ticket only).
     pub category: Option<Category>,
+    /// A season of the level (an id from `GET /api/levels/{level}/seasons`): read that board,
+    /// current or past. Default: the current one.
+    pub season: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -66,6 +69,10 @@ pub struct Leaderboard {
     pub level_hash: String,
     pub tuning_hash: String,
     pub rules_version: u32,
+    /// The board's season (`GET /api/levels/{level}/seasons`).
+    pub season: String,
+    /// Whether it is the current season (uploads go to it); a past one is read-only.
+    pub current: bool,
     pub tick_rate: u32,
     /// Players on the board.
     pub total: i64,
@@ -81,8 +88,8 @@ pub struct Leaderboard {
     params(("level" = String, Path, description = "Level name"), BoardQuery),
     responses(
         (status = 200, body = Leaderboard),
-        (status = 400, description = "Bad `limit`/`offset`, or both `offset` and `around`", body = ErrorBody),
-        (status = 404, description = "No such level (`unknown_level`), player (`unknown_player`), or the player has no entry (`not_ranked`)", body = ErrorBody),
+        (status = 400, description = "Bad `limit`/`offset`, both `offset` and `around`, or a malformed `season` (`bad_parameter`)", body = ErrorBody),
+        (status = 404, description = "No such level (`unknown_level`), season (`unknown_season`), player (`unknown_player`), or the player has no entry (`not_ranked`)", body = ErrorBody),
     ))]
 pub async fn leaderboard(
     State(state): State<AppState>,
@@ -91,11 +98,13 @@ pub async fn leaderboard(
 ) -> Result<Json<Leaderboard>, ApiError> {
     let Path(level) = level?;
     let Query(query) = query?;
-    let board = current_board(&state, &level, query.category.unwrap_or_default()).ok_or(
-        ApiError::UnknownLevel {
-            name: level.clone(),
-        },
-    )?;
+    let (board, season, current) = season_board(
+        &state,
+        &level,
+        query.season.as_deref(),
+        query.category.unwrap_or_default(),
+    )
+    .await?;
     let limit = query.limit.unwrap_or(LEADERBOARD_LIMIT_DEFAULT);
     if !(1..=LEADERBOARD_LIMIT_MAX).contains(&limit) {
         return Err(ApiError::BadParameter(format!(
@@ -154,8 +163,10 @@ pub async fn leaderboard(
     Ok(Json(Leaderboard {
         level,
         level_hash: board.level_hash,
-        tuning_hash: hash_hex(state.catalog.tuning_hash()),
+        tuning_hash: board.tuning_hash,
         rules_version: board.rules_version,
+        season: season.to_string(),
+        current,
         tick_rate: rate,
         total,
         offset,

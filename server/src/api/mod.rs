@@ -11,6 +11,7 @@ pub mod levels;
 pub mod ops;
 pub mod players;
 pub mod runs;
+pub mod seasons;
 pub mod trajectory;
 
 use std::net::SocketAddr;
@@ -48,6 +49,11 @@ fn table() -> Table {
             leaderboard::leaderboard,
         )
         .add(Method::GET, "/api/levels/{level}/export", export::export)
+        .add(
+            Method::GET,
+            "/api/levels/{level}/seasons",
+            seasons::list_seasons,
+        )
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)
         .add(Method::GET, "/api/runs/{id}", runs::status)

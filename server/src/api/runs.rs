@@ -23,6 +23,7 @@ use crate::auth;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
+use crate::season::SeasonId;
 use crate::state::AppState;
 use crate::store::{Board, Category, Inserted, NewRun, RunRow, RunState};
 use crate::times::{TickTime, now_ms, rfc3339};
@@ -93,6 +94,14 @@ pub struct RunStatus {
     /// The run's place on its level's leaderboard, if it is its player's best there (else
     /// `null`: not verified, not finished, or the player has a better run).
     pub rank: Option<i64>,
+    /// The season (board) the run is on, `r{rules_version}-{level_hash}-{tuning_hash}`
+    /// (`GET /api/levels/{level}/seasons`).
+    pub season: String,
+    /// Whether that is the level's current season; a past season's run has no rank and no
+    /// ghost here (it re-simulates only under its own rules).
+    pub current_season: bool,
+    /// The run this one is a re-verified copy of (`pogo-server reverify`), else `null`.
+    pub reverified_from: Option<i64>,
     /// Why it was rejected: the verifier's message, e.g. `desync at tick 179: recorded state
     /// hash …, re-simulated …`.
     pub reason: Option<String>,
@@ -372,6 +381,14 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
     };
     let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
+    let season = tick(Some(run.rules_version))
+        .and_then(|rules| SeasonId::from_stored(rules, &run.level_hash, &run.tuning_hash));
+    let current_season = season.is_some()
+        && current_board(state, &run.level, Category::Open)
+            .as_ref()
+            .and_then(SeasonId::of)
+            == season;
+    let reverified_from = state.store.reverified_from(id).await?;
     Ok(RunStatus {
         id,
         player: run.player,
@@ -382,6 +399,9 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
         time_s: finish.as_ref().map(|f| f.time_s),
         time: finish.map(|f| f.time),
         rank,
+        season: season.map_or_else(|| "?".into(), |s| s.to_string()),
+        current_season,
+        reverified_from,
         reason: run.reason,
         reason_kind: run.reason_kind,
         splits: splits(run.splits.as_deref(), rate),

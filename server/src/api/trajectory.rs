@@ -83,7 +83,7 @@ pub struct GhostJson {
         (status = 200, body = GhostJson),
         (status = 400, description = "Bad `every` or id", body = ErrorBody),
         (status = 404, description = "No such run (or hidden)", body = ErrorBody),
-        (status = 409, description = "The run is not verified (`not_verified`)", body = ErrorBody),
+        (status = 409, description = "The run is not verified (`not_verified`), or is on a past season's board (`past_season`)", body = ErrorBody),
         (status = 503, description = "Too many ghosts being computed (`busy`)", body = ErrorBody),
     ))]
 pub async fn ghost(
@@ -98,6 +98,7 @@ pub async fn ghost(
         return Err(ApiError::BadParameter("every=0: must be at least 1".into()));
     }
     let (run, bytes) = verified_run_bytes(&state, id).await?;
+    super::seasons::require_current(&state, &run)?;
     let busy = || ApiError::Busy {
         what: "too many ghosts being computed",
         retry_after_s: RETRY_AFTER_BUSY_S,

@@ -138,6 +138,9 @@ macro_rules! bind_board {
 
 mod board;
 mod ranks;
+// Queries by concern, in files of their own (after the macros above, which they use).
+pub mod reverify;
+pub mod seasons;
 
 pub use board::{BestRun, BoardChange, EntryRow};
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};

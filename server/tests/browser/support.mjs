@@ -42,14 +42,15 @@ export function makeFixtures() {
 
 /**
  * Starts `pogo-server` on 127.0.0.1, port 0 (the server logs the address it got), SQLite
- * in a fresh temp dir, with `args` added. Returns `{base, stop, log}`.
+ * in a fresh temp dir (or the file `database`, to open one again), with `args` added.
+ * Returns `{base, stop, log, database}`.
  */
-export async function startServer(args = []) {
+export async function startServer(args = [], { database = null } = {}) {
   requireFile(SERVER_BIN, `cargo build --${PROFILE === 'release' ? 'release ' : ''}-p pogo-server`);
-  const dir = mkdtempSync(join(tmpdir(), 'pogo-web-server-'));
+  const file = database ?? join(mkdtempSync(join(tmpdir(), 'pogo-web-server-')), 'pogo.db');
   const child = spawn(SERVER_BIN, [
     '--listen', '127.0.0.1:0',
-    '--database', `sqlite:${join(dir, 'pogo.db')}`,
+    '--database', `sqlite:${file}`,
     '--log-format', 'json',
     '--workers', '2',
     // One browser and one test client on loopback make many requests a second.
@@ -85,7 +86,7 @@ export async function startServer(args = []) {
     await exited;
     clearTimeout(timer);
   };
-  return { base: `http://${address}`, stop, log };
+  return { base: `http://${address}`, stop, log, database: file };
 }
 
 /** The API, straight (no browser). */

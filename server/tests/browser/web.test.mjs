@@ -9,7 +9,8 @@
 // POGO_SCREENSHOTS (default target/web-screenshots).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCREENSHOTS, api, clock, makeFixtures, millis, openBrowser, startServer } from './support.mjs';
 
@@ -398,3 +399,119 @@ for (const viewport of VIEWPORTS) {
     });
   });
 }
+
+// Seasons: a board recorded under the default tuning, then the same database opened with
+// another tuning. The course board the runs are on becomes a past season; the page lists it
+// beside the (empty) current one and opens it read-only.
+describe('seasons', () => {
+  /** Uploaded to the first server (default tuning), in this order. */
+  const SEASON_RUNS = ['ben.pogo', 'bot.pogo', 'ana.pogo'];
+  let first;
+  let second;
+  let client2;
+
+  before(async () => {
+    first = await startServer([]);
+    const client1 = api(first.base);
+    for (const file of SEASON_RUNS) {
+      const entry = run(file);
+      const { status, body } = await client1.upload(await client1.register(entry.player), readFileSync(fx.file(file)));
+      assert.equal(status, 202, `${file}: ${JSON.stringify(body)}`);
+      assert.equal((await client1.verdict(body.id)).status, 'verified', file);
+    }
+    await first.stop();
+    const tuning = join(mkdtempSync(join(tmpdir(), 'pogo-web-tuning-')), 'tuning.json');
+    writeFileSync(tuning, '{"dive_gravity_scale": 3}');
+    second = await startServer(['--tuning', tuning], { database: first.database });
+    client2 = api(second.base);
+  });
+
+  after(async () => {
+    await second?.stop();
+  });
+
+  for (const viewport of VIEWPORTS) {
+    test(`the board lists the past seasons and opens one read-only (${viewport.name})`, BOUNDED, async () => {
+      const context = await openBrowser({ width: viewport.width, height: viewport.height });
+      const errors = [];
+      try {
+        const page = await context.newPage();
+        page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+        page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+        const rendered = async (hash) => {
+          await page.waitForFunction((h) => {
+            const main = document.getElementById('main');
+            return main.dataset.route === h && main.dataset.rendered === 'true';
+          }, hash);
+        };
+        const seasons = (await client2.get('/api/levels/course/seasons')).body;
+        assert.equal(seasons.seasons.length, 2, JSON.stringify(seasons));
+        const [current, past] = seasons.seasons;
+        assert.deepEqual([current.current, past.current, past.runs, past.players], [true, false, 3, 3]);
+
+        await page.goto(`${second.base}/#/level/course`);
+        await rendered('#/level/course');
+        const items = await page.locator('nav.seasons li').evaluateAll((lis) => lis.map((li) => ({
+          season: li.dataset.season,
+          name: li.querySelector('.season-name').innerText,
+          keys: li.querySelector('.season-keys').innerText,
+          facts: li.querySelector('.season-facts').innerText,
+          shown: li.querySelector('a').hasAttribute('aria-current'),
+          href: li.querySelector('a').getAttribute('href'),
+        })));
+        assert.deepEqual(items.map((i) => i.season), [current.id, past.id], 'current first, then the past one');
+        assert.deepEqual(items.map((i) => i.shown), [true, false]);
+        assert.equal(items[0].name, 'Current season');
+        assert.equal(items[1].name, 'Past season');
+        assert.equal(items[1].keys, `rules ${past.rules_version} · level ${past.level_hash.slice(0, 8)} · tuning ${past.tuning_hash.slice(0, 8)}`);
+        assert.match(items[0].facts, /^0 runs · 0 players$/);
+        assert.match(items[1].facts, /^3 runs · 3 players · from \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+        assert.equal(items[1].href, `#/level/course?season=${past.id}`);
+        assert.equal(await page.locator('a.play-link').count(), 1, 'the current season can be played');
+        assert.equal(await page.locator('p.empty').innerText(), 'No verified runs yet. Upload one!');
+        await page.screenshot({ path: join(SCREENSHOTS, `seasons-current-${viewport.name}.png`), fullPage: true });
+
+        await page.locator(`nav.seasons li[data-season="${past.id}"] a`).click();
+        await rendered(items[1].href);
+        await page.locator('section.board[data-ready]').waitFor();
+        assert.equal(await page.locator('.past-season .past-label').innerText(), `season ${past.id} (past)`);
+        assert.equal(await page.locator('.season-badge').innerText(), 'PAST SEASON');
+        assert.equal(await page.locator('a.play-link').count(), 0, 'no Play on a past season');
+        assert.equal(await page.locator('table.leaderboard input[type=checkbox]').count(), 0, 'no race selection');
+        assert.equal(await page.locator('a[href^="#/play/"], a[href^="#/race"], button.race-selected').count(), 0, 'no races');
+        const board = (await client2.get(`/api/levels/course/leaderboard?season=${past.id}`)).body;
+        assert.equal(board.current, false);
+        const rows = await page.locator('table.leaderboard tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+          player: tr.dataset.player,
+          rank: tr.querySelector('.rank').innerText,
+          ticks: tr.querySelector('.time .ticks').innerText,
+        })));
+        assert.deepEqual(rows, board.entries.map((e) => ({ player: e.player, rank: String(e.rank), ticks: `tick ${e.finish_tick}` })));
+        assert.equal(rows.length, 3);
+        assert.ok(await page.locator(`nav.seasons li[data-season="${past.id}"] a[aria-current]`).count() === 1);
+        const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+        assert.ok(scroll <= inner, `the page is ${scroll} px wide in a ${inner} px viewport`);
+        await page.screenshot({ path: join(SCREENSHOTS, `seasons-past-${viewport.name}.png`), fullPage: true });
+        // A past season's run: its page says so, and offers no race and no in-browser check
+        // (it re-simulates only under its own tuning).
+        const first = board.entries[0];
+        await page.locator(`table.leaderboard tbody tr[data-run="${first.run_id}"] .player a`).click();
+        await rendered(`#/run/${first.run_id}`);
+        await page.locator('section.run[data-ready]').waitFor();
+        assert.match(await page.locator('p.verdict').innerText(), new RegExp(`season ${past.id} \\(past\\)$`));
+        assert.equal(await page.locator('a.race-ghost').count(), 0);
+        assert.equal(await page.locator('section.browser-verify').count(), 0);
+        assert.equal((await client2.get(`/api/runs/${first.run_id}/ghost`)).body.error, 'past_season');
+        await page.screenshot({ path: join(SCREENSHOTS, `seasons-past-run-${viewport.name}.png`), fullPage: true });
+        // An unknown season: said, with the way back.
+        const unknown = '#/level/course?season=r2-0000000000000000-0000000000000000';
+        await page.goto(`${second.base}/${unknown}`);
+        await rendered(unknown);
+        assert.match(await page.locator('section.board p.error').innerText(), /has no season/);
+      } finally {
+        await context.close();
+      }
+      assert.deepEqual(errors, [], 'no script errors');
+    });
+  }
+});
