@@ -1,4 +1,6 @@
-// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER`): the levels as
+// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER&category=C`): the
+// Open / Real-time toggle (open: every verified run; real-time: runs played under a run
+// ticket whose commitments all came on time), the levels as
 // tabs, and the selected level's ranked verified runs — rank, player, time and finish tick,
 // upload date, splits — paginated, with a player search that jumps to the page around them,
 // and the choice of runs to race: as a replay race (`#/race`) or, in 3D, against them as
@@ -43,6 +45,9 @@ export async function renderBoard(main, levelName, params, view) {
     section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
     return;
   }
+  const category = params.get('category') === 'realtime' ? 'realtime' : 'open';
+  /** `boardHref` on this level, keeping the category (open is the default, not written). */
+  const here = (query = {}) => boardHref(level.name, { ...query, category: category === 'realtime' ? 'realtime' : undefined });
   const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
   const offset = clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   const around = params.get('around');
@@ -53,17 +58,26 @@ export async function renderBoard(main, levelName, params, view) {
         el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
       el('p', { class: 'muted' }, level.description),
       el('p', { class: 'muted small' }, `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)));
+  const toggle = el('nav', { class: 'category-toggle', 'aria-label': 'Board', dataset: { category } },
+    link(boardHref(level.name), 'Open'),
+    link(boardHref(level.name, { category: 'realtime' }), 'Real-time'),
+    el('span', { class: 'muted small category-what' }, category === 'realtime'
+      ? 'runs played in real time under a run ticket (raced on this page with a name)'
+      : 'every verified run: the page\'s, the CLI\'s, files made offline, tool-assisted'));
+  toggle.querySelectorAll('a')[category === 'realtime' ? 1 : 0].setAttribute('aria-current', 'page');
+  section.append(toggle);
+  section.dataset.category = category;
 
   const search = el('input', { type: 'search', name: 'player', placeholder: 'Find a player', 'aria-label': 'Player name', value: around ?? '' });
   const form = el('form', { class: 'search', role: 'search' }, search, el('button', { type: 'submit' }, 'Find'));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const name = search.value.trim();
-    location.hash = boardHref(level.name, name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
+    location.hash = here(name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
   });
   section.append(form);
 
-  const query = new URLSearchParams({ limit: String(limit) });
+  const query = new URLSearchParams({ limit: String(limit), category });
   if (around) query.set('around', around);
   else query.set('offset', String(offset));
   let board;
@@ -71,19 +85,20 @@ export async function renderBoard(main, levelName, params, view) {
     board = await getJson(`/api/levels/${segment(level.name)}/leaderboard?${query}`, { signal: view.signal });
   } catch (e) {
     if (e instanceof ApiError && around && (e.code === 'unknown_player' || e.code === 'not_ranked')) {
-      section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(boardHref(level.name), 'Back to the top'));
+      section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(here(), 'Back to the top'));
       return;
     }
     throw e;
   }
   if (board.entries.length === 0) {
-    section.append(el('p', { class: 'empty' }, board.total === 0 ? 'No verified runs yet. Upload one!' : 'No entries on this page.'));
-    if (board.total > 0) section.append(link(boardHref(level.name), 'Back to the top'));
+    const none = category === 'realtime' ? 'No real-time runs yet: race this level here with a name to be the first.' : 'No verified runs yet. Upload one!';
+    section.append(el('p', { class: 'empty' }, board.total === 0 ? none : 'No entries on this page.'));
+    if (board.total > 0) section.append(link(here(), 'Back to the top'));
     return;
   }
   // "Race the leader": the top entry, from this page or asked for.
   const leader = board.offset === 0 ? board.entries[0]
-    : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1`, { signal: view.signal })).entries[0];
+    : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1&category=${category}`, { signal: view.signal })).entries[0];
 
   const selected = new Set();
   const raceButton = el('button', { type: 'button', class: 'race-selected', disabled: true }, 'Race selected');
@@ -140,11 +155,11 @@ export async function renderBoard(main, levelName, params, view) {
 
   const first = board.offset + 1;
   const lastShown = board.offset + board.entries.length;
-  const prev = board.offset > 0 ? link(boardHref(level.name, { offset: Math.max(0, board.offset - board.limit), limit: params.get('limit') }), '← Previous') : null;
-  const next = lastShown < board.total ? link(boardHref(level.name, { offset: lastShown, limit: params.get('limit') }), 'Next →') : null;
+  const prev = board.offset > 0 ? link(here({ offset: Math.max(0, board.offset - board.limit), limit: params.get('limit') }), '← Previous') : null;
+  const next = lastShown < board.total ? link(here({ offset: lastShown, limit: params.get('limit') }), 'Next →') : null;
   const pager = el('nav', { class: 'pager', 'aria-label': 'Pages' },
     prev, el('span', { class: 'range' }, `${first}–${lastShown} of ${board.total}`), next,
-    board.around !== null ? link(boardHref(level.name, { limit: params.get('limit') }), 'Top') : null);
+    board.around !== null ? link(here({ limit: params.get('limit') }), 'Top') : null);
   section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
     el('div', { class: 'table-wrap' }, table), pager);
   section.dataset.ready = 'true';

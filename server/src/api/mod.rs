@@ -11,6 +11,7 @@ pub mod levels;
 pub mod ops;
 pub mod players;
 pub mod runs;
+pub mod tickets;
 pub mod trajectory;
 
 use std::net::SocketAddr;
@@ -48,6 +49,8 @@ fn table() -> Table {
             leaderboard::leaderboard,
         )
         .add(Method::GET, "/api/levels/{level}/export", export::export)
+        .add(Method::POST, "/api/levels/{level}/tickets", tickets::mint)
+        .add(Method::POST, "/api/tickets/{id}/commits", tickets::commit)
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)
         .add(Method::GET, "/api/runs/{id}", runs::status)
