@@ -34,7 +34,8 @@ use crate::{catalog, web};
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
         tickets::Issued, tickets::CommitBody, tickets::Committed,
-        runs::Uploaded, runs::RunStatus, crate::store::RunState, runs::SplitJson,
+        runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category,
+        runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
         export::BoardExport, export::ExportEntry, export::ExportFormat,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
