@@ -189,11 +189,12 @@ export async function renderPlay(main, levelName, params, view) {
   }
   view.cleanup(() => run && freeRun(run));
 
-  /** Asks for run `r`'s ticket (with a token); resolves once it is there or refused. */
+  /** Asks for run `r`'s ticket (with a token); resolves once it is there or refused. Null
+   * without a token (the race is open at once). */
   function askTicket(r) {
     if (!identity) {
       r.openWhy = 'an open race: no name in this browser, so no run ticket';
-      return Promise.resolve();
+      return null;
     }
     return RunTicket.mint(levelName, identity, view.signal).then(({ ticket, error }) => {
       if (error) r.openWhy = `an open race: no run ticket (${error})`;
@@ -218,13 +219,15 @@ export async function renderPlay(main, levelName, params, view) {
     hud.setMessage();
     const asked = askTicket(r);
     if (manual) {
-      return asked.then(() => {
+      const racing = () => {
         if (run !== r) return;
         r.t0Ms = 0;
         raceState = 'racing';
         setState('racing');
         go(r);
-      });
+      };
+      if (!asked) return racing();
+      return asked.then(racing);
     }
     raceState = 'countdown';
     setState('countdown');
