@@ -436,6 +436,22 @@ async fn bad_ticket_requests_get_their_4xx_and_change_nothing() {
             400,
             "bad_commit",
         );
+        // No token, or not one.
+        let body = json!({"kind": "start", "tick": 0, "hash": start});
+        expect(
+            post_json(http, &commits, None, Some(body.clone()))
+                .await
+                .into_pair(),
+            401,
+            "missing_token",
+        );
+        expect(
+            post_json(http, &commits, Some("pogo_nope"), Some(body))
+                .await
+                .into_pair(),
+            401,
+            "bad_token",
+        );
         // Out of order: the start first, at tick 0.
         expect(
             commit(http, base, &ana, &id, "checkpoint", cp_tick, &cp_hash).await,
