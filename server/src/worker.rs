@@ -144,7 +144,9 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
 /// The state hashes the commitments are compared with are the ghost's: the state before the
 /// first tick (`seek(0)`) and after each split's tick `t` (`seek(t + 1)`, at most
 /// `SNAPSHOT_INTERVAL` ticks re-simulated from the nearest snapshot per split), the same
-/// states the verification went through.
+/// states the verification went through. Measured 2026-12-03 on `samples/course-bot.pogo`
+/// (3 294 ticks, 5 splits; release build, medians of 41, one sitting on a loaded 2-core
+/// machine): `Ghost::load` 0.52 ms, with the ticket's seeks 0.70 ms (×1.35).
 pub fn verify_ticketed(
     verifier: &Verifier,
     bytes: &[u8],
