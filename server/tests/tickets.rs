@@ -593,6 +593,13 @@ async fn bad_ticket_requests_get_their_4xx_and_change_nothing() {
             commit(http, base, &bob, &id, "start", 0, &start).await.0,
             201
         );
+        // Started, but past its commit window: the start window, the longest run the server
+        // verifies (the default hour) and the slack since its issue.
+        let past = 60_000 + 3_600_000 + 1500 - 55_000 + 1;
+        let sql = format!("UPDATE tickets SET issued_ms = issued_ms - {past} WHERE id = '{id}'");
+        execute(&db, &backend, &sql).await;
+        let late = commit(http, base, &bob, &id, "checkpoint", cp_tick, &cp_hash).await;
+        expect(late, 410, "ticket_expired");
 
         dash.server.stop().await;
         db.remove().await;
