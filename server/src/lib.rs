@@ -65,6 +65,8 @@ use store::Store;
 
 /// How often idle rate-limit keys are forgotten.
 const RATE_LIMIT_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
+/// How often the server reads the board change feed without being asked (a read also does).
+const RANKS_KEEP_UP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Why the server could not start or stopped.
 #[derive(Debug)]
@@ -180,6 +182,7 @@ impl Server {
                 }
             })
         };
+        let ranks = tokio::spawn(keep_ranks_up(state.clone()));
         tracing::info!(
             address = %listener.local_addr().map_err(ServerError::Io)?,
             database = state.store.backend(),
@@ -201,8 +204,30 @@ impl Server {
             let _ = worker.await;
         }
         sweeper.abort();
+        ranks.abort();
         state.store.close().await;
         served.map_err(ServerError::Io)
+    }
+}
+
+/// Builds the rank index of every level's current boards, then reads the board change feed
+/// every [`RANKS_KEEP_UP_INTERVAL`], so that reads find little to apply and the index never
+/// goes stale (`store::ranks`).
+async fn keep_ranks_up(state: AppState) {
+    let boards: Vec<store::Board> = state
+        .catalog
+        .levels()
+        .flat_map(|level| {
+            [store::Category::Open, store::Category::RealTime]
+                .map(|category| api::runs::current_board(&state, &level.name, category))
+        })
+        .flatten()
+        .collect();
+    loop {
+        if let Err(e) = state.store.keep_ranks_up(&boards).await {
+            tracing::warn!(error = %e, "cannot read the board change feed");
+        }
+        tokio::time::sleep(RANKS_KEEP_UP_INTERVAL).await;
     }
 }
 

@@ -20,7 +20,7 @@ use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
 use crate::state::AppState;
-use crate::store::Category;
+use crate::store::{BoardPage, Category, PageAt};
 use crate::times::{TickTime, rfc3339};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -102,36 +102,36 @@ pub async fn leaderboard(
             "limit={limit}: must be within 1..={LEADERBOARD_LIMIT_MAX}"
         )));
     }
-    let (offset, around) =
-        match (query.offset, query.around) {
-            (Some(_), Some(_)) => {
-                return Err(ApiError::BadParameter(
-                    "offset and around cannot be used together".into(),
-                ));
-            }
-            (offset, None) => (offset.unwrap_or(0), None),
-            (None, Some(name)) => {
-                let player = state
-                    .store
-                    .player_by_name(&name)
-                    .await?
-                    .filter(|p| !p.hidden)
-                    .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
-                let rank = state.store.player_rank(&board, player.id).await?.ok_or(
-                    ApiError::NotRanked {
-                        name: player.name.clone(),
-                    },
-                )?;
-                let before = u64::from(limit / 2);
-                (
-                    u64::try_from(rank - 1).unwrap_or(0).saturating_sub(before),
-                    Some(player.name),
-                )
-            }
-        };
+    let (at, around) = match (query.offset, query.around) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadParameter(
+                "offset and around cannot be used together".into(),
+            ));
+        }
+        (offset, None) => (PageAt::Offset(offset.unwrap_or(0)), None),
+        (None, Some(name)) => {
+            let player = state
+                .store
+                .player_by_name(&name)
+                .await?
+                .filter(|p| !p.hidden)
+                .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
+            (PageAt::Around(player.id), Some(player.name))
+        }
+    };
     let rate = state.catalog.tick_rate();
-    let rows = state.store.leaderboard(&board, limit, offset).await?;
-    let total = state.store.board_size(&board).await?;
+    let BoardPage {
+        offset,
+        total,
+        entries: rows,
+    } = match state.store.board_page(&board, at, limit).await? {
+        Some(page) => page,
+        None => {
+            return Err(ApiError::NotRanked {
+                name: around.unwrap_or_default(),
+            });
+        }
+    };
     let entries = rows
         .into_iter()
         .map(|e| {

@@ -34,12 +34,19 @@ const UPLOADS_MAX: usize = 20_000;
 /// last (s).
 const SECONDS_MAX_CEILING: u64 = 1800;
 
+#[path = "loadgen/boards.rs"]
+mod boards;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "pogo-loadgen",
-    about = "Bounded loopback load test of pogo-server"
+    about = "Bounded loopback load test of pogo-server",
+    subcommand_negates_reqs = true
 )]
 struct Args {
+    /// `seed` a big board, or time its `reads` (without one: the upload load test).
+    #[command(subcommand)]
+    mode: Option<boards::Mode>,
     /// A server's base URL (loopback only); repeat for several processes on one database.
     #[arg(long = "server", required = true)]
     servers: Vec<String>,
@@ -68,6 +75,9 @@ struct Args {
 
 fn main() -> Result<(), String> {
     let args = Args::parse();
+    if let Some(mode) = args.mode {
+        return boards::run(mode);
+    }
     for server in &args.servers {
         check_loopback(server)?;
     }

@@ -97,8 +97,8 @@ enum Pool {
 macro_rules! on_pool {
     ($store:expr, |$pool:ident| $body:expr) => {
         match &$store.pool {
-            Pool::Sqlite($pool) => $body,
-            Pool::Postgres($pool) => $body,
+            $crate::store::Pool::Sqlite($pool) => $body,
+            $crate::store::Pool::Postgres($pool) => $body,
         }
     };
 }
@@ -132,11 +132,16 @@ macro_rules! bind_board {
             .bind($board.level_hash.as_str())
             .bind($board.tuning_hash.as_str())
             .bind(i64::from($board.rules_version))
-            .bind($board.category == Category::RealTime)
+            .bind($board.category == $crate::store::Category::RealTime)
     };
 }
 
+mod board;
+mod ranks;
 mod tickets;
+
+pub use board::{BestRun, BoardChange, EntryRow};
+pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
 pub use tickets::{Minted, RunTicket, Ticket};
 
 /// What the claim query returns.
@@ -151,6 +156,8 @@ struct ClaimRow {
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: Pool,
+    /// The leaderboards' rank index, shared by the store's clones ([`ranks`]).
+    ranks: std::sync::Arc<Ranks>,
 }
 
 /// A registered player.
@@ -402,25 +409,6 @@ impl ExportCursor {
     };
 }
 
-/// The leaderboard, as common table expressions `best` (each player's best run: lowest
-/// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
-/// ids are assigned in upload order). `$1`…`$5` are the [`Board`]; queries append their
-/// `SELECT … FROM board` with parameters from `$6`.
-const BOARD_CTE: &str = "
-WITH best AS (
-    SELECT r.id, r.player_id, p.name, r.finish_tick, r.uploaded_ms, r.splits,
-           ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finish_tick, r.id) AS nth
-    FROM runs r JOIN players p ON p.id = r.player_id
-    WHERE r.level = $1 AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
-      AND r.status = 'verified' AND r.finish_tick IS NOT NULL
-      AND r.hidden = FALSE AND p.hidden = FALSE AND (r.realtime = TRUE OR $5 = FALSE)
-),
-board AS (
-    SELECT id, player_id, name, finish_tick, uploaded_ms, splits,
-           ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
-    FROM best WHERE nth = 1
-)";
-
 impl Store {
     /// Connects (creating a SQLite file if missing) and brings the schema up to date.
     pub async fn open(url: &DatabaseUrl) -> Result<Store> {
@@ -434,7 +422,10 @@ impl Store {
                     .await?,
             ),
         };
-        let store = Store { pool };
+        let store = Store {
+            pool,
+            ranks: Default::default(),
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -759,114 +750,6 @@ impl Store {
         Ok(row)
     }
 
-    /// A page of the leaderboard, best first.
-    pub async fn leaderboard(&self, board: &Board, limit: u32, offset: u64) -> Result<Vec<Entry>> {
-        let sql = format!(
-            "{BOARD_CTE} SELECT rank, id AS run_id, name AS player, finish_tick, uploaded_ms,
-                    splits
-             FROM board ORDER BY rank LIMIT $6 OFFSET $7"
-        );
-        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        let entries = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(&sql), board)
-                .bind(i64::from(limit))
-                .bind(offset)
-                .fetch_all(pool)
-                .await?
-        });
-        Ok(entries)
-    }
-
-    /// The next `limit` entries of the board after `after`, in rank order, as the board stood
-    /// at `as_of_ms` (runs verified later are left out, so a long export does not see a player
-    /// move past its cursor and list them twice or not at all; hiding during an export does
-    /// show).
-    ///
-    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE`: a run is on the board if no run
-    /// of its player on the same board comes before it in (finish tick, id) order — a
-    /// `NOT EXISTS` probe of `runs_player` per candidate — and candidates are read from
-    /// `runs_board` starting at the cursor. Each batch costs its own rows (plus the player's
-    /// other runs), not the whole board, where the window functions of `BOARD_CTE` would
-    /// rank every run of the level for every batch (quadratic over an export of a million).
-    pub async fn board_batch(
-        &self,
-        board: &Board,
-        as_of_ms: i64,
-        after: ExportCursor,
-        limit: u32,
-    ) -> Result<Vec<ExportRow>> {
-        const SQL: &str = "
-            SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
-            FROM runs r JOIN players p ON p.id = r.player_id
-            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $6
-              AND (r.finish_tick > $6 OR r.id > $7)
-              AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
-              AND (r.realtime = TRUE OR $5 = FALSE)
-              AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
-              AND NOT EXISTS (
-                  SELECT 1 FROM runs o
-                  WHERE o.player_id = r.player_id AND o.level = r.level
-                    AND o.status = 'verified' AND o.finish_tick IS NOT NULL
-                    AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
-                    AND o.rules_version = r.rules_version
-                    AND (o.realtime = TRUE OR $5 = FALSE)
-                    AND o.verified_ms <= $8 AND o.hidden = FALSE
-                    AND (o.finish_tick < r.finish_tick
-                         OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
-            ORDER BY r.finish_tick, r.id
-            LIMIT $9";
-        let rows = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(SQL), board)
-                .bind(after.finish_tick)
-                .bind(after.run_id)
-                .bind(as_of_ms)
-                .bind(i64::from(limit))
-                .fetch_all(pool)
-                .await?
-        });
-        Ok(rows)
-    }
-
-    /// How many players are on the board.
-    pub async fn board_size(&self, board: &Board) -> Result<i64> {
-        let sql = format!("{BOARD_CTE} SELECT COUNT(*) FROM board");
-        let count = on_pool!(self, |pool| {
-            bind_board!(sqlx::query(&sql), board)
-                .fetch_one(pool)
-                .await?
-                .try_get::<i64, _>(0)?
-        });
-        Ok(count)
-    }
-
-    /// The rank of a player's entry on the board, if they have one.
-    pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $6");
-        let rank = on_pool!(self, |pool| {
-            bind_board!(sqlx::query(&sql), board)
-                .bind(player_id)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<i64, _>(0))
-                .transpose()?
-        });
-        Ok(rank)
-    }
-
-    /// The rank of a run, if it is its player's entry on the board.
-    pub async fn run_rank(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $6");
-        let rank = on_pool!(self, |pool| {
-            bind_board!(sqlx::query(&sql), board)
-                .bind(run_id)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<i64, _>(0))
-                .transpose()?
-        });
-        Ok(rank)
-    }
-
     /// Hides a run with the admin's reason (`Some`), or shows it again and forgets the reason
     /// (`None`); `false` if there is no such run.
     pub async fn set_run_hidden(&self, run_id: i64, reason: Option<&str>) -> Result<bool> {
@@ -928,6 +811,10 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
         // not only a crash of the process (which WAL with NORMAL would already survive).
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
+        // Reads through a memory map of the file (up to 1 GiB of it) instead of a copy into
+        // each connection's 2 MB page cache: a page at a random offset of a big board reads
+        // rows scattered over the file, and every connection shares the OS's cached pages.
+        .pragma("mmap_size", "1073741824")
         .busy_timeout(ACQUIRE_TIMEOUT);
     Ok(SqlitePoolOptions::new()
         .max_connections(SQLITE_CONNECTIONS_MAX)

@@ -8,7 +8,7 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, Board, Pool, Result, Store, StoreError};
+use super::{BeginWrite, Board, Result, Store, StoreError};
 use crate::realtime::{Commit, CommitKind};
 
 /// A ticket as stored, with where its commitments stand.

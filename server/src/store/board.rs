@@ -1,0 +1,312 @@
+//! The leaderboard queries: the reference ranking in SQL, the reads the rank index
+//! ([`super::ranks`]) is built and kept from, and the export's keyset batches.
+//!
+//! **Two rankings, one order.** [`BOARD_CTE`] ranks a board with window functions over every
+//! verified run of the level: simple, obviously right, and linear in the board (2 s a read at
+//! 100 000 runs on SQLite). The server answers reads from the in-memory index instead; the
+//! `*_sql` functions here stay as the reference the index is tested against
+//! (`tests/ranks.rs`: random boards, random changes, both must agree entry for entry).
+//!
+//! The order, everywhere: a player's best run is their lowest finish tick, then their earliest
+//! upload (lowest run id); the board orders those the same way. Only verified, finished,
+//! shown runs of shown players count; a real-time board only `realtime` runs.
+
+use sqlx::Row;
+
+use super::{Board, Entry, ExportCursor, ExportRow, Result, Store};
+
+/// The leaderboard, as common table expressions `best` (each player's best run: lowest
+/// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
+/// ids are assigned in upload order). `$1`…`$5` are the [`Board`]; queries append their
+/// `SELECT … FROM board` with parameters from `$6`.
+const BOARD_CTE: &str = "
+WITH best AS (
+    SELECT r.id, r.player_id, p.name, r.finish_tick, r.uploaded_ms, r.splits,
+           ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finish_tick, r.id) AS nth
+    FROM runs r JOIN players p ON p.id = r.player_id
+    WHERE r.level = $1 AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
+      AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+      AND r.hidden = FALSE AND p.hidden = FALSE AND (r.realtime = TRUE OR $5 = FALSE)
+),
+board AS (
+    SELECT id, player_id, name, finish_tick, uploaded_ms, splits,
+           ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
+    FROM best WHERE nth = 1
+)";
+
+/// One entry the rank index keeps: a player's best run on a board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct BestRun {
+    pub player_id: i64,
+    pub run_id: i64,
+    pub finish_tick: i64,
+}
+
+/// An entry's row, read by run id once the index has said which runs a page holds.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct EntryRow {
+    pub run_id: i64,
+    pub player: String,
+    pub finish_tick: i64,
+    pub uploaded_ms: i64,
+    pub splits: Option<String>,
+}
+
+/// One row of the change feed (`board_changes`, written by triggers).
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct BoardChange {
+    pub seq: i64,
+    pub player_id: i64,
+    /// `None`: every level (the player was hidden or shown).
+    pub level: Option<String>,
+}
+
+/// Most ids bound in one `IN (…)` list (SQLite allows 32 766 parameters, PostgreSQL 65 535).
+const IDS_PER_QUERY: usize = 500;
+
+/// `$first, $first+1, …` for `count` parameters.
+fn placeholders(first: usize, count: usize) -> String {
+    (first..first + count)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Store {
+    /// A page of the leaderboard, best first, ranked by the window functions of [`BOARD_CTE`].
+    pub async fn leaderboard_sql(
+        &self,
+        board: &Board,
+        limit: u32,
+        offset: u64,
+    ) -> Result<Vec<Entry>> {
+        let sql = format!(
+            "{BOARD_CTE} SELECT rank, id AS run_id, name AS player, finish_tick, uploaded_ms,
+                    splits
+             FROM board ORDER BY rank LIMIT $6 OFFSET $7"
+        );
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let entries = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(&sql), board)
+                .bind(i64::from(limit))
+                .bind(offset)
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(entries)
+    }
+
+    /// The next `limit` entries of the board after `after`, in rank order, as the board stood
+    /// at `as_of_ms` (runs verified later are left out, so a long export does not see a player
+    /// move past its cursor and list them twice or not at all; hiding during an export does
+    /// show).
+    ///
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE`: a run is on the board if no run
+    /// of its player on the same board comes before it in (finish tick, id) order — a
+    /// `NOT EXISTS` probe of `runs_player` per candidate — and candidates are read from
+    /// `runs_board` starting at the cursor. Each batch costs its own rows (plus the player's
+    /// other runs), not the whole board, where the window functions of `BOARD_CTE` would
+    /// rank every run of the level for every batch (quadratic over an export of a million).
+    pub async fn board_batch(
+        &self,
+        board: &Board,
+        as_of_ms: i64,
+        after: ExportCursor,
+        limit: u32,
+    ) -> Result<Vec<ExportRow>> {
+        const SQL: &str = "
+            SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
+            FROM runs r JOIN players p ON p.id = r.player_id
+            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $6
+              AND (r.finish_tick > $6 OR r.id > $7)
+              AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
+              AND (r.realtime = TRUE OR $5 = FALSE)
+              AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
+              AND NOT EXISTS (
+                  SELECT 1 FROM runs o
+                  WHERE o.player_id = r.player_id AND o.level = r.level
+                    AND o.status = 'verified' AND o.finish_tick IS NOT NULL
+                    AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
+                    AND o.rules_version = r.rules_version
+                    AND (o.realtime = TRUE OR $5 = FALSE)
+                    AND o.verified_ms <= $8 AND o.hidden = FALSE
+                    AND (o.finish_tick < r.finish_tick
+                         OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
+            ORDER BY r.finish_tick, r.id
+            LIMIT $9";
+        let rows = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(SQL), board)
+                .bind(after.finish_tick)
+                .bind(after.run_id)
+                .bind(as_of_ms)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(rows)
+    }
+
+    /// How many players are on the board (counted by [`BOARD_CTE`]).
+    pub async fn board_size_sql(&self, board: &Board) -> Result<i64> {
+        let sql = format!("{BOARD_CTE} SELECT COUNT(*) FROM board");
+        let count = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .fetch_one(pool)
+                .await?
+                .try_get::<i64, _>(0)?
+        });
+        Ok(count)
+    }
+
+    /// The rank of a player's entry on the board, if they have one.
+    pub async fn player_rank_sql(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $6");
+        let rank = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .bind(player_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?
+        });
+        Ok(rank)
+    }
+
+    /// The rank of a run, if it is its player's entry on the board.
+    pub async fn run_rank_sql(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $6");
+        let rank = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .bind(run_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?
+        });
+        Ok(rank)
+    }
+
+    /// Every player's best run on the board (the rank index's load). One pass over the
+    /// level's runs: seconds at a million.
+    pub async fn board_best(&self, board: &Board) -> Result<Vec<BestRun>> {
+        let sql = format!(
+            "{BOARD_CTE} SELECT player_id, id AS run_id, finish_tick FROM best WHERE nth = 1"
+        );
+        let rows = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(&sql), board)
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(rows)
+    }
+
+    /// The best run on the board of each of `players` that has one (the rank index's refresh
+    /// after a change): every counted run of these players on this level, through
+    /// `runs_player`, the best picked here.
+    pub async fn board_best_of(&self, board: &Board, players: &[i64]) -> Result<Vec<BestRun>> {
+        let mut best: Vec<BestRun> = Vec::new();
+        for chunk in players.chunks(IDS_PER_QUERY) {
+            let sql = format!(
+                "SELECT r.player_id, r.id AS run_id, r.finish_tick
+                 FROM runs r JOIN players p ON p.id = r.player_id
+                 WHERE r.player_id IN ({}) AND r.level = $1 AND r.level_hash = $2
+                   AND r.tuning_hash = $3 AND r.rules_version = $4
+                   AND (r.realtime = TRUE OR $5 = FALSE)
+                   AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+                   AND r.hidden = FALSE AND p.hidden = FALSE",
+                placeholders(6, chunk.len())
+            );
+            let rows: Vec<BestRun> = on_pool!(self, |pool| {
+                let mut query = bind_board!(sqlx::query_as(&sql), board);
+                for id in chunk {
+                    query = query.bind(*id);
+                }
+                query.fetch_all(pool).await?
+            });
+            best.extend(rows);
+        }
+        best.sort_by_key(|b| (b.player_id, b.finish_tick, b.run_id));
+        best.dedup_by_key(|b| b.player_id);
+        Ok(best)
+    }
+
+    /// The rows of these runs, in no particular order (a page's entries, once the index has
+    /// chosen them).
+    pub async fn entry_rows(&self, run_ids: &[i64]) -> Result<Vec<EntryRow>> {
+        let mut rows = Vec::with_capacity(run_ids.len());
+        for chunk in run_ids.chunks(IDS_PER_QUERY) {
+            let sql = format!(
+                "SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits
+                 FROM runs r JOIN players p ON p.id = r.player_id
+                 WHERE r.id IN ({}) AND r.finish_tick IS NOT NULL",
+                placeholders(1, chunk.len())
+            );
+            let some: Vec<EntryRow> = on_pool!(self, |pool| {
+                let mut query = sqlx::query_as(&sql);
+                for id in chunk {
+                    query = query.bind(*id);
+                }
+                query.fetch_all(pool).await?
+            });
+            rows.extend(some);
+        }
+        Ok(rows)
+    }
+
+    /// The change feed after `seq`, oldest first, at most `limit` rows.
+    pub async fn board_changes_after(&self, seq: i64, limit: u32) -> Result<Vec<BoardChange>> {
+        const SQL: &str = "SELECT seq, player_id, level FROM board_changes
+                           WHERE seq > $1 ORDER BY seq LIMIT $2";
+        let rows = on_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(seq)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(rows)
+    }
+
+    /// The feed's last `seq` (0 while empty).
+    pub async fn board_changes_last(&self) -> Result<i64> {
+        const SQL: &str = "SELECT COALESCE(MAX(seq), 0) FROM board_changes";
+        let seq = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .fetch_one(pool)
+                .await?
+                .try_get::<i64, _>(0)?
+        });
+        Ok(seq)
+    }
+
+    /// Forgets up to `limit` feed rows numbered `seq` or lower (the oldest), by the primary
+    /// key; the number forgotten.
+    pub async fn prune_board_changes(&self, seq: i64, limit: u32) -> Result<u64> {
+        const SQL: &str = "DELETE FROM board_changes WHERE seq IN (
+                               SELECT seq FROM board_changes WHERE seq <= $1
+                               ORDER BY seq LIMIT $2)";
+        let rows = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(seq)
+                .bind(i64::from(limit))
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(rows)
+    }
+
+    /// A run's player, if the run exists.
+    pub async fn run_player(&self, run_id: i64) -> Result<Option<i64>> {
+        const SQL: &str = "SELECT player_id FROM runs WHERE id = $1";
+        let player = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(run_id)
+                .fetch_optional(pool)
+                .await?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?
+        });
+        Ok(player)
+    }
+}
