@@ -22,6 +22,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 /// (`openssl rand -hex 16` gives 32). A shorter one is a configuration error, not a warning.
 pub const ADMIN_TOKEN_CHARS_MIN: usize = 16;
 
+/// Largest `--ticket-slack-ms`: a minute.
+pub const TICKET_SLACK_MS_MAX: u64 = 60_000;
+
 /// `pogo-server`: the ghost-racing leaderboard service. Players upload replays, the server
 /// re-simulates each one and ranks it only on what the re-simulation shows, and serves the
 /// verified runs back as ghosts.
@@ -141,6 +144,16 @@ pub struct Config {
         default_value_t = 60
     )]
     pub address_burst: u32,
+    /// How much later than its game time since the start a run ticket's commitment may
+    /// reach the server and the run still count as real-time (ms): network delay and a
+    /// frame's hiccup must fit in it, and it is all the slowdown a cheater can bank.
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "POGO_TICKET_SLACK_MS",
+        default_value_t = crate::realtime::SLACK_MS_DEFAULT
+    )]
+    pub ticket_slack_ms: u64,
     /// Log format on stderr.
     #[arg(long, value_enum, env = "POGO_LOG_FORMAT", default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
@@ -316,6 +329,13 @@ impl Config {
             if value == 0 {
                 return Err(format!("{flag} 0: must be at least 1"));
             }
+        }
+        if self.ticket_slack_ms > TICKET_SLACK_MS_MAX {
+            return Err(format!(
+                "--ticket-slack-ms {}: at most {TICKET_SLACK_MS_MAX} (a minute of slack is no \
+                 real-time check)",
+                self.ticket_slack_ms
+            ));
         }
         if let Some(token) = &self.admin_token {
             if token.chars().count() < ADMIN_TOKEN_CHARS_MIN {

@@ -94,6 +94,41 @@ pub enum ApiError {
     RateLimited {
         retry_after_s: u64,
     },
+    /// No run ticket of that id.
+    UnknownTicket {
+        id: String,
+    },
+    /// Another player's run ticket.
+    NotYourTicket {
+        id: String,
+    },
+    /// A run ticket an upload has named already (single use).
+    TicketUsed {
+        id: String,
+    },
+    /// A run ticket past one of its windows (`why` says which).
+    TicketExpired {
+        id: String,
+        why: String,
+    },
+    /// The upload is of another board (level, level version, tuning, rules) than its ticket.
+    TicketMismatch {
+        id: String,
+    },
+    /// A commitment out of run order (a second start, a tick going backwards, after the
+    /// finish).
+    CommitOutOfOrder(String),
+    /// A commitment past the ticket's `commits_max`.
+    TooManyCommits {
+        max: usize,
+    },
+    /// A commitment whose contents do not parse (the hash, a tick past any run).
+    BadCommit(String),
+    /// The player holds too many tickets issued and not started.
+    TooManyTickets {
+        open: i64,
+        retry_after_s: u64,
+    },
     /// The verification queue or the upload slots are full; try again later.
     Busy {
         what: &'static str,
@@ -147,26 +182,36 @@ impl ApiError {
             | BodyIncomplete(_)
             | BadName(_)
             | BadReplay(_)
+            | BadCommit(_)
             | NotSinglePlayer { .. }
             | NoPlayerName => StatusCode::BAD_REQUEST,
             MissingToken | BadToken => StatusCode::UNAUTHORIZED,
-            NotAdmin | AdminDisabled | PlayerHidden { .. } | NameMismatch { .. } => {
-                StatusCode::FORBIDDEN
-            }
+            NotAdmin
+            | AdminDisabled
+            | PlayerHidden { .. }
+            | NameMismatch { .. }
+            | NotYourTicket { .. } => StatusCode::FORBIDDEN,
             UnknownLevel { .. }
             | UnknownSeason { .. }
             | UnknownRun { .. }
             | UnknownPlayer { .. }
             | NotRanked { .. }
+            | UnknownTicket { .. }
             | WasmMissing
             | NoRoute => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            NameTaken { .. } | RulesMismatch(_) | NotVerified { .. } | PastSeason { .. } => {
-                StatusCode::CONFLICT
-            }
+            NameTaken { .. }
+            | RulesMismatch(_)
+            | NotVerified { .. }
+            | PastSeason { .. }
+            | TicketUsed { .. }
+            | TicketMismatch { .. }
+            | CommitOutOfOrder(_)
+            | TooManyCommits { .. } => StatusCode::CONFLICT,
+            TicketExpired { .. } => StatusCode::GONE,
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            RateLimited { .. } | TooManyTickets { .. } => StatusCode::TOO_MANY_REQUESTS,
             Busy { .. } | Database(_) | WasmUnusable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -201,6 +246,15 @@ impl ApiError {
             NotRanked { .. } => "not_ranked",
             NotVerified { .. } => "not_verified",
             RateLimited { .. } => "rate_limited",
+            UnknownTicket { .. } => "unknown_ticket",
+            NotYourTicket { .. } => "not_your_ticket",
+            TicketUsed { .. } => "ticket_used",
+            TicketExpired { .. } => "ticket_expired",
+            TicketMismatch { .. } => "ticket_mismatch",
+            CommitOutOfOrder(_) => "commit_out_of_order",
+            TooManyCommits { .. } => "too_many_commits",
+            BadCommit(_) => "bad_commit",
+            TooManyTickets { .. } => "too_many_tickets",
             Busy { .. } => "busy",
             Database(_) => "database_unavailable",
             WasmMissing => "wasm_missing",
@@ -258,6 +312,29 @@ impl ApiError {
                 what,
                 retry_after_s,
             } => format!("{what}: try again in {retry_after_s} s"),
+            UnknownTicket { id } => format!("no run ticket {id}"),
+            NotYourTicket { id } => format!("run ticket {id} is another player's"),
+            TicketUsed { id } => {
+                format!("run ticket {id} has been used by an upload already (single use)")
+            }
+            TicketExpired { id, why } => format!("run ticket {id} has expired: {why}"),
+            TicketMismatch { id } => format!(
+                "run ticket {id} was issued for another level, level version, tuning or rules \
+                 than the replay's"
+            ),
+            CommitOutOfOrder(why) => format!("commitment out of run order: {why}"),
+            TooManyCommits { max } => format!(
+                "this ticket has its {max} commitments already (the start, one per checkpoint, \
+                 the finish)"
+            ),
+            BadCommit(why) => format!("not a well-formed commitment: {why}"),
+            TooManyTickets {
+                open,
+                retry_after_s,
+            } => format!(
+                "{open} run tickets issued and not started: start one, or try again in \
+                 {retry_after_s} s"
+            ),
             Database(_) => "the database is unavailable; try again later".into(),
             WasmMissing => format!(
                 "the page's WebAssembly module is not built: run {BUILD_WASM_HINT}, then reload"
@@ -283,9 +360,9 @@ impl ApiError {
 
     fn retry_after_s(&self) -> Option<u64> {
         match self {
-            ApiError::RateLimited { retry_after_s } | ApiError::Busy { retry_after_s, .. } => {
-                Some(*retry_after_s)
-            }
+            ApiError::RateLimited { retry_after_s }
+            | ApiError::Busy { retry_after_s, .. }
+            | ApiError::TooManyTickets { retry_after_s, .. } => Some(*retry_after_s),
             ApiError::Database(_) => Some(crate::limits::RETRY_AFTER_BUSY_S),
             _ => None,
         }

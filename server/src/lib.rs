@@ -42,6 +42,7 @@ pub mod error;
 pub mod limits;
 pub mod metrics;
 pub mod openapi;
+pub mod realtime;
 pub mod reverify;
 pub mod season;
 pub mod state;
@@ -155,6 +156,8 @@ impl Server {
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
             wasm: web::WasmModule::new(config.wasm.clone()),
+            ticket_rate: limits::TicketRate::new(),
+            ticket_slack_ms: i64::try_from(config.ticket_slack_ms).unwrap_or(i64::MAX),
         }));
         state.wasm.log_at_start().await;
         Ok(Server { state })
@@ -182,6 +185,7 @@ impl Server {
                 loop {
                     tokio::time::sleep(RATE_LIMIT_SWEEP_INTERVAL).await;
                     state.rates.forget_idle();
+                    state.ticket_rate.forget_idle();
                 }
             })
         };

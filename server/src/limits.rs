@@ -97,6 +97,53 @@ pub const CLAIM_ATTEMPTS_MAX: i64 = 5;
 /// Seconds a client is told to wait when the queue or the upload slots are full.
 pub const RETRY_AFTER_BUSY_S: u64 = 2;
 
+/// How long after its issue a run ticket may still be named by an upload: a week. The
+/// commitments fixed the timing while the run was played, so the replay may come much later
+/// (after a server outage, a browser kept offline); past a week the ticket is expired (410).
+pub const TICKET_UPLOAD_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// Run tickets one player may mint: one per [`TICKET_MINT_PERIOD`] sustained, a burst of
+/// [`TICKET_MINT_BURST`]. A run takes at least the countdown (3 s) and a restart or two in
+/// quick succession is normal play; faster than that is no person playing.
+pub const TICKET_MINT_PERIOD: Duration = Duration::from_secs(2);
+pub const TICKET_MINT_BURST: u32 = 3;
+
+/// Tickets a player may hold that are issued, not yet started and still within their start
+/// window: a page asks for one per race, so a few cover two open tabs and a restart.
+pub const TICKETS_OPEN_MAX: i64 = 3;
+
+/// The per-player rate limit on minting run tickets.
+#[derive(Debug)]
+pub struct TicketRate(DefaultKeyedRateLimiter<i64>);
+
+impl TicketRate {
+    pub fn new() -> TicketRate {
+        let burst = NonZeroU32::new(TICKET_MINT_BURST).unwrap_or(NonZeroU32::MIN);
+        let quota = Quota::with_period(TICKET_MINT_PERIOD).map_or_else(
+            || Quota::per_second(NonZeroU32::MIN),
+            |q| q.allow_burst(burst),
+        );
+        TicketRate(RateLimiter::keyed(quota))
+    }
+
+    /// `Ok` if player `id` may mint a ticket now, else the seconds to wait (at least 1).
+    pub fn check(&self, id: i64) -> Result<(), u64> {
+        self.0.check_key(&id).map_err(wait_seconds)
+    }
+
+    /// Forgets players whose limit has fully recovered.
+    pub fn forget_idle(&self) {
+        self.0.retain_recent();
+        self.0.shrink_to_fit();
+    }
+}
+
+impl Default for TicketRate {
+    fn default() -> TicketRate {
+        TicketRate::new()
+    }
+}
+
 /// Rate limits, per key, with the wait until the next allowed request when over.
 #[derive(Debug)]
 pub struct RateLimits {

@@ -6,7 +6,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{
-    admin, export, inspect, leaderboard, levels, ops, players, runs, seasons, trajectory,
+    admin, export, inspect, leaderboard, levels, ops, players, runs, seasons, tickets, trajectory,
 };
 use crate::error::ErrorBody;
 use crate::{catalog, web};
@@ -27,11 +27,13 @@ use crate::{catalog, web};
         web::index, web::file, web::wasm, web::vendor_file, ops::healthz, ops::metrics, ops::openapi,
         levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
+        tickets::mint, tickets::commit,
         runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::run, admin::hide_run, admin::hide_player,
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
+        tickets::Issued, tickets::CommitBody, tickets::Committed,
         runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category,
         runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,

@@ -8,7 +8,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::auth::AdminToken;
 use crate::catalog::Catalog;
-use crate::limits::RateLimits;
+use crate::limits::{RateLimits, TicketRate};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::web::WasmModule;
@@ -47,4 +47,8 @@ pub struct Shared {
     pub ghosts: Semaphore,
     /// The page's WebAssembly module, read from disk (`--wasm`).
     pub wasm: WasmModule,
+    /// Run tickets minted per player (`limits::TICKET_MINT_PERIOD`).
+    pub ticket_rate: TicketRate,
+    /// How late a ticket's commitment may arrive after its game time (ms, `--ticket-slack-ms`).
+    pub ticket_slack_ms: i64,
 }

@@ -90,6 +90,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("play-input.js", JS),
     asset!("play-hud.js", JS),
     asset!("play-submit.js", JS),
+    asset!("play-ticket.js", JS),
     asset!("play-scene.js", JS),
     asset!("play-rig.js", JS),
     asset!("play-camera.js", JS),

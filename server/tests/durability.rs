@@ -40,6 +40,7 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
                 tuning_hash: "0".into(),
                 rules_version: 1,
                 uploaded_ms: 0,
+                ticket: None,
             };
             match store.insert_run(&run, 100).await.unwrap() {
                 Inserted::New(id) => ids.push(id),
@@ -70,6 +71,8 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             finish_tick: Some(9),
             splits: "[]".into(),
             final_hash: 0x0123_4567_89ab_cdef,
+            realtime: false,
+            realtime_note: None,
         };
         assert!(
             !store.write_verdict(&a, &verdict, now).await.unwrap(),

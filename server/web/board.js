@@ -1,10 +1,12 @@
-// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER&season=ID`): the
-// levels as tabs, and the selected level's ranked verified runs — rank, player, time and
-// finish tick, upload date, splits — paginated, with a player search that jumps to the page
-// around them, and the choice of runs to race: as a replay race (`#/race`) or, in 3D, against
-// them as ghosts (`#/play/LEVEL?ghosts=`). "Play" races the level; finished runs this browser
-// has not uploaded yet are offered first. A level with past seasons lists them
-// (`seasons.js`); a past season's board opens read-only: no Play, no races.
+// The leaderboards (`#/` and `#/level/NAME?offset=N&limit=N&around=PLAYER&category=C&season=ID`):
+// the Open / Real-time toggle (open: every verified run; real-time: runs played under a run
+// ticket whose commitments all came on time), the levels as tabs, and the selected level's
+// ranked verified runs — rank, player, time and finish tick, upload date, splits — paginated,
+// with a player search that jumps to the page around them, and the choice of runs to race: as
+// a replay race (`#/race`) or, in 3D, against them as ghosts (`#/play/LEVEL?ghosts=`). "Play"
+// races the level; finished runs this browser has not uploaded yet are offered first. A level
+// with past seasons lists them (`seasons.js`); a past season's board opens read-only: no Play,
+// no races.
 
 import { ApiError, getJson, segment } from './api.js';
 import { el, link, replace } from './dom.js';
@@ -45,6 +47,7 @@ export async function renderBoard(main, levelName, params, view) {
     section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
     return;
   }
+  const category = params.get('category') === 'realtime' ? 'realtime' : 'open';
   const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
   const offset = clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
   const around = params.get('around');
@@ -54,7 +57,12 @@ export async function renderBoard(main, levelName, params, view) {
   const season = seasonParam === null ? seasons.seasons[0] : seasons.seasons.find((s) => s.id === seasonParam) ?? null;
   const past = season !== null && !season.current;
   const kept = past ? season.id : null;
-  const href = (query = {}) => boardHref(level.name, { ...query, season: kept });
+  /** `boardHref` on this level, keeping the season and the category (the current season and
+   * the open board are the defaults, not written). */
+  const href = (query = {}) => {
+    const c = query.category ?? category;
+    return boardHref(level.name, { ...query, season: kept, category: c === 'realtime' ? 'realtime' : undefined });
+  };
   const seasonHref = (s) => boardHref(level.name, { season: s.current ? null : s.id });
   section.append(
     el('header', { class: 'level-head' },
@@ -67,6 +75,15 @@ export async function renderBoard(main, levelName, params, view) {
         ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
         : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)),
     seasonList(seasons, season?.id ?? null, seasonHref));
+  const toggle = el('nav', { class: 'category-toggle', 'aria-label': 'Board', dataset: { category } },
+    link(href({ category: 'open' }), 'Open'),
+    link(href({ category: 'realtime' }), 'Real-time'),
+    el('span', { class: 'muted small category-what' }, category === 'realtime'
+      ? 'runs played in real time under a run ticket (raced on this page with a name)'
+      : 'every verified run: the page\'s, the CLI\'s, files made offline, tool-assisted'));
+  toggle.querySelectorAll('a')[category === 'realtime' ? 1 : 0].setAttribute('aria-current', 'page');
+  section.append(toggle);
+  section.dataset.category = category;
   if (seasonParam !== null && season === null) {
     section.append(el('p', { class: 'error', role: 'alert' }, `${level.name} has no season “${seasonParam}”.`),
       link(boardHref(level.name), 'The current season'));
@@ -83,7 +100,7 @@ export async function renderBoard(main, levelName, params, view) {
   });
   section.append(form);
 
-  const query = new URLSearchParams({ limit: String(limit) });
+  const query = new URLSearchParams({ limit: String(limit), category });
   if (around) query.set('around', around);
   else query.set('offset', String(offset));
   if (past) query.set('season', season.id);
@@ -98,7 +115,8 @@ export async function renderBoard(main, levelName, params, view) {
     throw e;
   }
   if (board.entries.length === 0) {
-    section.append(el('p', { class: 'empty' }, board.total === 0 ? 'No verified runs yet. Upload one!' : 'No entries on this page.'));
+    const none = category === 'realtime' ? 'No real-time runs yet: race this level here with a name to be the first.' : 'No verified runs yet. Upload one!';
+    section.append(el('p', { class: 'empty' }, board.total === 0 ? none : 'No entries on this page.'));
     if (board.total > 0) section.append(link(href(), 'Back to the top'));
     return;
   }
@@ -108,7 +126,7 @@ export async function renderBoard(main, levelName, params, view) {
   }
   // "Race the leader": the top entry, from this page or asked for.
   const leader = board.offset === 0 ? board.entries[0]
-    : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1`, { signal: view.signal })).entries[0];
+    : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1&category=${category}`, { signal: view.signal })).entries[0];
 
   const selected = new Set();
   const raceButton = el('button', { type: 'button', class: 'race-selected', disabled: true }, 'Race selected');

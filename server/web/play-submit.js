@@ -17,6 +17,12 @@
 // by tick, into a new recorder under the name, checked to end on the same state hash
 // (`rerecord`).
 //
+// A run raced under a run ticket (play-ticket.js) names it in the upload (`?ticket=ID`); the
+// ticket's id is kept with the pending run, so an upload days later still names it. The
+// verdict says "real-time ✓" or the server's reason; a run without a ticket is open. A ticket
+// the server no longer takes (used, expired, another player's after a change of name) is
+// dropped and the run uploaded open: the run is never lost over its ticket.
+//
 // For tests: `window.__pogo.submit` = { state, history, runId, rank, serverHash, browserHash,
 // … } of the latest panel; the panel's `data-state`.
 
@@ -46,6 +52,8 @@ const POLL_ERRORS_MAX = 20;
 
 /** The steps a run goes through, as the panel shows them. */
 const STEPS = ['uploading', 'queued', 'verifying', 'verified'];
+/** Refusals of the ticket an upload names: the run goes up without it (open). */
+const TICKET_CODES = new Set(['unknown_ticket', 'not_your_ticket', 'ticket_used', 'ticket_expired', 'ticket_mismatch']);
 /** Refusals no retry can fix: the run is dropped (after showing why). */
 const FINAL_STATUSES = new Set([400, 409, 413, 415]);
 
@@ -129,6 +137,7 @@ function keepPending(run) {
   const entry = {
     key, level: run.level, bytes: toBase64(run.bytes), browserHash: run.browserHash, finishTick: run.finishTick,
     tickRate: run.tickRate, playerName: run.playerName ?? '', savedAt: old?.savedAt ?? new Date().toISOString(),
+    ticket: typeof run.ticket === 'string' ? run.ticket : null,
   };
   return writePending([...list.filter((e) => e.key !== key), entry]);
 }
@@ -236,7 +245,8 @@ export function renderPending(container, view) {
         row.replaceChildren(holder);
         mountPanel(holder, {
           level: entry.level, bytes: fromBase64(entry.bytes), browserHash: entry.browserHash, finishTick: entry.finishTick,
-          tickRate: entry.tickRate, playerName: entry.playerName ?? '', ticket: null,
+          tickRate: entry.tickRate, playerName: entry.playerName ?? '',
+          ticket: typeof entry.ticket === 'string' ? { id: entry.ticket } : null,
         }, view, { start: true, onSettled: () => updateCount() });
       });
       discard.addEventListener('click', () => {
@@ -277,13 +287,16 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
   const rate = run.tickRate;
   const entry = {
     level: run.level, bytes: run.bytes, browserHash: run.browserHash, finishTick: run.finishTick,
-    tickRate: rate, playerName: run.playerName ?? '',
+    tickRate: rate, playerName: run.playerName ?? '', ticket: run.ticket?.id ?? null,
   };
+  /** Why the run is open (no ticket, or its ticket dropped), for the verdict line. */
+  let openWhy = entry.ticket ? null : (run.openWhy ?? 'an open race: uploaded without a run ticket');
   const key = pendingKey(run.level, run.browserHash);
   const kept = keepPending(entry);
   const hook = {
     state: 'ready', history: ['ready'], runId: null, rank: null, serverHash: null, browserHash: run.browserHash,
     browserFinishTick: run.finishTick, serverFinishTick: null, kept, message: '',
+    ticket: entry.ticket, realtime: null, realtimeNote: null, realtimeRank: null,
   };
   window.__pogo = { ...window.__pogo, submit: hook };
 
@@ -298,6 +311,7 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
   const fix = el('div', { class: 'finish-fix', hidden: true });
   const compare = el('dl', { class: 'finish-compare' });
   const next = el('p', { class: 'finish-next' });
+  const realtimeLine = el('p', { class: 'finish-realtime' });
   const foot = el('span', { class: 'finish-kept' });
 
   let busy = false;
@@ -363,6 +377,28 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
         mark(run.finishTick, hook.state === 'verified' ? serverFinish : null)));
     panel.dataset.serverHash = serverHash ?? '';
     if ((hook.state === 'verified' || hook.state === 'rejected') && serverHash) panel.dataset.hashMatch = String(serverHash === run.browserHash);
+  };
+
+  /** Real-time ✓, the server's reason it is not, or why the race is open. */
+  const drawRealtime = (s = null) => {
+    if (s && s.status === 'verified' && s.realtime) {
+      realtimeLine.dataset.realtime = 'true';
+      replace(realtimeLine, el('strong', { class: 'match' }, 'real-time ✓'),
+        s.realtime_rank ? [' · ', el('strong', { class: 'rank' }, `rank ${s.realtime_rank}`), ' on the real-time board'] : ' · on the real-time board');
+    } else if (s && s.status === 'verified' && entry.ticket) {
+      realtimeLine.dataset.realtime = 'false';
+      replace(realtimeLine, el('strong', { class: 'mismatch' }, 'not real-time: '), el('span', { class: 'realtime-note' }, s.realtime_note ?? 'no reason given'),
+        el('span', { class: 'muted' }, ' — ranked on the open board only.'));
+    } else if (!entry.ticket) {
+      realtimeLine.dataset.realtime = 'open';
+      replace(realtimeLine, el('strong', {}, 'Open: '), el('span', { class: 'realtime-note' }, openWhy),
+        el('span', { class: 'muted' }, '. Ranked on the open board, never on the real-time one.'));
+    } else {
+      realtimeLine.dataset.realtime = 'pending';
+      const problem = run.ticket?.problem;
+      replace(realtimeLine, el('span', { class: 'muted' }, 'Raced under a run ticket: real-time is judged when the run is verified.'),
+        problem ? el('span', { class: 'realtime-note' }, ` Note: ${problem}.`) : null);
+    }
   };
 
   const drawWho = () => {
@@ -466,6 +502,8 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
         if (readPending().some((e) => e.key === key)) keepPending(entry);
       }
       const previous = await bestOf(run.level, identity.name, signal);
+      // The finish's commitment must reach the server before the upload uses the ticket.
+      if (entry.ticket) await run.ticket?.settled?.();
       const answer = await send(identity);
       dropPending(key);
       hook.kept = false;
@@ -489,7 +527,8 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
   async function send(identity) {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { body } = await request('/api/runs', {
+        const query = entry.ticket ? `?ticket=${encodeURIComponent(entry.ticket)}` : '';
+        const { body } = await request(`/api/runs${query}`, {
           method: 'POST',
           headers: { authorization: `Bearer ${identity.token}`, 'content-type': 'application/octet-stream' },
           body: entry.bytes,
@@ -498,6 +537,16 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
         });
         return body;
       } catch (err) {
+        if (err instanceof ApiError && entry.ticket && TICKET_CODES.has(err.code)) {
+          // The ticket is past use; the run is not: up it goes, open.
+          openWhy = `an open race: the server did not take its run ticket (${err.message})`;
+          entry.ticket = null;
+          hook.ticket = null;
+          if (readPending().some((e) => e.key === key)) keepPending(entry);
+          drawRealtime();
+          attempt--;
+          continue;
+        }
         if (!(err instanceof ApiError) || !retryable(err) || attempt >= UPLOAD_TRIES_MAX) throw err;
         const said = Number(err.body?.retry_after_s);
         const wait = Math.min(RETRY_WAIT_MAX_S, Math.max(Number.isFinite(said) ? said : 0, RETRY_FIRST_S * 2 ** (attempt - 1)));
@@ -557,6 +606,10 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
       hook.serverHash = s.final_hash ?? null;
       hook.serverFinishTick = s.finish_tick ?? null;
       if (s.status === 'verified') {
+        hook.realtime = Boolean(s.realtime);
+        hook.realtimeNote = s.realtime_note ?? null;
+        hook.realtimeRank = s.realtime_rank ?? null;
+        drawRealtime(s);
         hook.rank = s.rank ?? null;
         if (hook.rank !== null) panel.dataset.rank = String(hook.rank);
         show('verified', ...(await verifiedMessage(s, previous, identity)));
@@ -622,11 +675,12 @@ function mountPanel(container, run, view, { start = false, onSettled = null } = 
     who,
     el('div', { class: 'finish-actions' }, uploadButton, retryButton,
       el('label', { class: 'finish-auto' }, autoBox, ' upload automatically')),
-    steps, status, fix, compare, next,
+    steps, status, realtimeLine, fix, compare, next,
     el('p', { class: 'finish-foot small muted' }, foot, saveButton));
   drawWho();
   show('ready', getIdentity() ? 'Upload it to be verified and ranked.' : '');
   drawCompare();
+  drawRealtime();
   if (start && getIdentity()) upload();
   return hook;
 }

@@ -15,6 +15,10 @@
 // catches up every tick that fell due meanwhile, so the run's game time always equals the
 // wall-clock time since GO. Restart (R, Start, the button) begins a new run at any moment.
 //
+// A run ticket (play-ticket.js) makes a race real-time: with a token, one is asked for when
+// the countdown starts; the start is committed at GO, each checkpoint and the finish the tick
+// they happen, and the upload names it. Without a token (or a ticket) the race is open.
+//
 // For tests: `?clock=manual` replaces the animation loop by `__pogo.play.frame(ns)` and the
 // devices by `__pogo.play.input(ns, input)`; `?render=none` skips the 3D view (a browser
 // without WebGL still races and records). `window.__pogo.play` reads the race back.
@@ -27,6 +31,7 @@ import { getIdentity } from './identity.js';
 import { Controls } from './play-input.js';
 import { Hud } from './play-hud.js';
 import { renderFinish, renderPending } from './play-submit.js';
+import { RunTicket } from './play-ticket.js';
 import { PALETTE } from './race.js';
 
 /** Most ghosts in one race. */
@@ -165,6 +170,8 @@ export async function renderPlay(main, levelName, params, view) {
     run = {
       sim, driver, recorder, t0Ms: null, lastNs: 0n, over: false, splits: [], finishTick: null,
       frameEvents: 0, lastInput: { steerX: 0, steerZ: 0, buttons: 0 }, bytes: null, hash: null,
+      // The run ticket (null: an open race, `openWhy` says why) and whether GO has passed.
+      ticket: null, openWhy: null, went: false,
       nsAt(ms) {
         if (this.t0Ms === null) return 0n;
         const ns = BigInt(Math.max(0, Math.round((ms - this.t0Ms) * 1e6)));
@@ -182,17 +189,45 @@ export async function renderPlay(main, levelName, params, view) {
   }
   view.cleanup(() => run && freeRun(run));
 
-  /** Press Play: a countdown on the wall clock, then GO at a frame's time. */
+  /** Asks for run `r`'s ticket (with a token); resolves once it is there or refused. Null
+   * without a token (the race is open at once). */
+  function askTicket(r) {
+    if (!identity) {
+      r.openWhy = 'an open race: no name in this browser, so no run ticket';
+      return null;
+    }
+    return RunTicket.mint(levelName, identity, view.signal).then(({ ticket, error }) => {
+      if (error) r.openWhy = `an open race: no run ticket (${error})`;
+      else if (r.went) r.openWhy = 'an open race: the run ticket arrived after GO';
+      else r.ticket = ticket;
+    }, () => {});
+  }
+
+  /** GO: the start is committed (the state before the first tick). */
+  function go(r) {
+    r.went = true;
+    if (r.ticket) r.ticket.start(hex(r.sim.stateHash()));
+    else if (!r.openWhy) r.openWhy = 'an open race: the run ticket did not arrive before GO';
+  }
+
+  /** Press Play: a countdown on the wall clock, then GO at a frame's time. With the manual
+   * clock GO is at once, once the ticket is there (the promise resolves then). */
   function begin() {
-    newRun();
+    const r = newRun();
     finishPanel.hidden = true;
     replace(overlay);
     hud.setMessage();
+    const asked = askTicket(r);
     if (manual) {
-      run.t0Ms = 0;
-      raceState = 'racing';
-      setState('racing');
-      return;
+      const racing = () => {
+        if (run !== r) return;
+        r.t0Ms = 0;
+        raceState = 'racing';
+        setState('racing');
+        go(r);
+      };
+      if (!asked) return racing();
+      return asked.then(racing);
     }
     raceState = 'countdown';
     setState('countdown');
@@ -236,6 +271,7 @@ export async function renderPlay(main, levelName, params, view) {
   }
 
   function split(r, checkpoint, tick) {
+    r.ticket?.split(checkpoint, tick, hex(r.sim.stateHash()));
     r.splits.push({ checkpoint, tick });
     const rows = live.map((g) => ({ key: g.key, name: g.label, colour: g.colour, tick: g.splitTick(checkpoint) }));
     hud.showSplit(checkpoint, tick, rows, performance.now());
@@ -258,7 +294,7 @@ export async function renderPlay(main, levelName, params, view) {
     finishPanel.hidden = false;
     renderFinish(finishPanel, {
       level: levelName, bytes: r.bytes, browserHash: r.hash, finishTick: r.finishTick, tickRate: rate,
-      playerName: identity?.name ?? '', ticket: null,
+      playerName: identity?.name ?? '', ticket: r.ticket, openWhy: r.openWhy,
     }, view);
   }
 
@@ -274,6 +310,7 @@ export async function renderPlay(main, levelName, params, view) {
         run.t0Ms = run.countdownFrom + COUNTDOWN_S * 1000;
         raceState = 'racing';
         setState('racing');
+        go(run);
         hud.setCountdown('GO');
         setTimeout(() => hud.setCountdown(null), 700);
       }
@@ -382,6 +419,9 @@ export async function renderPlay(main, levelName, params, view) {
       replay: () => (run?.bytes ? Array.from(run.bytes) : null),
       result: () => (run?.over ? { ticks: run.sim.tick, finishTick: run.finishTick, hash: run.hash, bytes: run.bytes.length } : null),
       splits: () => run?.splits ?? [],
+      /** The run's ticket: {id, problem, sent: [{kind, tick, ok}]}, or null (`openWhy`). */
+      ticket: () => run?.ticket?.summary() ?? null,
+      openWhy: () => run?.openWhy ?? null,
       ghosts: () => ghosts.map((g) => g.describe()),
       devices: () => [...(controls?.used ?? [])],
       lastInput: () => run?.lastInput ?? null,

@@ -40,6 +40,13 @@ async function draw(section, run, inspection, view) {
       : run.rank ? ` · rank ${run.rank}` : run.finish_tick === null ? '' : ' · not the player’s best';
     verdict.append(el('strong', {}, 'Verified'), run.finish_tick === null ? ' · does not finish' : ` · ${run.time} (finish tick ${run.finish_tick})`,
       standing);
+    // Real-time (played under a run ticket, on time), or why a ticketed run is not.
+    if (run.realtime) {
+      verdict.append(' · ', el('span', { class: 'match realtime', dataset: { realtime: 'true' } }, 'real-time ✓'),
+        run.realtime_rank ? ` (rank ${run.realtime_rank} on the real-time board)` : '');
+    } else if (run.realtime_note) {
+      verdict.append(' · ', el('span', { class: 'realtime', dataset: { realtime: 'false' } }, `not real-time: ${run.realtime_note}`));
+    }
   } else if (run.status === 'rejected') {
     verdict.append(el('strong', {}, 'Rejected'), ': ', el('span', { class: 'reason' }, run.reason ?? ''),
       run.reason_kind ? el('span', { class: 'muted' }, ` (${run.reason_kind})`) : null);

@@ -12,6 +12,7 @@ pub mod ops;
 pub mod players;
 pub mod runs;
 pub mod seasons;
+pub mod tickets;
 pub mod trajectory;
 
 use std::net::SocketAddr;
@@ -54,6 +55,8 @@ fn table() -> Table {
             "/api/levels/{level}/seasons",
             seasons::list_seasons,
         )
+        .add(Method::POST, "/api/levels/{level}/tickets", tickets::mint)
+        .add(Method::POST, "/api/tickets/{id}/commits", tickets::commit)
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)
         .add(Method::GET, "/api/runs/{id}", runs::status)

@@ -9,20 +9,20 @@
 //! 202. The verdict comes from the workers' re-simulation, never from the file's claims.
 
 use axum::body::Body;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, Limited};
 use pogo_replay::{Replay, VerifyError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::auth;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
-use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S};
+use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
 use crate::season::SeasonId;
 use crate::state::AppState;
 use crate::store::{Board, Category, Inserted, NewRun, RunRow, RunState};
@@ -42,6 +42,14 @@ pub struct Uploaded {
     /// `true` if these exact bytes were uploaded before (this is that run; nothing new was
     /// stored). Answered 200 instead of 202.
     pub duplicate: bool,
+}
+
+/// An upload's query string.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadQuery {
+    /// The run ticket the run was played under (`api::tickets`).
+    pub ticket: Option<String>,
 }
 
 /// A checkpoint (or the finish) reached for the first time.
@@ -102,6 +110,15 @@ pub struct RunStatus {
     pub current_season: bool,
     /// The run this one is a re-verified copy of (`pogo-server reverify`), else `null`.
     pub reverified_from: Option<i64>,
+    /// Played in real time: uploaded under a run ticket whose every commitment arrived on
+    /// time and is reproduced by the replay. Such runs rank on the real-time board too.
+    pub realtime: bool,
+    /// Why a run uploaded under a ticket is not real-time, e.g. `checkpoint 2 was committed
+    /// 3.4 s after its game time since the start (at most 1.5 s allowed)`; `null` otherwise.
+    pub realtime_note: Option<String>,
+    /// The run's place on the level's real-time board, if it is real-time and its player's
+    /// best there.
+    pub realtime_rank: Option<i64>,
     /// Why it was rejected: the verifier's message, e.g. `desync at tick 179: recorded state
     /// hash …, re-simulated …`.
     pub reason: Option<String>,
@@ -133,18 +150,25 @@ pub struct RunStatus {
 /// level `GET /api/levels` lists, recorded under the rules version and tuning hash it shows.
 /// The run is stored before the answer; its verdict comes later (poll `status_url`).
 /// Uploading the same bytes again answers 200 with the same run.
+///
+/// `?ticket=ID` names the run ticket the run was played under (`POST
+/// /api/levels/{level}/tickets`): the token's own, unused, issued within the upload window,
+/// for the replay's level and rules. The upload consumes it; the verdict says whether the
+/// run was real-time. Without a ticket the run ranks on the open board only.
 #[utoipa::path(post, path = "/api/runs", tag = "runs",
+    params(("ticket" = Option<String>, Query, description = "Run ticket id (32 hex digits)")),
     request_body(content = Vec<u8>, content_type = "application/octet-stream",
         description = "A pogo replay file (replay/FORMAT.md)"),
     security(("bearer" = [])),
     responses(
         (status = 202, description = "Stored and queued for verification", body = Uploaded),
         (status = 200, description = "These bytes were uploaded before: that run", body = Uploaded),
-        (status = 400, description = "Not a well-formed replay (`bad_replay`, with the reader's `kind`), not single-player (`not_single_player`), no player name (`no_player_name`)", body = ErrorBody),
+        (status = 400, description = "Not a well-formed replay (`bad_replay`, with the reader's `kind`), not single-player (`not_single_player`), no player name (`no_player_name`), not a ticket id (`bad_parameter`)", body = ErrorBody),
         (status = 401, description = "No token or not a valid one", body = ErrorBody),
-        (status = 403, description = "The replay is under another name than the token's (`name_mismatch`), or the player is hidden", body = ErrorBody),
-        (status = 404, description = "A level the server does not run (`unknown_level`)", body = ErrorBody),
-        (status = 409, description = "Recorded under other rules, tuning or level version (`rules_mismatch`, with the verifier's `kind`)", body = ErrorBody),
+        (status = 403, description = "The replay is under another name than the token's (`name_mismatch`), the player is hidden, or another player's ticket (`not_your_ticket`)", body = ErrorBody),
+        (status = 404, description = "A level the server does not run (`unknown_level`), no such ticket (`unknown_ticket`)", body = ErrorBody),
+        (status = 409, description = "Recorded under other rules, tuning or level version (`rules_mismatch`, with the verifier's `kind`); the ticket used already (`ticket_used`) or issued for another board (`ticket_mismatch`)", body = ErrorBody),
+        (status = 410, description = "The ticket is past its upload window (`ticket_expired`)", body = ErrorBody),
         (status = 413, description = "Body over the limit (the longest accepted run's largest legal file plus slack)", body = ErrorBody),
         (status = 415, description = "Not `application/octet-stream`", body = ErrorBody),
         (status = 429, description = "Rate limited (per token or per address); see Retry-After", body = ErrorBody),
@@ -153,9 +177,13 @@ pub struct RunStatus {
 pub async fn upload(
     State(state): State<AppState>,
     headers: HeaderMap,
+    query: Result<Query<UploadQuery>, QueryRejection>,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let outcome = accept(&state, &headers, body).await;
+    let outcome = match query {
+        Ok(Query(query)) => accept(&state, &headers, query.ticket.as_deref(), body).await,
+        Err(e) => Err(e.into()),
+    };
     state.metrics.upload(match &outcome {
         Ok(Uploaded {
             duplicate: false, ..
@@ -178,7 +206,15 @@ pub async fn upload(
     Ok(response)
 }
 
-async fn accept(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Uploaded, ApiError> {
+async fn accept(
+    state: &AppState,
+    headers: &HeaderMap,
+    ticket: Option<&str>,
+    body: Body,
+) -> Result<Uploaded, ApiError> {
+    if let Some(id) = ticket {
+        super::tickets::check_ticket_id(id)?;
+    }
     let token = auth::bearer(headers)?;
     if !auth::is_player_token(token) {
         return Err(ApiError::BadToken);
@@ -251,15 +287,34 @@ async fn accept(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Upl
         VerifyError::UnknownLevel { name } => ApiError::UnknownLevel { name },
         other => ApiError::RulesMismatch(other),
     })?;
+    let level_hash = hash_hex(header.level_hash);
+    let tuning_hash = hash_hex(header.tuning_hash);
+    if let Some(id) = ticket {
+        let ticket = super::tickets::owned_ticket(state, id, &player).await?;
+        if now_ms() - ticket.issued_ms > TICKET_UPLOAD_WINDOW_MS {
+            return Err(ApiError::TicketExpired {
+                id: id.to_string(),
+                why: format!(
+                    "an upload may name it within {} days of its issue",
+                    TICKET_UPLOAD_WINDOW_MS / 86_400_000
+                ),
+            });
+        }
+        let rules = header.rules_version;
+        if !ticket.is_for(&header.level_name, &level_hash, &tuning_hash, rules) {
+            return Err(ApiError::TicketMismatch { id: id.to_string() });
+        }
+    }
     let run = NewRun {
         player_id: player.id,
         bytes: &bytes,
         replay_hash: Sha256::digest(&bytes).into(),
         level: &header.level_name,
-        level_hash: hash_hex(header.level_hash),
-        tuning_hash: hash_hex(header.tuning_hash),
+        level_hash,
+        tuning_hash,
         rules_version: header.rules_version,
         uploaded_ms: now_ms(),
+        ticket,
     };
     let (id, duplicate) = match state.store.insert_run(&run, state.queue_max).await? {
         Inserted::New(id) => {
@@ -268,6 +323,11 @@ async fn accept(state: &AppState, headers: &HeaderMap, body: Body) -> Result<Upl
             (id, false)
         }
         Inserted::Duplicate(id) => (id, true),
+        Inserted::TicketUsed => {
+            return Err(ApiError::TicketUsed {
+                id: ticket.unwrap_or_default().to_string(),
+            });
+        }
         Inserted::QueueFull { queued } => {
             tracing::warn!(queued, "verification queue full");
             return Err(ApiError::Busy {
@@ -379,6 +439,12 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
         }
         _ => None,
     };
+    let realtime_rank = match current_board(state, &run.level, Category::RealTime) {
+        Some(board) if run.realtime && run.finish_tick.is_some() => {
+            state.store.run_rank(&board, id).await?
+        }
+        _ => None,
+    };
     let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
     let season = tick(Some(run.rules_version))
@@ -402,6 +468,9 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
         season: season.map_or_else(|| "?".into(), |s| s.to_string()),
         current_season,
         reverified_from,
+        realtime: run.realtime,
+        realtime_note: run.realtime_note,
+        realtime_rank,
         reason: run.reason,
         reason_kind: run.reason_kind,
         splits: splits(run.splits.as_deref(), rate),

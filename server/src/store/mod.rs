@@ -141,9 +141,11 @@ mod ranks;
 // Queries by concern, in files of their own (after the macros above, which they use).
 pub mod reverify;
 pub mod seasons;
+mod tickets;
 
 pub use board::{BestRun, BoardChange, EntryRow};
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
+pub use tickets::{Minted, RunTicket, Ticket};
 
 /// What the claim query returns.
 #[derive(sqlx::FromRow)]
@@ -181,6 +183,8 @@ pub struct NewRun<'a> {
     pub tuning_hash: String,
     pub rules_version: u32,
     pub uploaded_ms: i64,
+    /// The run ticket the upload names (checked already), consumed with the insert.
+    pub ticket: Option<&'a str>,
 }
 
 /// The result of an upload.
@@ -192,6 +196,8 @@ pub enum Inserted {
     Duplicate(i64),
     /// The queue holds `queued` runs, at or over the limit: nothing was stored.
     QueueFull { queued: i64 },
+    /// The ticket the upload names was consumed by another upload first: nothing was stored.
+    TicketUsed,
 }
 
 /// A run claimed for verification.
@@ -284,6 +290,10 @@ pub enum Verdict {
         splits: String,
         /// The re-simulation's final state hash (`Verified::final_hash`).
         final_hash: u64,
+        /// Played in real time under a run ticket (`crate::realtime`).
+        realtime: bool,
+        /// Why a ticketed run is not real-time (`None` if it is, or had no ticket).
+        realtime_note: Option<String>,
     },
     Rejected {
         kind: String,
@@ -319,6 +329,10 @@ pub struct RunRow {
     pub player_hidden: bool,
     /// Why an admin hid the run itself (`None` while it is shown).
     pub hidden_reason: Option<String>,
+    /// Played in real time under a run ticket (`crate::realtime`).
+    pub realtime: bool,
+    /// Why a ticketed run is not real-time.
+    pub realtime_note: Option<String>,
 }
 
 /// Which leaderboard: a level's content under one tuning and rules version (a run verified
@@ -553,6 +567,16 @@ impl Store {
             match inserted {
                 Ok(row) => {
                     let id: i64 = row.try_get(0)?;
+                    if let Some(ticket) = run.ticket {
+                        let consumed = sqlx::query(tickets::CONSUME)
+                            .bind(id)
+                            .bind(ticket)
+                            .execute(&mut *tx)
+                            .await?;
+                        if consumed.rows_affected() != 1 {
+                            return Ok(Inserted::TicketUsed);
+                        }
+                    }
                     tx.commit().await?;
                     Ok(Inserted::New(id))
                 }
@@ -655,14 +679,24 @@ impl Store {
         const SQL: &str = "
             UPDATE runs SET status = $1, ticks = $2, finish_tick = $3, splits = $4,
                             reason_kind = $5, reason = $6, verified_ms = $7, final_hash = $11,
+                            realtime = $12, realtime_note = $13,
                             lease_owner = NULL, lease_until_ms = NULL
             WHERE id = $8 AND status = 'verifying' AND lease_owner = $9 AND attempts = $10";
+        let (realtime, realtime_note) = match verdict {
+            Verdict::Verified {
+                realtime,
+                realtime_note,
+                ..
+            } => (*realtime, realtime_note.as_deref()),
+            Verdict::Rejected { .. } => (false, None),
+        };
         let (status, ticks, finish, splits, kind, reason, final_hash) = match verdict {
             Verdict::Verified {
                 ticks,
                 finish_tick,
                 splits,
                 final_hash,
+                ..
             } => (
                 RunState::Verified,
                 Some(i64::from(*ticks)),
@@ -695,6 +729,8 @@ impl Store {
                 .bind(&claim.owner)
                 .bind(claim.attempt)
                 .bind(final_hash.as_deref())
+                .bind(realtime)
+                .bind(realtime_note)
                 .execute(pool)
                 .await?
                 .rows_affected()
@@ -709,7 +745,7 @@ impl Store {
                    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
                    r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
                    (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
-                   p.hidden AS player_hidden, r.hidden_reason
+                   p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note
             FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
         let row = on_pool!(self, |pool| {
             sqlx::query_as(SQL).bind(id).fetch_optional(pool).await?

@@ -214,11 +214,15 @@ impl Store {
                     }
                     None => {
                         let (ticks, finish, splits, final_hash) = match verdict {
+                            // The copy keeps the original's real-time judgment (`run.realtime`):
+                            // the same inputs, played on the same schedule.
                             Verdict::Verified {
                                 ticks,
                                 finish_tick,
                                 splits,
                                 final_hash,
+                                realtime: _,
+                                realtime_note: _,
                             } => (
                                 Some(i64::from(*ticks)),
                                 finish_tick.map(i64::from),

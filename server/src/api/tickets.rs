@@ -1,0 +1,349 @@
+//! Run tickets: `POST /api/levels/{level}/tickets` (mint one before the countdown) and
+//! `POST /api/tickets/{id}/commits` (commit to the run as it goes). The upload names its
+//! ticket with `POST /api/runs?ticket=ID` (`api::runs`); the verdict judges the commitments
+//! (`crate::realtime`, where the protocol and what it proves are written down).
+//!
+//! Every refusal changes nothing: unknown ticket 404, someone else's 403, used 409, expired
+//! 410, malformed 400, out of order (a tick going backwards, a second start, anything after
+//! the finish) 409, more commitments than the level has splits plus the start 409, minting
+//! too fast or holding too many unstarted tickets 429 with Retry-After.
+
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth;
+use crate::error::{ApiError, ErrorBody};
+use crate::limits::{TICKET_UPLOAD_WINDOW_MS, TICKETS_OPEN_MAX};
+use crate::realtime::{Commit, CommitKind, START_WINDOW_MS};
+use crate::state::AppState;
+use crate::store::{Category, Minted, Player, Ticket};
+use crate::times::{now_ms, rfc3339};
+
+/// Hex digits of a ticket id (128 random bits).
+pub const TICKET_ID_HEX_DIGITS: usize = 32;
+
+/// A freshly issued ticket.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Issued {
+    /// 32 lowercase hex digits: name it in the commitments and the upload.
+    #[schema(example = "9f86d081884c7d659a2feaa0c55ad015")]
+    pub id: String,
+    pub level: String,
+    /// The server's clock at issue (RFC 3339, UTC): the game time of every commitment is
+    /// measured against it.
+    pub issued_at: String,
+    /// Post the commitments here.
+    pub commits_url: String,
+    /// The start must be committed within this many ms of the issue, or the ticket expires.
+    pub start_window_ms: i64,
+    /// How late after its game time since the start a commitment may arrive (ms).
+    pub slack_ms: i64,
+    /// Commitments the ticket takes at most: the start, one per checkpoint, the finish.
+    pub commits_max: usize,
+    /// Commitments are taken until this many ms after the issue (the start window, the
+    /// longest run the verifier accepts, the slack).
+    pub commit_window_ms: i64,
+    /// An upload may name the ticket until this many ms after the issue.
+    pub upload_window_ms: i64,
+}
+
+/// A commitment: where the run stands at a tick, sent the moment it happens.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommitBody {
+    /// `start` (at GO: tick 0, the state before the first tick), `checkpoint` (a checkpoint
+    /// reached for the first time: its split's tick) or `finish` (the finish tick).
+    #[schema(value_type = String, example = "checkpoint")]
+    pub kind: CommitKind,
+    /// The tick, counted from 0 (the run's splits' numbering).
+    pub tick: u32,
+    /// The state hash at that tick, 16 hex digits: before the first tick for the start,
+    /// after the tick otherwise.
+    #[schema(example = "0f3a5c7e9b1d2f40")]
+    pub hash: String,
+}
+
+/// A commitment taken.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Committed {
+    pub ticket: String,
+    /// Its number among the ticket's commitments (0: the start).
+    pub seq: usize,
+    #[schema(value_type = String)]
+    pub kind: CommitKind,
+    pub tick: u32,
+    /// The server's clock on arrival (RFC 3339, UTC, to the millisecond).
+    pub received_at: String,
+}
+
+/// Ask for a run ticket before the countdown.
+///
+/// The ticket is bound to the token's player and to the level's current board. Commit to
+/// the run with `POST /api/tickets/{id}/commits` as it goes, then upload the replay with
+/// `POST /api/runs?ticket=ID`: the run is on the real-time board if every commitment came on
+/// time and the replay reproduces them (what that proves: the README's "Real-time runs").
+#[utoipa::path(post, path = "/api/levels/{level}/tickets", tag = "runs",
+    params(("level" = String, Path, description = "Level name")),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Issued", body = Issued),
+        (status = 401, description = "No token or not a valid one", body = ErrorBody),
+        (status = 403, description = "The player is hidden", body = ErrorBody),
+        (status = 404, description = "A level the server does not run (`unknown_level`)", body = ErrorBody),
+        (status = 429, description = "Minting too fast (`rate_limited`), or too many tickets issued and not started (`too_many_tickets`); see Retry-After", body = ErrorBody),
+        (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
+    ))]
+pub async fn mint(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    level: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let Path(level) = level?;
+    let player = player_of(&state, &headers).await?;
+    let board = super::runs::current_board(&state, &level, Category::RealTime).ok_or(
+        ApiError::UnknownLevel {
+            name: level.clone(),
+        },
+    )?;
+    state
+        .ticket_rate
+        .check(player.id)
+        .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
+    let id = new_ticket_id()?;
+    let now = now_ms();
+    let minted = state
+        .store
+        .mint_ticket(
+            &id,
+            player.id,
+            &board,
+            now,
+            now - START_WINDOW_MS,
+            TICKETS_OPEN_MAX,
+        )
+        .await?;
+    if let Minted::TooManyOpen { open } = minted {
+        return Err(ApiError::TooManyTickets {
+            open,
+            retry_after_s: u64::try_from(START_WINDOW_MS / 1000).unwrap_or(60),
+        });
+    }
+    tracing::info!(player = %player.name, level = %level, "ticket issued");
+    let issued = Issued {
+        commits_url: format!("/api/tickets/{id}/commits"),
+        id,
+        level,
+        issued_at: rfc3339(now),
+        start_window_ms: START_WINDOW_MS,
+        slack_ms: state.ticket_slack_ms,
+        commits_max: commits_max(&state, &board.level),
+        commit_window_ms: commit_window_ms(&state),
+        upload_window_ms: TICKET_UPLOAD_WINDOW_MS,
+    };
+    Ok(super::with_status(StatusCode::CREATED, issued))
+}
+
+/// Commit to a run: the start, a checkpoint or the finish, the moment it happens.
+///
+/// The server stamps it with its own clock. Commitments come in run order: the start first
+/// (tick 0), then each checkpoint split and the finish, ticks never going backwards; at most
+/// one per split and the start (`commits_max`). Taken until the upload names the ticket or
+/// the commit window ends.
+#[utoipa::path(post, path = "/api/tickets/{id}/commits", tag = "runs",
+    params(("id" = String, Path, description = "Ticket id (32 hex digits)")),
+    request_body(content = CommitBody, content_type = "application/json"),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Taken", body = Committed),
+        (status = 400, description = "Not a ticket id, or a malformed commitment (`bad_parameter`, `bad_json`, `bad_commit`)", body = ErrorBody),
+        (status = 401, description = "No token or not a valid one", body = ErrorBody),
+        (status = 403, description = "Another player's ticket (`not_your_ticket`), or the player is hidden", body = ErrorBody),
+        (status = 404, description = "No such ticket (`unknown_ticket`)", body = ErrorBody),
+        (status = 409, description = "Used by an upload already (`ticket_used`), out of order (`commit_out_of_order`), or one too many (`too_many_commits`)", body = ErrorBody),
+        (status = 410, description = "Not started within its start window, or past its commit window (`ticket_expired`)", body = ErrorBody),
+        (status = 413, description = "Body over the limit", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
+        (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
+    ))]
+pub async fn commit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<axum::Json<CommitBody>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Path(id) = id?;
+    check_ticket_id(&id)?;
+    let player = player_of(&state, &headers).await?;
+    let axum::Json(body) = body?;
+    let received_ms = now_ms();
+    let commit = Commit {
+        kind: body.kind,
+        tick: body.tick,
+        hash: parse_hash(&body.hash)?,
+        received_ms,
+    };
+    let ticket = owned_ticket(&state, &id, &player).await?;
+    check_commit(&state, &ticket, &commit)?;
+    let seq = ticket.commits.len();
+    if !state.store.add_commit(&id, seq, &commit).await? {
+        // Used meanwhile, or another commitment took this place first.
+        return Err(match state.store.ticket(&id).await? {
+            Some(t) if t.run_id.is_some() => ApiError::TicketUsed { id },
+            _ => ApiError::CommitOutOfOrder(
+                "another commitment to this ticket arrived at the same moment".into(),
+            ),
+        });
+    }
+    let committed = Committed {
+        ticket: id,
+        seq,
+        kind: commit.kind,
+        tick: commit.tick,
+        received_at: rfc3339(received_ms),
+    };
+    Ok(super::with_status(StatusCode::CREATED, committed))
+}
+
+/// The token's player (not hidden).
+async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
+    let token = auth::bearer(headers)?;
+    if !auth::is_player_token(token) {
+        return Err(ApiError::BadToken);
+    }
+    let player = state
+        .store
+        .player_by_token(&auth::token_hash(token))
+        .await?
+        .ok_or(ApiError::BadToken)?;
+    if player.hidden {
+        return Err(ApiError::PlayerHidden { name: player.name });
+    }
+    Ok(player)
+}
+
+/// A ticket id is 32 lowercase hex digits; anything else is refused before any lookup.
+pub fn check_ticket_id(id: &str) -> Result<(), ApiError> {
+    let ok = id.len() == TICKET_ID_HEX_DIGITS
+        && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::BadParameter(format!(
+            "a ticket id is {TICKET_ID_HEX_DIGITS} lowercase hex digits"
+        )))
+    }
+}
+
+/// Ticket `id`, if it is `player`'s and not used: 404, 403 or 409 otherwise.
+pub async fn owned_ticket(state: &AppState, id: &str, player: &Player) -> Result<Ticket, ApiError> {
+    let ticket = state
+        .store
+        .ticket(id)
+        .await?
+        .ok_or_else(|| ApiError::UnknownTicket { id: id.to_string() })?;
+    if ticket.player_id != player.id {
+        return Err(ApiError::NotYourTicket { id: id.to_string() });
+    }
+    if ticket.run_id.is_some() {
+        return Err(ApiError::TicketUsed { id: id.to_string() });
+    }
+    Ok(ticket)
+}
+
+/// Whether `commit` may be added to `ticket` now: in its windows, in run order, not one too
+/// many.
+fn check_commit(state: &AppState, ticket: &Ticket, commit: &Commit) -> Result<(), ApiError> {
+    let now = commit.received_ms;
+    let expired = |why: String| ApiError::TicketExpired {
+        id: ticket.id.clone(),
+        why,
+    };
+    if ticket.started_ms().is_none() && now - ticket.issued_ms > START_WINDOW_MS {
+        return Err(expired(format!(
+            "it was not started within {} s of its issue",
+            START_WINDOW_MS / 1000
+        )));
+    }
+    if now - ticket.issued_ms > commit_window_ms(state) {
+        return Err(expired(
+            "its commit window (the longest run the server verifies) is over".into(),
+        ));
+    }
+    let ticks_max = state.catalog.verifier().limits().max_ticks;
+    if commit.tick >= ticks_max {
+        return Err(ApiError::BadCommit(format!(
+            "tick {} is past the longest run the server verifies ({ticks_max} ticks)",
+            commit.tick
+        )));
+    }
+    let out_of_order = |why: String| Err(ApiError::CommitOutOfOrder(why));
+    match (ticket.commits.last(), commit.kind) {
+        (None, CommitKind::Start) if commit.tick == 0 => {}
+        (None, CommitKind::Start) => return out_of_order("the start is at tick 0".into()),
+        (None, kind) => {
+            return out_of_order(format!("the start comes first, not a {}", kind.as_str()));
+        }
+        (Some(_), CommitKind::Start) => {
+            return out_of_order("the start was committed already".into());
+        }
+        (Some(last), _) if last.kind == CommitKind::Finish => {
+            return out_of_order("the finish was committed already: nothing follows it".into());
+        }
+        (Some(last), _) if commit.tick < last.tick => {
+            return out_of_order(format!(
+                "tick {} goes backwards (the last commitment was at tick {})",
+                commit.tick, last.tick
+            ));
+        }
+        _ => {}
+    }
+    let max = commits_max(state, &ticket.level);
+    if ticket.commits.len() >= max {
+        return Err(ApiError::TooManyCommits { max });
+    }
+    Ok(())
+}
+
+/// The start, one per checkpoint of the level, the finish.
+fn commits_max(state: &AppState, level: &str) -> usize {
+    let checkpoints = state
+        .catalog
+        .verifier()
+        .world(level)
+        .map_or(0, |w| w.desc().checkpoints.len());
+    checkpoints + 2
+}
+
+/// How long after its issue a ticket takes commitments (ms): the start window, the longest
+/// run the verifier accepts (`--player-ticks-max` at the tick rate), the slack.
+pub fn commit_window_ms(state: &AppState) -> i64 {
+    let ticks =
+        i64::try_from(state.catalog.verifier().limits().max_player_ticks).unwrap_or(i64::MAX);
+    let rate = i64::from(state.catalog.tick_rate().max(1));
+    START_WINDOW_MS
+        .saturating_add(ticks.saturating_mul(1000) / rate)
+        .saturating_add(state.ticket_slack_ms)
+}
+
+/// 16 hex digits → the hash.
+fn parse_hash(text: &str) -> Result<u64, ApiError> {
+    if text.len() == 16 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        u64::from_str_radix(text, 16).map_err(|e| ApiError::BadCommit(e.to_string()))
+    } else {
+        Err(ApiError::BadCommit(format!(
+            "the hash is 16 hex digits, not {text:?}"
+        )))
+    }
+}
+
+/// 128 random bits as 32 lowercase hex digits.
+fn new_ticket_id() -> Result<String, ApiError> {
+    let mut bytes = [0u8; TICKET_ID_HEX_DIGITS / 2];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("getrandom: {e}")))?;
+    Ok(auth::hex(&bytes))
+}

@@ -1,0 +1,236 @@
+//! Run tickets and their commitments (migration 0007; the protocol is `crate::realtime`'s).
+//!
+//! A ticket is one row of `tickets`, its commitments rows of `ticket_commits` numbered
+//! 0, 1, … in the order they arrived. Single use: the upload that names a ticket sets its
+//! `run_id` in the transaction that stores the run (`Store::insert_run`, through
+//! [`consume`]); `run_id` is `UNIQUE`, and the update only takes a ticket whose `run_id` is
+//! still NULL, so two uploads naming one ticket cannot both succeed.
+
+use sqlx::Row;
+
+use super::{BeginWrite, Board, Result, Store, StoreError};
+use crate::realtime::{Commit, CommitKind};
+
+/// A ticket as stored, with where its commitments stand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ticket {
+    /// 32 lowercase hex digits.
+    pub id: String,
+    pub player_id: i64,
+    /// The board it was issued for (category: real-time).
+    pub level: String,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: i64,
+    /// The server's clock at issue, Unix ms (T0).
+    pub issued_ms: i64,
+    /// The run that consumed it, once uploaded.
+    pub run_id: Option<i64>,
+    /// Its commitments so far, in the order received.
+    pub commits: Vec<Commit>,
+}
+
+impl Ticket {
+    /// When the start was committed, if it was.
+    pub fn started_ms(&self) -> Option<i64> {
+        self.commits.first().map(|c| c.received_ms)
+    }
+
+    /// Whether the finish has been committed (nothing may follow it).
+    pub fn finished(&self) -> bool {
+        self.commits
+            .last()
+            .is_some_and(|c| c.kind == CommitKind::Finish)
+    }
+
+    /// Whether it was issued for `board`'s level, level version, tuning and rules.
+    pub fn is_for(&self, level: &str, level_hash: &str, tuning_hash: &str, rules: u32) -> bool {
+        self.level == level
+            && self.level_hash == level_hash
+            && self.tuning_hash == tuning_hash
+            && self.rules_version == i64::from(rules)
+    }
+}
+
+/// The result of asking for a ticket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Minted {
+    Issued,
+    /// The player holds `open` tickets not yet started within their start window, at or over
+    /// the cap: nothing was stored.
+    TooManyOpen {
+        open: i64,
+    },
+}
+
+/// A ticket's timing and commitments, for the verdict of the run that consumed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunTicket {
+    pub issued_ms: i64,
+    pub commits: Vec<Commit>,
+}
+
+/// Sets a ticket's run (`$1`) if no run has it yet (`$2`: the ticket id); run inside the
+/// upload's transaction by `Store::insert_run`. No row changed: another upload consumed it.
+pub(super) const CONSUME: &str = "UPDATE tickets SET run_id = $1 WHERE id = $2 AND run_id IS NULL";
+
+/// A stored commitment row back as a [`Commit`].
+fn commit_of(kind: &str, tick: i64, hash: &str, received_ms: i64) -> Result<Commit> {
+    let corrupt = || StoreError::Corrupt(format!("a commitment ({kind}, {tick}, {hash:?})"));
+    Ok(Commit {
+        kind: CommitKind::parse(kind).ok_or_else(corrupt)?,
+        tick: u32::try_from(tick).map_err(|_| corrupt())?,
+        hash: u64::from_str_radix(hash, 16).map_err(|_| corrupt())?,
+        received_ms,
+    })
+}
+
+impl Store {
+    /// Issues ticket `id` to a player for `board` at `now_ms`, unless the player holds
+    /// `open_max` tickets or more issued since `open_since_ms` that are neither started nor
+    /// used (abandoned ones stop counting when their start window closes).
+    ///
+    /// One write transaction (SQLite: `BEGIN IMMEDIATE`, so count and insert are serialised).
+    /// On PostgreSQL two concurrent requests of one player could both pass the count; the
+    /// per-player mint rate limit in front of this bounds what that can add.
+    pub async fn mint_ticket(
+        &self,
+        id: &str,
+        player_id: i64,
+        board: &Board,
+        now_ms: i64,
+        open_since_ms: i64,
+        open_max: i64,
+    ) -> Result<Minted> {
+        const OPEN: &str = "
+            SELECT COUNT(*) FROM tickets t
+            WHERE t.player_id = $1 AND t.run_id IS NULL AND t.issued_ms >= $2
+              AND NOT EXISTS (SELECT 1 FROM ticket_commits c WHERE c.ticket_id = t.id)";
+        const INSERT: &str = "
+            INSERT INTO tickets (id, player_id, level, level_hash, tuning_hash, rules_version,
+                                 issued_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)";
+        on_pool!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let open: i64 = sqlx::query(OPEN)
+                .bind(player_id)
+                .bind(open_since_ms)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get(0)?;
+            if open >= open_max {
+                return Ok(Minted::TooManyOpen { open });
+            }
+            sqlx::query(INSERT)
+                .bind(id)
+                .bind(player_id)
+                .bind(board.level.as_str())
+                .bind(board.level_hash.as_str())
+                .bind(board.tuning_hash.as_str())
+                .bind(i64::from(board.rules_version))
+                .bind(now_ms)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(Minted::Issued)
+        })
+    }
+
+    /// A ticket with its commitments, if there is one of that id.
+    pub async fn ticket(&self, id: &str) -> Result<Option<Ticket>> {
+        const TICKET: &str = "
+            SELECT player_id, level, level_hash, tuning_hash, rules_version, issued_ms, run_id
+            FROM tickets WHERE id = $1";
+        const COMMITS: &str = "
+            SELECT kind, tick, hash, received_ms FROM ticket_commits
+            WHERE ticket_id = $1 ORDER BY seq";
+        on_pool!(self, |pool| {
+            let Some(row) = sqlx::query(TICKET).bind(id).fetch_optional(pool).await? else {
+                return Ok(None);
+            };
+            let commits = sqlx::query(COMMITS)
+                .bind(id)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|c| {
+                    commit_of(
+                        c.try_get::<String, _>(0)?.as_str(),
+                        c.try_get(1)?,
+                        c.try_get::<String, _>(2)?.as_str(),
+                        c.try_get(3)?,
+                    )
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Some(Ticket {
+                id: id.to_string(),
+                player_id: row.try_get(0)?,
+                level: row.try_get(1)?,
+                level_hash: row.try_get(2)?,
+                tuning_hash: row.try_get(3)?,
+                rules_version: row.try_get(4)?,
+                issued_ms: row.try_get(5)?,
+                run_id: row.try_get(6)?,
+                commits,
+            }))
+        })
+    }
+
+    /// Stores commitment number `seq` (0 for the start) of ticket `id`, unless the ticket has
+    /// been used by an upload meanwhile or another commitment took number `seq` first
+    /// (`false`: nothing stored). The caller checked the commitment against the ticket's
+    /// first `seq` commitments; the primary key `(ticket_id, seq)` makes that check hold.
+    pub async fn add_commit(&self, id: &str, seq: usize, commit: &Commit) -> Result<bool> {
+        const SQL: &str = "
+            INSERT INTO ticket_commits (ticket_id, seq, kind, tick, hash, received_ms)
+            SELECT $1, $2, $3, $4, $5, $6
+            WHERE EXISTS (SELECT 1 FROM tickets WHERE id = $1 AND run_id IS NULL)";
+        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+        let inserted = on_pool!(self, |pool| {
+            sqlx::query(SQL)
+                .bind(id)
+                .bind(seq)
+                .bind(commit.kind.as_str())
+                .bind(i64::from(commit.tick))
+                .bind(crate::catalog::hash_hex(commit.hash))
+                .bind(commit.received_ms)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        });
+        match inserted {
+            Ok(rows) => Ok(rows == 1),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The ticket a run consumed, with its commitments in order (one query), or `None` for a
+    /// run uploaded without one.
+    pub async fn run_ticket(&self, run_id: i64) -> Result<Option<RunTicket>> {
+        const SQL: &str = "
+            SELECT t.issued_ms, c.kind, c.tick, c.hash, c.received_ms
+            FROM tickets t LEFT JOIN ticket_commits c ON c.ticket_id = t.id
+            WHERE t.run_id = $1 ORDER BY c.seq";
+        on_pool!(self, |pool| {
+            let rows = sqlx::query(SQL).bind(run_id).fetch_all(pool).await?;
+            let Some(first) = rows.first() else {
+                return Ok(None);
+            };
+            let issued_ms: i64 = first.try_get(0)?;
+            let mut commits = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let Some(kind) = row.try_get::<Option<String>, _>(1)? else {
+                    continue;
+                };
+                commits.push(commit_of(
+                    &kind,
+                    row.try_get(2)?,
+                    row.try_get::<String, _>(3)?.as_str(),
+                    row.try_get(4)?,
+                )?);
+            }
+            Ok(Some(RunTicket { issued_ms, commits }))
+        })
+    }
+}
