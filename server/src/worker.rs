@@ -1,29 +1,68 @@
 //! The verification workers: a fixed number of tasks (one per core by default), each
-//! claiming one run at a time from the database, re-simulating it on a blocking thread with
-//! the verifier's budget (`Limits`: player-ticks, hash interval, wall-clock bound) and
-//! writing the verdict under its claim. At most `workers` verifications run at once, in
-//! this process; several processes on one PostgreSQL database share the queue.
+//! claiming a batch of runs at a time from the database (`--verify-batch`, 32 by default),
+//! re-simulating them one after the other on a blocking thread with the verifier's budget
+//! (`Limits`: player-ticks, hash interval, wall-clock bound) and writing the batch's verdicts
+//! under their claims in one transaction. At most `workers` verifications run at once, in this
+//! process; several processes on one PostgreSQL database share the queue.
 //!
-//! Exactly once: a verdict is written by one `UPDATE` conditional on the claim still being
-//! the run's latest (owner and attempt number). A worker that dies mid-way leaves the run
-//! `verifying` under a lease; when the lease expires, any worker claims it again, and the
-//! dead worker's verdict, should it ever come, is refused. Verification is deterministic, so
-//! whichever claim writes, the verdict is the same.
+//! # Exactly once
+//!
+//! A run gets exactly one verdict, whatever dies when.
+//!
+//! - **Claims.** One statement ([`Store::claim_batch`](crate::store::Store::claim_batch)) moves up to N runs that are queued, or
+//!   `verifying` under a lease that has expired, to `verifying`, leased to this worker
+//!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
+//!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
+//!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
+//!   IMMEDIATE`). The batch's bytes are then read in one query.
+//! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
+//!   the same owner and attempt number; so is handing a run back. A claim that is no longer
+//!   the run's latest — its lease expired and the run was claimed again — writes nothing, and
+//!   once a verdict is written the run is no longer `verifying`, so nothing writes a second.
+//! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
+//!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
+//!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
+//! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
+//!   starts a run only if, at the verifier's wall-clock bound, it would end within
+//!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch always starts:
+//!   the configuration makes the lease longer than that bound); otherwise it writes what it
+//!   has and releases the rest. A batch of slow runs is written run by run, and a run never
+//!   waits behind more than one slow run of its batch.
+//!
+//! What happens when:
+//!
+//! - **the process dies mid-batch** (or before the verdict transaction commits): nothing of
+//!   the batch was written; its runs stay `verifying` until their leases expire, then any
+//!   worker, in any process, claims them again (attempt 2) and writes their verdicts. If it
+//!   dies after the commit, the verdicts stand and the runs are never claimed again.
+//! - **a lease expires mid-batch** (the worker was paused, or the machine starved it): another
+//!   worker may claim those runs again; whichever verdict commits first is written and the
+//!   other claim's `UPDATE`s change nothing (the rest of its batch is written as usual).
+//!   Verification is deterministic, so both would have written the same verdict.
+//! - **the verdict transaction fails**: it is rolled back, nothing of it is written, and it is
+//!   tried again (three times in all, as the lease allows); if it never commits the runs are
+//!   claimed again when their leases expire. A commit whose answer was lost and is tried again
+//!   writes nothing the second time (the runs are no longer `verifying`) and is logged as a
+//!   lost claim.
+//! - **a run is claimed again and again** (every claim died): after
+//!   [`CLAIM_ATTEMPTS_MAX`] claims it is rejected `abandoned` without being simulated.
 
-use std::time::Instant;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
 
-use pogo_replay::{Ghost, Split, Verifier};
+use pogo_replay::{Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::limits::{CLAIM_ATTEMPTS_MAX, WORKER_POLL_INTERVAL};
+use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::state::AppState;
 use crate::store::{Claim, RunState, Verdict};
 use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
-/// current run.
+/// current batch (whose runs not yet started are handed back).
 pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
     (0..state.workers)
         .map(|index| tokio::spawn(work(state.clone(), index, stop.clone())))
@@ -37,9 +76,17 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
         if *stop.borrow() {
             return;
         }
-        match state.store.claim(&owner, now_ms(), lease_ms).await {
-            Ok(Some(claim)) => verify_claimed(&state, claim).await,
-            Ok(None) => {
+        // Before the claim: the leases run from no later than this.
+        let claimed_at = Instant::now();
+        match state
+            .store
+            .claim_batch(&owner, now_ms(), lease_ms, state.verify_batch)
+            .await
+        {
+            Ok(claims) if !claims.is_empty() => {
+                verify_batch(&state, claims, claimed_at, stop.clone()).await
+            }
+            Ok(_) => {
                 tokio::select! {
                     _ = state.work.notified() => {}
                     _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
@@ -47,7 +94,7 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
                 }
             }
             Err(e) => {
-                tracing::warn!(worker = %owner, error = %e, "cannot claim a run");
+                tracing::warn!(worker = %owner, error = %e, "cannot claim runs");
                 tokio::select! {
                     _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
                     _ = stop.changed() => {}
@@ -57,41 +104,152 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
     }
 }
 
-#[tracing::instrument(skip_all, fields(run = claim.run_id, attempt = claim.attempt))]
-async fn verify_claimed(state: &AppState, claim: Claim) {
-    let started = Instant::now();
-    let verdict = if claim.attempt > CLAIM_ATTEMPTS_MAX {
-        Verdict::Rejected {
-            kind: "abandoned".into(),
-            reason: format!("verification was interrupted {CLAIM_ATTEMPTS_MAX} times; given up"),
-        }
-    } else {
-        let bytes = match state.store.replay_bytes(&claim.replay_hash).await {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => {
-                tracing::error!("the run's replay bytes are missing");
-                return;
-            }
-            Err(e) => {
-                // The lease runs out and the run is claimed again.
-                tracing::warn!(error = %e, "cannot read the replay");
-                return;
-            }
-        };
-        let catalog = state.catalog.clone();
-        match tokio::task::spawn_blocking(move || verify(catalog.verifier(), &bytes)).await {
-            Ok(verdict) => verdict,
-            Err(e) => {
-                tracing::error!(error = %e, "verification panicked");
-                Verdict::Rejected {
-                    kind: "internal".into(),
-                    reason: "the verifier failed on this replay (a bug: please report it)".into(),
-                }
-            }
+/// A batch after its verifications: the verdicts (with the seconds each took) and the claims
+/// not started, to hand back.
+struct Verified {
+    verdicts: Vec<(Claim, Verdict, f64)>,
+    unstarted: Vec<Claim>,
+}
+
+/// Verifies a claimed batch and writes its verdicts.
+async fn verify_batch(
+    state: &AppState,
+    claims: Vec<Claim>,
+    claimed_at: Instant,
+    stop: watch::Receiver<bool>,
+) {
+    let bytes = match state.store.claimed_bytes(&claims).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            // The leases run out and the runs are claimed again.
+            tracing::warn!(error = %e, runs = claims.len(), "cannot read the batch's replays");
+            return;
         }
     };
-    let seconds = started.elapsed().as_secs_f64();
-    let (label, reason) = match &verdict {
+    let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
+    let horizon = state.lease * numerator / denominator;
+    let catalog = state.catalog.clone();
+    let batch = tokio::task::spawn_blocking(move || {
+        verify_claims(
+            catalog.verifier(),
+            claims,
+            bytes,
+            claimed_at,
+            horizon,
+            &stop,
+        )
+    })
+    .await;
+    match batch {
+        Ok(batch) => write_batch(state, batch).await,
+        // `verify_claims` catches each verification's panic: this is not expected. The leases
+        // run out and the runs are claimed again.
+        Err(e) => tracing::error!(error = %e, "a verification batch failed"),
+    }
+}
+
+/// Verifies `claims` in order while the next one, at the verifier's wall-clock bound, would
+/// still end within `horizon` of `claimed_at` (and `stop` is not set); the first always.
+fn verify_claims(
+    verifier: &Verifier,
+    claims: Vec<Claim>,
+    mut bytes: HashMap<i64, Vec<u8>>,
+    claimed_at: Instant,
+    horizon: Duration,
+    stop: &watch::Receiver<bool>,
+) -> Verified {
+    let longest = verifier.limits().max_duration.unwrap_or(Duration::ZERO);
+    let mut verdicts = Vec::with_capacity(claims.len());
+    let mut claims = claims.into_iter();
+    let mut started = false;
+    while let Some(claim) = claims.next() {
+        if started && (*stop.borrow() || claimed_at.elapsed() + longest > horizon) {
+            let mut unstarted = vec![claim];
+            unstarted.extend(claims);
+            return Verified {
+                verdicts,
+                unstarted,
+            };
+        }
+        started = true;
+        let begun = Instant::now();
+        let verdict = if claim.attempt > CLAIM_ATTEMPTS_MAX {
+            Verdict::Rejected {
+                kind: "abandoned".into(),
+                reason: format!(
+                    "verification was interrupted {CLAIM_ATTEMPTS_MAX} times; given up"
+                ),
+            }
+        } else {
+            let Some(bytes) = bytes.remove(&claim.run_id) else {
+                tracing::error!(run = claim.run_id, "the run's replay bytes are missing");
+                continue;
+            };
+            match std::panic::catch_unwind(AssertUnwindSafe(|| verify(verifier, &bytes))) {
+                Ok(verdict) => verdict,
+                Err(_) => {
+                    tracing::error!(run = claim.run_id, "verification panicked");
+                    Verdict::Rejected {
+                        kind: "internal".into(),
+                        reason: "the verifier failed on this replay (a bug: please report it)"
+                            .into(),
+                    }
+                }
+            }
+        };
+        verdicts.push((claim, verdict, begun.elapsed().as_secs_f64()));
+    }
+    Verified {
+        verdicts,
+        unstarted: Vec::new(),
+    }
+}
+
+/// Writes a batch's verdicts and releases its unstarted claims in one transaction, a few
+/// tries while the database is briefly busy; logs and counts each verdict written.
+async fn write_batch(state: &AppState, batch: Verified) {
+    let verdicts: Vec<(&Claim, &Verdict)> = batch.verdicts.iter().map(|(c, v, _)| (c, v)).collect();
+    let release: Vec<&Claim> = batch.unstarted.iter().collect();
+    if verdicts.is_empty() && release.is_empty() {
+        return;
+    }
+    for attempt in 0..3u32 {
+        match state
+            .store
+            .write_verdicts(&verdicts, &release, now_ms())
+            .await
+        {
+            Ok(written) => {
+                for ((claim, verdict, seconds), written) in batch.verdicts.iter().zip(written) {
+                    let span =
+                        tracing::info_span!("verdict", run = claim.run_id, attempt = claim.attempt);
+                    let _entered = span.enter();
+                    if !written {
+                        tracing::warn!(
+                            "claim lost (lease expired, run taken over); verdict dropped"
+                        );
+                        continue;
+                    }
+                    let (label, reason) = labels(verdict);
+                    state.metrics.verdict(label, reason, *seconds);
+                    tracing::info!(verdict = label, reason, seconds, "verdict");
+                }
+                if !release.is_empty() {
+                    tracing::debug!(runs = release.len(), "handed back unstarted");
+                }
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, attempt, runs = verdicts.len(), "cannot write the verdicts");
+                tokio::time::sleep(WORKER_POLL_INTERVAL * (attempt + 1)).await;
+            }
+        }
+    }
+}
+
+/// A verdict's metric labels: the state, and `finished` / `unfinished` or the reject kind.
+fn labels(verdict: &Verdict) -> (&'static str, &str) {
+    match verdict {
         Verdict::Verified { finish_tick, .. } => (
             RunState::Verified.as_str(),
             if finish_tick.is_some() {
@@ -101,33 +259,17 @@ async fn verify_claimed(state: &AppState, claim: Claim) {
             },
         ),
         Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
-    };
-    // A few tries while the lease lasts: the database may be briefly busy.
-    for attempt in 0..3u32 {
-        match state.store.write_verdict(&claim, &verdict, now_ms()).await {
-            Ok(true) => {
-                state.metrics.verdict(label, reason, seconds);
-                tracing::info!(verdict = label, reason, seconds, "verdict");
-                return;
-            }
-            Ok(false) => {
-                tracing::warn!("claim lost (lease expired, run taken over); verdict dropped");
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, attempt, "cannot write the verdict");
-                tokio::time::sleep(WORKER_POLL_INTERVAL * (attempt + 1)).await;
-            }
-        }
     }
 }
 
-/// Re-simulates a replay; the verdict is only what the re-simulation shows. Loads it as a
-/// [`Ghost`] (which verifies it) for the splits.
+/// Re-simulates a replay; the verdict is only what the re-simulation shows. Runs the
+/// verifier with an `on_tick` that records the splits and nothing else (no positions, no
+/// snapshots): the same verdict as loading the replay as a `Ghost` and taking its first
+/// player's splits, at the cost of the re-simulation alone.
 pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
-    match Ghost::load(bytes, verifier) {
-        Ok(ghost) => {
-            let verified = ghost.verified();
+    let mut splits = SplitRecorder::default();
+    match verifier.verify_with(bytes, |sim| splits.observe(sim)) {
+        Ok(verified) => {
             if verified.finish.len() != 1 {
                 return Verdict::Rejected {
                     kind: "not_single_player".into(),
@@ -140,14 +282,32 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
             Verdict::Verified {
                 ticks: verified.ticks,
                 finish_tick: verified.finish[0],
-                splits: splits_json(ghost.splits(0)),
+                splits: splits_json(splits.player(0)),
                 final_hash: verified.final_hash,
             }
         }
-        Err(e) => Verdict::Rejected {
-            kind: e.kind().into(),
-            reason: e.to_string(),
-        },
+        Err(found) => {
+            let problem = first_problem(verifier, bytes, found);
+            Verdict::Rejected {
+                kind: problem.kind().into(),
+                reason: problem.to_string(),
+            }
+        }
+    }
+}
+
+/// The problem a replay is rejected for when it has several: a malformed byte anywhere in the
+/// file comes first (a `Ghost` decodes the whole file before simulating, and verdicts were
+/// written that way), then what the streaming verifier found — a header that does not match,
+/// the budget, a desync. Only a refused replay pays for the decoding (no simulation).
+fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> VerifyError {
+    if matches!(found, VerifyError::Replay(_)) {
+        // The stream stopped at the first malformed byte: the same one decoding stops at.
+        return found;
+    }
+    match Replay::decode(bytes, verifier.limits()) {
+        Err(malformed) => malformed.into(),
+        Ok(_) => found,
     }
 }
 
