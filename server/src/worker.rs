@@ -24,10 +24,15 @@
 //!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
 //! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
 //!   starts a run only if, at the verifier's wall-clock bound, it would end within
-//!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch always starts:
-//!   the configuration makes the lease longer than that bound); otherwise it writes what it
-//!   has and releases the rest. A batch of slow runs is written run by run, and a run never
+//!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch: within the lease,
+//!   which the configuration makes longer than that bound); otherwise it writes what it has
+//!   and hands back the rest. A batch of slow runs is written run by run, and a run never
 //!   waits behind more than one slow run of its batch.
+//! - **One batch ahead.** While a batch is re-simulated, the worker claims the next one and
+//!   the batch before commits its verdicts, so the database's round trips and commits overlap
+//!   the re-simulation. A worker holds at most two batches and one open verdict transaction;
+//!   the batch claimed ahead is leased from its own claim (the rule above counts its wait), and
+//!   handed back if the server stops before starting it.
 //!
 //! What happens when:
 //!
@@ -58,11 +63,11 @@ use tokio::task::JoinHandle;
 
 use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::state::AppState;
-use crate::store::{Claim, RunState, Verdict};
+use crate::store::{Claim, RunState, StoreError, Verdict};
 use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
-/// current batch (whose runs not yet started are handed back).
+/// current run, writing their batch's verdicts and handing back the runs not started.
 pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
     (0..state.workers)
         .map(|index| tokio::spawn(work(state.clone(), index, stop.clone())))
@@ -71,37 +76,98 @@ pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<(
 
 async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
     let owner = format!("{}#{index}", state.instance);
-    let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
+    // The batch claimed while the one before was being verified.
+    let mut next: Option<Claimed> = None;
+    // The verdict transaction of the batch before, committing while this one is verified.
+    let mut writing: Option<JoinHandle<()>> = None;
     loop {
         if *stop.borrow() {
-            return;
+            break;
         }
-        // Before the claim: the leases run from no later than this.
-        let claimed_at = Instant::now();
-        match state
-            .store
-            .claim_batch(&owner, now_ms(), lease_ms, state.verify_batch)
-            .await
-        {
-            Ok(claims) if !claims.is_empty() => {
-                verify_batch(&state, claims, claimed_at, stop.clone()).await
-            }
-            Ok(_) => {
-                tokio::select! {
-                    _ = state.work.notified() => {}
-                    _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
-                    _ = stop.changed() => {}
+        let batch = match next.take() {
+            Some(batch) => batch,
+            None => match claim(&state, &owner).await {
+                Ok(Some(batch)) => batch,
+                Ok(None) => {
+                    tokio::select! {
+                        _ = state.work.notified() => {}
+                        _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
+                        _ = stop.changed() => {}
+                    }
+                    continue;
                 }
-            }
-            Err(e) => {
-                tracing::warn!(worker = %owner, error = %e, "cannot claim runs");
-                tokio::select! {
-                    _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
-                    _ = stop.changed() => {}
+                Err(e) => {
+                    tracing::warn!(worker = %owner, error = %e, "cannot claim runs");
+                    tokio::select! {
+                        _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
+                        _ = stop.changed() => {}
+                    }
+                    continue;
                 }
+            },
+        };
+        let (catalog, lease, stop_flag) = (state.catalog.clone(), state.lease, stop.clone());
+        let verifying = tokio::task::spawn_blocking(move || {
+            verify_claims(catalog.verifier(), batch, lease, &stop_flag)
+        });
+        // Meanwhile the next batch is claimed and read: the database's round trips and
+        // commits overlap the re-simulation instead of adding to it.
+        if !*stop.borrow() {
+            match claim(&state, &owner).await {
+                Ok(batch) => next = batch,
+                Err(e) => tracing::warn!(worker = %owner, error = %e, "cannot claim runs"),
             }
+        }
+        let verified = verifying.await;
+        // One verdict transaction at a time per worker, in the order of the claims.
+        if let Some(previous) = writing.take() {
+            let _ = previous.await;
+        }
+        match verified {
+            Ok(batch) => writing = Some(tokio::spawn(write_batch(state.clone(), batch))),
+            // `verify_claims` catches each verification's panic: this is not expected. The
+            // leases run out and the runs are claimed again.
+            Err(e) => tracing::error!(error = %e, "a verification batch failed"),
         }
     }
+    if let Some(previous) = writing.take() {
+        let _ = previous.await;
+    }
+    if let Some(unstarted) = next.take() {
+        let batch = Verified {
+            verdicts: Vec::new(),
+            unstarted: unstarted.claims,
+        };
+        write_batch(state.clone(), batch).await;
+    }
+}
+
+/// A claimed batch: its claims (by run id), their replays, and when it was claimed (the
+/// leases run from no earlier than this).
+struct Claimed {
+    claims: Vec<Claim>,
+    bytes: HashMap<i64, Vec<u8>>,
+    claimed_at: Instant,
+}
+
+/// Claims a batch for `owner` and reads its replays; `None` if no run is waiting. On an
+/// error after the claim, the claims' leases run out and the runs are claimed again.
+async fn claim(state: &AppState, owner: &str) -> Result<Option<Claimed>, StoreError> {
+    let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
+    let claimed_at = Instant::now();
+    let claims = state
+        .store
+        .claim_batch(owner, now_ms(), lease_ms, state.verify_batch)
+        .await?;
+    if claims.is_empty() {
+        return Ok(None);
+    }
+    let bytes = state.store.claimed_bytes(&claims).await?;
+    Ok(Some(Claimed {
+        claims,
+        bytes,
+        claimed_at,
+    }))
 }
 
 /// A batch after its verifications: the verdicts (with the seconds each took) and the claims
@@ -111,59 +177,34 @@ struct Verified {
     unstarted: Vec<Claim>,
 }
 
-/// Verifies a claimed batch and writes its verdicts.
-async fn verify_batch(
-    state: &AppState,
-    claims: Vec<Claim>,
-    claimed_at: Instant,
-    stop: watch::Receiver<bool>,
-) {
-    let bytes = match state.store.claimed_bytes(&claims).await {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            // The leases run out and the runs are claimed again.
-            tracing::warn!(error = %e, runs = claims.len(), "cannot read the batch's replays");
-            return;
-        }
-    };
-    let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
-    let horizon = state.lease * numerator / denominator;
-    let catalog = state.catalog.clone();
-    let batch = tokio::task::spawn_blocking(move || {
-        verify_claims(
-            catalog.verifier(),
-            claims,
-            bytes,
-            claimed_at,
-            horizon,
-            &stop,
-        )
-    })
-    .await;
-    match batch {
-        Ok(batch) => write_batch(state, batch).await,
-        // `verify_claims` catches each verification's panic: this is not expected. The leases
-        // run out and the runs are claimed again.
-        Err(e) => tracing::error!(error = %e, "a verification batch failed"),
-    }
-}
-
-/// Verifies `claims` in order while the next one, at the verifier's wall-clock bound, would
-/// still end within `horizon` of `claimed_at` (and `stop` is not set); the first always.
+/// Verifies a batch's claims in order while the next one, at the verifier's wall-clock
+/// bound, would still end within [`VERIFY_BATCH_LEASE_FRACTION`] of the `lease` after the
+/// claim — the first one: within the lease — and `stop` is not set; hands back the rest.
 fn verify_claims(
     verifier: &Verifier,
-    claims: Vec<Claim>,
-    mut bytes: HashMap<i64, Vec<u8>>,
-    claimed_at: Instant,
-    horizon: Duration,
+    batch: Claimed,
+    lease: Duration,
     stop: &watch::Receiver<bool>,
 ) -> Verified {
+    let Claimed {
+        claims,
+        mut bytes,
+        claimed_at,
+    } = batch;
     let longest = verifier.limits().max_duration.unwrap_or(Duration::ZERO);
+    let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
+    let horizon = lease * numerator / denominator;
     let mut verdicts = Vec::with_capacity(claims.len());
     let mut claims = claims.into_iter();
     let mut started = false;
     while let Some(claim) = claims.next() {
-        if started && (*stop.borrow() || claimed_at.elapsed() + longest > horizon) {
+        let ends_by = claimed_at.elapsed() + longest;
+        let late = if started {
+            ends_by > horizon
+        } else {
+            ends_by >= lease
+        };
+        if late || (started && *stop.borrow()) {
             let mut unstarted = vec![claim];
             unstarted.extend(claims);
             return Verified {
@@ -207,7 +248,7 @@ fn verify_claims(
 
 /// Writes a batch's verdicts and releases its unstarted claims in one transaction, a few
 /// tries while the database is briefly busy; logs and counts each verdict written.
-async fn write_batch(state: &AppState, batch: Verified) {
+async fn write_batch(state: AppState, batch: Verified) {
     let verdicts: Vec<(&Claim, &Verdict)> = batch.verdicts.iter().map(|(c, v, _)| (c, v)).collect();
     let release: Vec<&Claim> = batch.unstarted.iter().collect();
     if verdicts.is_empty() && release.is_empty() {

@@ -618,7 +618,7 @@ async fn kill_9_mid_batch_every_run_gets_exactly_one_verdict() {
 /// with exactly one verdict.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
-    const RUNS: usize = 400;
+    const RUNS: usize = 600;
     let Some(backend) = backends()
         .await
         .into_iter()
@@ -638,7 +638,13 @@ async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
     );
     let a = ServerProcess::start(&args, &log_a).await;
     let b = ServerProcess::start(&args, &log_b).await;
-    mid_batches(&audit, RUNS / 4).await;
+    // Both at work: B has written verdicts of its own, and runs are claimed.
+    let started = Instant::now();
+    while verdicts_in_logs(&[&log_b]).0.len() < 10 {
+        assert!(started.elapsed() < VERDICT_WAIT, "B wrote no verdicts");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    mid_batches(&audit, 0).await;
     let b_pid = b.child.lock().unwrap().id().to_string();
     let signal = |name: &str| {
         let status = std::process::Command::new("kill")
