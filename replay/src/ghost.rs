@@ -8,19 +8,12 @@
 use pogo_core::{Events, Input, Simulation, Snapshot, Ticks, Vec3};
 
 use crate::reader::{Replay, ReplayReader};
+pub use crate::splits::Split;
+use crate::splits::SplitRecorder;
 use crate::verify::{Verified, Verifier, VerifyError};
 
 /// Ticks between the snapshots kept for seeking (5 s at 60 Hz).
 pub const SNAPSHOT_INTERVAL: u32 = 300;
-
-/// Reaching a checkpoint (or the finish) for the first time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Split {
-    /// The checkpoint's index in the level, or `None` for the finish.
-    pub checkpoint: Option<u32>,
-    /// The tick on which it was reached.
-    pub tick: Ticks,
-}
 
 /// A verified replay, ready to be drawn, raced and scrubbed.
 #[derive(Debug)]
@@ -50,7 +43,7 @@ impl Ghost {
         })?;
         let mut positions = Vec::with_capacity(replay.ticks() as usize);
         let mut teleports = Vec::with_capacity(replay.ticks() as usize);
-        let mut splits = vec![Vec::new(); players];
+        let mut splits = SplitRecorder::new(players);
         let mut snapshots = vec![start.snapshot()];
         let verified = verifier.verify_with(bytes, |sim| {
             let state = sim.state();
@@ -61,26 +54,7 @@ impl Ghost {
                     .iter()
                     .any(|p| p.events.contains(Events::TELEPORT)),
             );
-            let tick = Ticks(state.tick.0 - 1);
-            for (player, pogo) in state.pogos.iter().enumerate() {
-                let seen = &mut splits[player];
-                if pogo.events.contains(Events::CHECKPOINT) {
-                    if let Some(i) = pogo.checkpoint {
-                        if !seen.iter().any(|s: &Split| s.checkpoint == Some(i)) {
-                            seen.push(Split {
-                                checkpoint: Some(i),
-                                tick,
-                            });
-                        }
-                    }
-                }
-                if pogo.events.contains(Events::FINISH) {
-                    seen.push(Split {
-                        checkpoint: None,
-                        tick,
-                    });
-                }
-            }
+            splits.observe(sim);
             if state.tick.0 % SNAPSHOT_INTERVAL == 0 {
                 snapshots.push(sim.snapshot());
             }
@@ -90,7 +64,7 @@ impl Ghost {
             replay,
             positions,
             teleports,
-            splits,
+            splits: splits.into_players(),
             snapshots,
             sim: start,
         })

@@ -46,12 +46,13 @@ pub mod names;
 pub mod reader;
 pub mod recorder;
 pub mod salvage;
+pub mod splits;
 pub mod tuning_file;
 pub mod verify;
 
 pub use diff::{Difference, first_difference};
 pub use format::{FORMAT_VERSION, Header, InputChunk, ReplayError, Run, Trailer};
-pub use ghost::{Ghost, Split};
+pub use ghost::Ghost;
 pub use input_script::{InputScript, InputScriptError, parse_input_script};
 pub use level_file::{LevelFileError, MAX_LEVEL_FILE_BYTES, level_to_json, parse_level_json};
 pub use levels::{BUILTIN_LEVELS, builtin_level};
@@ -59,6 +60,7 @@ pub use names::{NameError, check_player_name};
 pub use reader::{Chunk, Limits, Replay, ReplayReader};
 pub use recorder::Recorder;
 pub use salvage::{SalvageError, Salvaged, salvage};
+pub use splits::{Split, SplitRecorder};
 pub use tuning_file::{
     MAX_TUNING_FILE_BYTES, TuningFileError, apply_tuning_json, parse_tuning_json, tuning_to_json,
 };

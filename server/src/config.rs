@@ -108,6 +108,15 @@ pub struct Config {
         default_value_t = 30_000
     )]
     pub lease_ms: u64,
+    /// Runs a worker claims at once (1 to 256): one claim statement and one verdict
+    /// transaction per batch. 1 claims run by run.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "POGO_VERIFY_BATCH",
+        default_value_t = crate::limits::VERIFY_BATCH_RUNS
+    )]
+    pub verify_batch: u32,
     /// Most runs waiting for verification (in the database, over all servers); an upload
     /// beyond it is answered 503 with Retry-After.
     #[arg(
@@ -317,6 +326,13 @@ impl Config {
                 self.lease_ms, self.duration_ms_max
             ));
         }
+        let batch_max = crate::limits::VERIFY_BATCH_RUNS_MAX;
+        if !(1..=batch_max).contains(&self.verify_batch) {
+            return Err(format!(
+                "--verify-batch {}: must be within 1..={batch_max}",
+                self.verify_batch
+            ));
+        }
         if self.queue_max == 0 {
             return Err("--queue-max 0: must be at least 1".into());
         }
@@ -398,6 +414,13 @@ mod tests {
             ..Config::defaults()
         };
         assert!(lease_too_short.check().unwrap_err().contains("--lease-ms"));
+        for verify_batch in [0, crate::limits::VERIFY_BATCH_RUNS_MAX + 1] {
+            let batch = Config {
+                verify_batch,
+                ..Config::defaults()
+            };
+            assert!(batch.check().unwrap_err().contains("--verify-batch"));
+        }
         let short_admin = Config {
             admin_token: Some("short".into()),
             ..Config::defaults()

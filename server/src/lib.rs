@@ -10,9 +10,10 @@
 //!    without simulating anything — token, rate limits, size, every checksum and record, a
 //!    single player under the token's name, a level/tuning/rules this server runs — then
 //!    stored with a queued run in one committed transaction and answered 202 ([`api::runs`]).
-//! 2. Workers ([`worker`]) claim queued runs from the database under a lease, re-simulate
-//!    each with [`pogo_replay::Verifier`] on a blocking thread, within the operator's budget,
-//!    and write the verdict once, under their claim. Several server processes on one
+//! 2. Workers ([`worker`]) claim queued runs from the database in batches under a lease,
+//!    re-simulate each with [`pogo_replay::Verifier`] on a blocking thread, within the
+//!    operator's budget, and write the batch's verdicts in one transaction, each once, under
+//!    its claim. Several server processes on one
 //!    PostgreSQL database share the queue (`FOR UPDATE SKIP LOCKED`); a claim whose process
 //!    died is taken over when its lease expires.
 //! 3. Leaderboards ([`api::leaderboard`]) rank the verified finish ticks, one entry per
@@ -150,6 +151,7 @@ impl Server {
             instance,
             workers: config.workers(),
             lease: config.lease(),
+            verify_batch: config.verify_batch,
             queue_max: config.queue_max,
             upload_limit: limits::upload_body_limit(ticks_max),
             work: Notify::new(),

@@ -89,6 +89,26 @@ pub const GHOST_WAIT_MAX: Duration = Duration::from_secs(10);
 /// server process, and claims whose lease expired.
 pub const WORKER_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
+/// Runs one worker claims at once (the default of `--verify-batch`): one claim statement and
+/// one verdict transaction serve the whole batch. A finished `course` run re-simulates in
+/// about half a millisecond, so 32 runs are ≈ 15 ms of work per transaction: a commit
+/// (an fsync under SQLite's `synchronous = FULL`, a round trip and a WAL flush on PostgreSQL)
+/// then costs a few per cent of the batch instead of as much as the run itself, and larger
+/// batches gain little more while holding more runs away from other workers and processes
+/// (a queue of a few hundred still spreads over four processes). See PERFORMANCE.md.
+pub const VERIFY_BATCH_RUNS: u32 = 32;
+/// The largest `--verify-batch` accepted: the batch's replays are held in memory at once
+/// (up to the body limit each, 7.8 MB at the default one-hour run: 2 GB at this bound, in
+/// the worst case of every run being an hour long).
+pub const VERIFY_BATCH_RUNS_MAX: u32 = 256;
+
+/// A batch's verdicts are written, and its runs not yet verified handed back to the queue,
+/// before a verification that might end later than this fraction of the lease (numerator,
+/// denominator) after the claim: the rest of the lease is left for the verdict transaction
+/// and its retries, so no verdict outlives its lease needlessly. A batch of slow runs is
+/// thus written run by run, each within its lease (`worker.rs`).
+pub const VERIFY_BATCH_LEASE_FRACTION: (u32, u32) = (3, 4);
+
 /// Claims of one run before it is given up as `abandoned` (each claim that did not end in a
 /// verdict was a worker dying or losing the database mid-verification: a run that does that
 /// five times is more likely the cause than the victim).

@@ -36,6 +36,8 @@ pub struct Shared {
     pub instance: String,
     pub workers: usize,
     pub lease: Duration,
+    /// Runs a worker claims at once (`--verify-batch`).
+    pub verify_batch: u32,
     pub queue_max: u64,
     /// Request body limit of an upload (bytes): see `limits::upload_body_limit`.
     pub upload_limit: u64,

@@ -1,30 +1,77 @@
 //! The verification workers: a fixed number of tasks (one per core by default), each
-//! claiming one run at a time from the database, re-simulating it on a blocking thread with
-//! the verifier's budget (`Limits`: player-ticks, hash interval, wall-clock bound) and
-//! writing the verdict under its claim. At most `workers` verifications run at once, in
-//! this process; several processes on one PostgreSQL database share the queue.
+//! claiming a batch of runs at a time from the database (`--verify-batch`, 32 by default),
+//! re-simulating them one after the other on a blocking thread with the verifier's budget
+//! (`Limits`: player-ticks, hash interval, wall-clock bound) and writing the batch's verdicts
+//! under their claims in one transaction. At most `workers` verifications run at once, in this
+//! process; several processes on one PostgreSQL database share the queue.
 //!
-//! Exactly once: a verdict is written by one `UPDATE` conditional on the claim still being
-//! the run's latest (owner and attempt number). A worker that dies mid-way leaves the run
-//! `verifying` under a lease; when the lease expires, any worker claims it again, and the
-//! dead worker's verdict, should it ever come, is refused. Verification is deterministic, so
-//! whichever claim writes, the verdict is the same.
+//! # Exactly once
+//!
+//! A run gets exactly one verdict, whatever dies when.
+//!
+//! - **Claims.** One statement ([`Store::claim_batch`](crate::store::Store::claim_batch)) moves up to N runs that are queued, or
+//!   `verifying` under a lease that has expired, to `verifying`, leased to this worker
+//!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
+//!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
+//!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
+//!   IMMEDIATE`). The batch's bytes are then read in one query.
+//! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
+//!   the same owner and attempt number; so is handing a run back. A claim that is no longer
+//!   the run's latest — its lease expired and the run was claimed again — writes nothing, and
+//!   once a verdict is written the run is no longer `verifying`, so nothing writes a second.
+//! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
+//!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
+//!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
+//! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
+//!   starts a run only if, at the verifier's wall-clock bound, it would end within
+//!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch: within the lease,
+//!   which the configuration makes longer than that bound); otherwise it writes what it has
+//!   and hands back the rest. A batch of slow runs is written run by run, and a run never
+//!   waits behind more than one slow run of its batch.
+//! - **One batch ahead.** While a batch is re-simulated, the worker claims the next one and
+//!   the batch before commits its verdicts, so the database's round trips and commits overlap
+//!   the re-simulation. A worker holds at most two batches and one open verdict transaction;
+//!   the batch claimed ahead is leased from its own claim (the rule above counts its wait), and
+//!   handed back if the server stops before starting it.
+//!
+//! What happens when:
+//!
+//! - **the process dies mid-batch** (or before the verdict transaction commits): nothing of
+//!   the batch was written; its runs stay `verifying` until their leases expire, then any
+//!   worker, in any process, claims them again (attempt 2) and writes their verdicts. If it
+//!   dies after the commit, the verdicts stand and the runs are never claimed again.
+//! - **a lease expires mid-batch** (the worker was paused, or the machine starved it): another
+//!   worker may claim those runs again; whichever verdict commits first is written and the
+//!   other claim's `UPDATE`s change nothing (the rest of its batch is written as usual).
+//!   Verification is deterministic, so both would have written the same verdict.
+//! - **the verdict transaction fails**: it is rolled back, nothing of it is written, and it is
+//!   tried again (three times in all, as the lease allows); if it never commits the runs are
+//!   claimed again when their leases expire. A commit whose answer was lost and is tried again
+//!   writes nothing the second time (the runs are no longer `verifying`) and is logged as a
+//!   lost claim.
+//! - **a run is claimed again and again** (every claim died): after
+//!   [`CLAIM_ATTEMPTS_MAX`] claims it is rejected `abandoned` without being simulated.
+//!
+//! A run uploaded under a run ticket is judged real-time or not with its verdict
+//! ([`verify_ticketed`]): the batch's tickets and their commitments are read with its bytes.
 
-use std::time::Instant;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
 
-use pogo_replay::{Ghost, Split, Verifier};
+use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::limits::{CLAIM_ATTEMPTS_MAX, WORKER_POLL_INTERVAL};
+use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::realtime;
 use crate::state::AppState;
-use crate::store::{Claim, RunState, RunTicket, Verdict};
+use crate::store::{Claim, RunState, RunTicket, StoreError, Verdict};
 use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
-/// current run.
+/// current run, writing their batch's verdicts and handing back the runs not started.
 pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
     (0..state.workers)
         .map(|index| tokio::spawn(work(state.clone(), index, stop.clone())))
@@ -33,75 +80,230 @@ pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<(
 
 async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
     let owner = format!("{}#{index}", state.instance);
-    let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
+    // The batch claimed while the one before was being verified.
+    let mut next: Option<Claimed> = None;
+    // The verdict transaction of the batch before, committing while this one is verified.
+    let mut writing: Option<JoinHandle<()>> = None;
     loop {
         if *stop.borrow() {
-            return;
+            break;
         }
-        match state.store.claim(&owner, now_ms(), lease_ms).await {
-            Ok(Some(claim)) => verify_claimed(&state, claim).await,
-            Ok(None) => {
-                tokio::select! {
-                    _ = state.work.notified() => {}
-                    _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
-                    _ = stop.changed() => {}
+        let batch = match next.take() {
+            Some(batch) => batch,
+            None => match claim(&state, &owner).await {
+                Ok(Some(batch)) => batch,
+                Ok(None) => {
+                    tokio::select! {
+                        _ = state.work.notified() => {}
+                        _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
+                        _ = stop.changed() => {}
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(worker = %owner, error = %e, "cannot claim runs");
+                    tokio::select! {
+                        _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
+                        _ = stop.changed() => {}
+                    }
+                    continue;
+                }
+            },
+        };
+        let (catalog, lease, stop_flag) = (state.catalog.clone(), state.lease, stop.clone());
+        let slack_ms = state.ticket_slack_ms;
+        let verifying = tokio::task::spawn_blocking(move || {
+            verify_claims(catalog.verifier(), batch, lease, slack_ms, &stop_flag)
+        });
+        // Meanwhile the next batch is claimed and read: the database's round trips and
+        // commits overlap the re-simulation instead of adding to it.
+        if !*stop.borrow() {
+            match claim(&state, &owner).await {
+                Ok(batch) => next = batch,
+                Err(e) => tracing::warn!(worker = %owner, error = %e, "cannot claim runs"),
+            }
+        }
+        let verified = verifying.await;
+        // One verdict transaction at a time per worker, in the order of the claims.
+        if let Some(previous) = writing.take() {
+            let _ = previous.await;
+        }
+        match verified {
+            Ok(batch) => writing = Some(tokio::spawn(write_batch(state.clone(), batch))),
+            // `verify_claims` catches each verification's panic: this is not expected. The
+            // leases run out and the runs are claimed again.
+            Err(e) => tracing::error!(error = %e, "a verification batch failed"),
+        }
+    }
+    if let Some(previous) = writing.take() {
+        let _ = previous.await;
+    }
+    if let Some(unstarted) = next.take() {
+        let batch = Verified {
+            verdicts: Vec::new(),
+            unstarted: unstarted.claims,
+        };
+        write_batch(state.clone(), batch).await;
+    }
+}
+
+/// A claimed batch: its claims (by run id), their replays, the tickets of those uploaded
+/// under one, and when it was claimed (the leases run from no earlier than this).
+struct Claimed {
+    claims: Vec<Claim>,
+    bytes: HashMap<i64, Vec<u8>>,
+    tickets: HashMap<i64, RunTicket>,
+    claimed_at: Instant,
+}
+
+/// Claims a batch for `owner` and reads its replays; `None` if no run is waiting. On an
+/// error after the claim, the claims' leases run out and the runs are claimed again.
+async fn claim(state: &AppState, owner: &str) -> Result<Option<Claimed>, StoreError> {
+    let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
+    let claimed_at = Instant::now();
+    let claims = state
+        .store
+        .claim_batch(owner, now_ms(), lease_ms, state.verify_batch)
+        .await?;
+    if claims.is_empty() {
+        return Ok(None);
+    }
+    let bytes = state.store.claimed_bytes(&claims).await?;
+    let ids: Vec<i64> = claims.iter().map(|c| c.run_id).collect();
+    let tickets = state.store.run_tickets(&ids).await?;
+    Ok(Some(Claimed {
+        claims,
+        bytes,
+        tickets,
+        claimed_at,
+    }))
+}
+
+/// A batch after its verifications: the verdicts (with the seconds each took) and the claims
+/// not started, to hand back.
+struct Verified {
+    verdicts: Vec<(Claim, Verdict, f64)>,
+    unstarted: Vec<Claim>,
+}
+
+/// Verifies a batch's claims in order while the next one, at the verifier's wall-clock
+/// bound, would still end within [`VERIFY_BATCH_LEASE_FRACTION`] of the `lease` after the
+/// claim — the first one: within the lease — and `stop` is not set; hands back the rest.
+fn verify_claims(
+    verifier: &Verifier,
+    batch: Claimed,
+    lease: Duration,
+    slack_ms: i64,
+    stop: &watch::Receiver<bool>,
+) -> Verified {
+    let Claimed {
+        claims,
+        mut bytes,
+        mut tickets,
+        claimed_at,
+    } = batch;
+    let longest = verifier.limits().max_duration.unwrap_or(Duration::ZERO);
+    let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
+    let horizon = lease * numerator / denominator;
+    let mut verdicts = Vec::with_capacity(claims.len());
+    let mut claims = claims.into_iter();
+    let mut started = false;
+    while let Some(claim) = claims.next() {
+        let ends_by = claimed_at.elapsed() + longest;
+        let late = if started {
+            ends_by > horizon
+        } else {
+            ends_by >= lease
+        };
+        if late || (started && *stop.borrow()) {
+            let mut unstarted = vec![claim];
+            unstarted.extend(claims);
+            return Verified {
+                verdicts,
+                unstarted,
+            };
+        }
+        started = true;
+        let begun = Instant::now();
+        let verdict = if claim.attempt > CLAIM_ATTEMPTS_MAX {
+            Verdict::Rejected {
+                kind: "abandoned".into(),
+                reason: format!(
+                    "verification was interrupted {CLAIM_ATTEMPTS_MAX} times; given up"
+                ),
+            }
+        } else {
+            let Some(bytes) = bytes.remove(&claim.run_id) else {
+                tracing::error!(run = claim.run_id, "the run's replay bytes are missing");
+                continue;
+            };
+            let ticket = tickets.remove(&claim.run_id);
+            let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms);
+            match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
+                Ok(verdict) => verdict,
+                Err(_) => {
+                    tracing::error!(run = claim.run_id, "verification panicked");
+                    Verdict::Rejected {
+                        kind: "internal".into(),
+                        reason: "the verifier failed on this replay (a bug: please report it)"
+                            .into(),
+                    }
                 }
             }
-            Err(e) => {
-                tracing::warn!(worker = %owner, error = %e, "cannot claim a run");
-                tokio::select! {
-                    _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
-                    _ = stop.changed() => {}
+        };
+        verdicts.push((claim, verdict, begun.elapsed().as_secs_f64()));
+    }
+    Verified {
+        verdicts,
+        unstarted: Vec::new(),
+    }
+}
+
+/// Writes a batch's verdicts and releases its unstarted claims in one transaction, a few
+/// tries while the database is briefly busy; logs and counts each verdict written.
+async fn write_batch(state: AppState, batch: Verified) {
+    let verdicts: Vec<(&Claim, &Verdict)> = batch.verdicts.iter().map(|(c, v, _)| (c, v)).collect();
+    let release: Vec<&Claim> = batch.unstarted.iter().collect();
+    if verdicts.is_empty() && release.is_empty() {
+        return;
+    }
+    for attempt in 0..3u32 {
+        match state
+            .store
+            .write_verdicts(&verdicts, &release, now_ms())
+            .await
+        {
+            Ok(written) => {
+                for ((claim, verdict, seconds), written) in batch.verdicts.iter().zip(written) {
+                    let span =
+                        tracing::info_span!("verdict", run = claim.run_id, attempt = claim.attempt);
+                    let _entered = span.enter();
+                    if !written {
+                        tracing::warn!(
+                            "claim lost (lease expired, run taken over); verdict dropped"
+                        );
+                        continue;
+                    }
+                    let (label, reason) = labels(verdict);
+                    state.metrics.verdict(label, reason, *seconds);
+                    tracing::info!(verdict = label, reason, seconds, "verdict");
                 }
+                if !release.is_empty() {
+                    tracing::debug!(runs = release.len(), "handed back unstarted");
+                }
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, attempt, runs = verdicts.len(), "cannot write the verdicts");
+                tokio::time::sleep(WORKER_POLL_INTERVAL * (attempt + 1)).await;
             }
         }
     }
 }
 
-#[tracing::instrument(skip_all, fields(run = claim.run_id, attempt = claim.attempt))]
-async fn verify_claimed(state: &AppState, claim: Claim) {
-    let started = Instant::now();
-    let verdict = if claim.attempt > CLAIM_ATTEMPTS_MAX {
-        Verdict::Rejected {
-            kind: "abandoned".into(),
-            reason: format!("verification was interrupted {CLAIM_ATTEMPTS_MAX} times; given up"),
-        }
-    } else {
-        let bytes = match state.store.replay_bytes(&claim.replay_hash).await {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => {
-                tracing::error!("the run's replay bytes are missing");
-                return;
-            }
-            Err(e) => {
-                // The lease runs out and the run is claimed again.
-                tracing::warn!(error = %e, "cannot read the replay");
-                return;
-            }
-        };
-        let ticket = match state.store.run_ticket(claim.run_id).await {
-            Ok(ticket) => ticket,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the run's ticket");
-                return;
-            }
-        };
-        let catalog = state.catalog.clone();
-        let slack_ms = state.ticket_slack_ms;
-        let verify = move || verify_ticketed(catalog.verifier(), &bytes, ticket.as_ref(), slack_ms);
-        match tokio::task::spawn_blocking(verify).await {
-            Ok(verdict) => verdict,
-            Err(e) => {
-                tracing::error!(error = %e, "verification panicked");
-                Verdict::Rejected {
-                    kind: "internal".into(),
-                    reason: "the verifier failed on this replay (a bug: please report it)".into(),
-                }
-            }
-        }
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    let (label, reason) = match &verdict {
+/// A verdict's metric labels: the state, and `finished` / `unfinished` or the reject kind.
+fn labels(verdict: &Verdict) -> (&'static str, &str) {
+    match verdict {
         Verdict::Verified { finish_tick, .. } => (
             RunState::Verified.as_str(),
             if finish_tick.is_some() {
@@ -111,35 +313,64 @@ async fn verify_claimed(state: &AppState, claim: Claim) {
             },
         ),
         Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
-    };
-    // A few tries while the lease lasts: the database may be briefly busy.
-    for attempt in 0..3u32 {
-        match state.store.write_verdict(&claim, &verdict, now_ms()).await {
-            Ok(true) => {
-                state.metrics.verdict(label, reason, seconds);
-                tracing::info!(verdict = label, reason, seconds, "verdict");
-                return;
+    }
+}
+
+/// Re-simulates a replay; the verdict is only what the re-simulation shows. Runs the
+/// verifier with an `on_tick` that records the splits and nothing else (no positions, no
+/// snapshots): the same verdict as loading the replay as a `Ghost` and taking its first
+/// player's splits, at the cost of the re-simulation alone.
+pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
+    let mut splits = SplitRecorder::default();
+    match verifier.verify_with(bytes, |sim| splits.observe(sim)) {
+        Ok(verified) => {
+            if verified.finish.len() != 1 {
+                return Verdict::Rejected {
+                    kind: "not_single_player".into(),
+                    reason: format!(
+                        "a leaderboard run has exactly one player; this replay has {}",
+                        verified.finish.len()
+                    ),
+                };
             }
-            Ok(false) => {
-                tracing::warn!("claim lost (lease expired, run taken over); verdict dropped");
-                return;
+            Verdict::Verified {
+                ticks: verified.ticks,
+                finish_tick: verified.finish[0],
+                splits: splits_json(splits.player(0)),
+                final_hash: verified.final_hash,
+                realtime: false,
+                realtime_note: None,
             }
-            Err(e) => {
-                tracing::warn!(error = %e, attempt, "cannot write the verdict");
-                tokio::time::sleep(WORKER_POLL_INTERVAL * (attempt + 1)).await;
+        }
+        Err(found) => {
+            let problem = first_problem(verifier, bytes, found);
+            Verdict::Rejected {
+                kind: problem.kind().into(),
+                reason: problem.to_string(),
             }
         }
     }
 }
 
-/// Re-simulates a replay; the verdict is only what the re-simulation shows. Loads it as a
-/// [`Ghost`] (which verifies it) for the splits. Never real-time (no ticket).
-pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
-    verify_ticketed(verifier, bytes, None, 0)
+/// The problem a replay is rejected for when it has several: a malformed byte anywhere in the
+/// file comes first (a `Ghost` decodes the whole file before simulating, and verdicts were
+/// written that way), then what the streaming verifier found — a header that does not match,
+/// the budget, a desync. Only a refused replay pays for the decoding (no simulation).
+fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> VerifyError {
+    if matches!(found, VerifyError::Replay(_)) {
+        // The stream stopped at the first malformed byte: the same one decoding stops at.
+        return found;
+    }
+    match Replay::decode(bytes, verifier.limits()) {
+        Err(malformed) => malformed.into(),
+        Ok(_) => found,
+    }
 }
 
 /// [`verify`], and for a run uploaded under a run ticket, the judgment of its commitments
-/// ([`realtime::judge`], with `slack_ms`): `realtime` and, if not, `realtime_note`.
+/// ([`realtime::judge`], with `slack_ms`): `realtime` and, if not, `realtime_note`. Without a
+/// ticket, [`verify`] itself (the light path); with one, the run is loaded as a [`Ghost`] to
+/// seek the committed states.
 ///
 /// The state hashes the commitments are compared with are the ghost's: the state before the
 /// first tick (`seek(0)`) and after each split's tick `t` (`seek(t + 1)`, at most
@@ -153,6 +384,9 @@ pub fn verify_ticketed(
     ticket: Option<&RunTicket>,
     slack_ms: i64,
 ) -> Verdict {
+    let Some(ticket) = ticket else {
+        return verify(verifier, bytes);
+    };
     match Ghost::load(bytes, verifier) {
         Ok(ghost) => {
             let verified = ghost.verified();
@@ -165,29 +399,25 @@ pub fn verify_ticketed(
                     ),
                 };
             }
-            let (realtime, realtime_note) = match ticket {
-                None => (false, None),
-                Some(ticket) => {
-                    let rules = realtime::Rules {
-                        rate: verifier.tuning().spec().tick_rate,
-                        slack_ms,
-                        start_window_ms: realtime::START_WINDOW_MS,
-                    };
-                    let splits = ghost.splits(0);
-                    let run = realtime::Resimulated {
-                        start_hash: ghost.seek(0).state_hash(),
-                        splits: splits.iter().map(|s| (s.checkpoint, s.tick.0)).collect(),
-                        split_hashes: splits
-                            .iter()
-                            .map(|s| ghost.seek(s.tick.0 + 1).state_hash())
-                            .collect(),
-                    };
-                    match realtime::judge(rules, ticket.issued_ms, &ticket.commits, &run) {
-                        Ok(()) => (true, None),
-                        Err(note) => (false, Some(note)),
-                    }
-                }
+            let rules = realtime::Rules {
+                rate: verifier.tuning().spec().tick_rate,
+                slack_ms,
+                start_window_ms: realtime::START_WINDOW_MS,
             };
+            let splits = ghost.splits(0);
+            let run = realtime::Resimulated {
+                start_hash: ghost.seek(0).state_hash(),
+                splits: splits.iter().map(|s| (s.checkpoint, s.tick.0)).collect(),
+                split_hashes: splits
+                    .iter()
+                    .map(|s| ghost.seek(s.tick.0 + 1).state_hash())
+                    .collect(),
+            };
+            let (realtime, realtime_note) =
+                match realtime::judge(rules, ticket.issued_ms, &ticket.commits, &run) {
+                    Ok(()) => (true, None),
+                    Err(note) => (false, Some(note)),
+                };
             Verdict::Verified {
                 ticks: verified.ticks,
                 finish_tick: verified.finish[0],
@@ -197,10 +427,13 @@ pub fn verify_ticketed(
                 realtime_note,
             }
         }
-        Err(e) => Verdict::Rejected {
-            kind: e.kind().into(),
-            reason: e.to_string(),
-        },
+        Err(found) => {
+            let problem = first_problem(verifier, bytes, found);
+            Verdict::Rejected {
+                kind: problem.kind().into(),
+                reason: problem.to_string(),
+            }
+        }
     }
 }
 

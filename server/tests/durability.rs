@@ -223,7 +223,8 @@ async fn drained(base: &str) {
 /// Every acknowledged run is verified and serves back exactly the bytes uploaded; no run got
 /// more than one verdict over all the logs, and every run one — except at most
 /// `unlogged_max` runs whose verdict a killed process committed but died before logging
-/// (one per worker of the killed process: the window between the commit and the log line).
+/// (a batch per worker of the killed process: the window between a batch's commit and its
+/// log lines).
 async fn check_every_ack(
     base: &str,
     acked: &[(i64, Vec<u8>)],
@@ -267,6 +268,10 @@ async fn check_every_ack(
         written.len()
     );
 }
+
+/// Verdicts a killed server may have committed without logging them: a batch for each of
+/// its 2 workers (`server_args`).
+const UNLOGGED_MAX: usize = 2 * pogo_server::limits::VERIFY_BATCH_RUNS as usize;
 
 fn server_args<'a>(db: &'a TestDb, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
@@ -333,7 +338,7 @@ async fn kill_9_mid_burst_loses_nothing_acknowledged() {
         let second = ServerProcess::start(&args, &log2).await;
         drained(&second.base).await;
         eprint!("{}: ", backend.name());
-        check_every_ack(&second.base, &acked, &[&log1, &log2], 2).await;
+        check_every_ack(&second.base, &acked, &[&log1, &log2], UNLOGGED_MAX).await;
         drop(second);
         db.remove().await;
     }
@@ -412,7 +417,278 @@ async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_cl
     a.killer()();
     drained(&b.base).await;
     eprint!("two servers: ");
-    check_every_ack(&b.base, &acked, &[&log_a, &log_b], 2).await;
+    check_every_ack(&b.base, &acked, &[&log_a, &log_b], UNLOGGED_MAX).await;
     drop(b);
+    db.remove().await;
+}
+
+/// A test's own view of the database: a trigger (installed by the test, not the server)
+/// records every verdict `UPDATE` — a run's status set to `verified` or `rejected` — in
+/// `verdict_audit`, in the verdict's own transaction. Two rows for one run would be two
+/// verdicts committed, whatever the logs say; a verdict rolled back (a killed transaction)
+/// leaves none.
+enum Audit {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+impl Audit {
+    /// Connects to the server's database (migrated already) and installs the trigger.
+    async fn install(db: &TestDb) -> Audit {
+        const TABLE: &str = "CREATE TABLE verdict_audit (run_id BIGINT NOT NULL,
+            status TEXT NOT NULL, attempts BIGINT NOT NULL, owner TEXT)";
+        if db.url.starts_with("sqlite:") {
+            let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+            for sql in [
+                TABLE,
+                "CREATE TRIGGER verdict_audit AFTER UPDATE OF status ON runs
+                 WHEN NEW.status IN ('verified', 'rejected')
+                 BEGIN INSERT INTO verdict_audit
+                       VALUES (NEW.id, NEW.status, NEW.attempts, OLD.lease_owner); END",
+            ] {
+                sqlx::query(sql).execute(&pool).await.unwrap();
+            }
+            Audit::Sqlite(pool)
+        } else {
+            let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+            for sql in [
+                TABLE,
+                "CREATE FUNCTION verdict_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN INSERT INTO verdict_audit
+                       VALUES (NEW.id, NEW.status, NEW.attempts, OLD.lease_owner);
+                 RETURN NEW; END $$",
+                "CREATE TRIGGER verdict_audit AFTER UPDATE OF status ON runs FOR EACH ROW
+                 WHEN (NEW.status IN ('verified', 'rejected')) EXECUTE FUNCTION verdict_audit()",
+            ] {
+                sqlx::query(sql).execute(&pool).await.unwrap();
+            }
+            Audit::Postgres(pool)
+        }
+    }
+
+    /// `(run id, verdicts written)` for every run, with 0 for none.
+    async fn verdicts(&self) -> BTreeMap<i64, i64> {
+        const SQL: &str = "SELECT r.id, (SELECT COUNT(*) FROM verdict_audit a
+                                        WHERE a.run_id = r.id) FROM runs r";
+        let rows: Vec<(i64, i64)> = match self {
+            Audit::Sqlite(pool) => sqlx::query_as(SQL).fetch_all(pool).await.unwrap(),
+            Audit::Postgres(pool) => sqlx::query_as(SQL).fetch_all(pool).await.unwrap(),
+        };
+        rows.into_iter().collect()
+    }
+
+    /// `(run id, status, attempts)` of every run.
+    async fn runs(&self) -> Vec<(i64, String, i64)> {
+        const SQL: &str = "SELECT id, status, attempts FROM runs ORDER BY id";
+        match self {
+            Audit::Sqlite(pool) => sqlx::query_as(SQL).fetch_all(pool).await.unwrap(),
+            Audit::Postgres(pool) => sqlx::query_as(SQL).fetch_all(pool).await.unwrap(),
+        }
+    }
+
+    async fn close(self) {
+        match self {
+            Audit::Sqlite(pool) => pool.close().await,
+            Audit::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+/// Uploads `count` runs (900 ticks of `flat` each, distinct bytes) to a server that verifies
+/// nothing (`--workers 0`), so the whole queue is waiting when the workers start; stops it.
+/// Returns the run ids.
+async fn queue_runs(db: &TestDb, dir: &std::path::Path, prefix: &str, count: usize) -> Vec<i64> {
+    let args = args_with(db, "0", "1500", "1");
+    let uploader = ServerProcess::start(&args, &dir.join("uploader.log")).await;
+    let http = client();
+    let mut tokens = Vec::new();
+    for p in 0..4 {
+        tokens.push(register(&http, &uploader.base, &format!("{prefix}{p}")).await);
+    }
+    let replays: Vec<(usize, Vec<u8>)> = (0..count)
+        .map(|i| {
+            let p = i % 4;
+            (p, flat_run(&format!("{prefix}{p}"), 20_000 + i as u32, 900))
+        })
+        .collect();
+    let acked = burst(
+        std::slice::from_ref(&uploader.base),
+        &tokens,
+        replays,
+        16,
+        |_| {},
+    )
+    .await;
+    assert_eq!(acked.len(), count, "every upload acknowledged");
+    uploader.killer()();
+    let mut ids: Vec<i64> = acked.iter().map(|a| a.0).collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// Waits until at least `verdicts` runs have a verdict and some are still claimed
+/// (`verifying`): the moment to kill a server in the middle of its batches. Returns how many
+/// runs are `verifying` then.
+async fn mid_batches(audit: &Audit, verdicts: usize) -> usize {
+    let started = Instant::now();
+    loop {
+        let runs = audit.runs().await;
+        let done = runs
+            .iter()
+            .filter(|r| r.1 == "verified" || r.1 == "rejected")
+            .count();
+        let claimed = runs.iter().filter(|r| r.1 == "verifying").count();
+        if done >= verdicts && claimed > 0 {
+            return claimed;
+        }
+        assert!(
+            done < runs.len() && started.elapsed() < VERDICT_WAIT,
+            "never caught mid-batch: {done} of {} verdicts, {claimed} claimed",
+            runs.len()
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Every run is verified and has exactly one verdict in the audit; returns how many runs were
+/// claimed more than once (`attempts` > 1: taken over after a lease expired).
+async fn exactly_one_verdict_each(audit: &Audit, ids: &[i64]) -> usize {
+    let verdicts = audit.verdicts().await;
+    let runs = audit.runs().await;
+    assert_eq!(
+        runs.iter().map(|r| r.0).collect::<Vec<_>>(),
+        ids,
+        "the runs uploaded, no more"
+    );
+    let not_verified: Vec<_> = runs.iter().filter(|r| r.1 != "verified").collect();
+    assert!(not_verified.is_empty(), "not verified: {not_verified:?}");
+    let wrong: Vec<_> = verdicts.iter().filter(|(_, n)| **n != 1).collect();
+    assert!(
+        wrong.is_empty(),
+        "runs without exactly one verdict (run, verdicts): {wrong:?}"
+    );
+    runs.iter().filter(|r| r.2 > 1).count()
+}
+
+/// `server_args` with these workers, lease and batch size (a flag may be given once).
+fn args_with<'a>(
+    db: &'a TestDb,
+    workers: &'a str,
+    lease_ms: &'a str,
+    batch: &'a str,
+) -> Vec<&'a str> {
+    let mut args = server_args(db, &["--verify-batch", batch]);
+    for (flag, value) in [("--workers", workers), ("--lease-ms", lease_ms)] {
+        let at = args.iter().position(|a| *a == flag).unwrap();
+        args[at + 1] = value;
+    }
+    args
+}
+
+fn batch_args<'a>(db: &'a TestDb, lease_ms: &'a str) -> Vec<&'a str> {
+    args_with(db, "2", lease_ms, "16")
+}
+
+/// `kill -9` in the middle of batches (runs claimed, some verdicts written, others not yet),
+/// restart: every run ends verified with exactly one verdict — none lost with the killed
+/// batches, none written twice when their expired claims are taken again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_batch_every_run_gets_exactly_one_verdict() {
+    const RUNS: usize = 400;
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let dir = tempfile::tempdir().unwrap();
+        let ids = queue_runs(&db, dir.path(), "b", RUNS).await;
+        let audit = Audit::install(&db).await;
+        let args = batch_args(&db, "3000");
+        let first = ServerProcess::start(&args, &dir.path().join("first.log")).await;
+        let claimed = mid_batches(&audit, RUNS / 4).await;
+        first.killer()();
+        let done_at_kill = audit.verdicts().await.values().filter(|n| **n > 0).count();
+        let second = ServerProcess::start(&args, &dir.path().join("second.log")).await;
+        drained(&second.base).await;
+        let retaken = exactly_one_verdict_each(&audit, &ids).await;
+        eprintln!(
+            "{}: killed with {done_at_kill} of {RUNS} verdicts written and {claimed} runs \
+             claimed; {retaken} runs claimed again after their lease expired",
+            backend.name()
+        );
+        assert!(retaken > 0, "the killed server's claims were taken over");
+        drop(second);
+        audit.close().await;
+        db.remove().await;
+    }
+}
+
+/// Two servers verifying in batches on one PostgreSQL; one is paused (SIGSTOP) holding claims
+/// until their leases expire, the other killed (`kill -9`) mid-batch; a third takes over both
+/// one's claims; the paused one resumes and tries to write its stale verdicts. Every run ends
+/// with exactly one verdict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
+    const RUNS: usize = 600;
+    let Some(backend) = backends()
+        .await
+        .into_iter()
+        .find(|b| matches!(b, Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let db = TestDb::new(&backend).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ids = queue_runs(&db, dir.path(), "s", RUNS).await;
+    let audit = Audit::install(&db).await;
+    let args = batch_args(&db, "2000");
+    let (log_a, log_b, log_c) = (
+        dir.path().join("a.log"),
+        dir.path().join("b.log"),
+        dir.path().join("c.log"),
+    );
+    let a = ServerProcess::start(&args, &log_a).await;
+    let b = ServerProcess::start(&args, &log_b).await;
+    // Both at work: B has written verdicts of its own, and runs are claimed.
+    let started = Instant::now();
+    while verdicts_in_logs(&[&log_b]).0.len() < 10 {
+        assert!(started.elapsed() < VERDICT_WAIT, "B wrote no verdicts");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    mid_batches(&audit, 0).await;
+    let b_pid = b.child.lock().unwrap().id().to_string();
+    let signal = |name: &str| {
+        let status = std::process::Command::new("kill")
+            .args([name, &b_pid])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {name} {b_pid}");
+    };
+    signal("-STOP");
+    a.killer()();
+    let c = ServerProcess::start(&args, &log_c).await;
+    // Three leases: C has taken over what A and B held (A's dead, B's frozen).
+    tokio::time::sleep(Duration::from_millis(6000)).await;
+    signal("-CONT");
+    drained(&c.base).await;
+    // B has had its chance to write what it held.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let retaken = exactly_one_verdict_each(&audit, &ids).await;
+    let lost = std::fs::read_to_string(&log_b)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("claim lost"))
+        .count();
+    let (by_a, _) = verdicts_in_logs(&[&log_a]);
+    let (by_b, _) = verdicts_in_logs(&[&log_b]);
+    let (by_c, _) = verdicts_in_logs(&[&log_c]);
+    eprintln!(
+        "verdicts logged by A {}, B {}, C {}; {retaken} runs claimed again; B's stale \
+         verdicts refused: {lost}",
+        by_a.len(),
+        by_b.len(),
+        by_c.len()
+    );
+    assert!(retaken > 0, "A's and B's claims were taken over");
+    assert!(!by_c.is_empty(), "C verified runs");
+    drop((b, c));
+    audit.close().await;
     db.remove().await;
 }

@@ -9,11 +9,30 @@
 //!    verified: uploads verified per second is uploads ÷ (last verdict − first upload).
 //!    Read latencies are collected separately for this phase.
 //!
-//! It stops by itself: after the phases, or after `--seconds-max` seconds (once `--max-s`, still accepted) whatever happens. It
-//! refuses any server address that is not loopback.
+//! Before the uploads, and again after them, it verifies the same replays in-process with
+//! `Verifier::verify` on one thread: the **re-simulation alone**, runs/s, the ceiling a
+//! verification worker can approach on this machine in this sitting. The server's figure is
+//! then given per worker (`--workers`: the verification workers of each server process) and
+//! as a ratio of that ceiling.
+//!
+//! With `--spawn <pogo-server binary> --database <URL>` it runs the servers itself, so that
+//! the verification rate is measured on a full queue: it starts one server with `--workers 0`
+//! (it only stores uploads), uploads every replay to it, stops it, then starts `--processes`
+//! servers with `--workers` workers each (and `--verify-batch`) on the same database and
+//! times how fast they empty the queue — from the first verdict to the last, as stored in the
+//! database (`runs.verified_ms`), so the servers' start-up is not counted. Without `--spawn`,
+//! the uploads go to the running `--server`s while they verify (and, with `--database`, the
+//! verdicts' span is read from the database too).
+//!
+//! It stops by itself: after the phases, or after `--seconds-max` seconds (once `--max-s`,
+//! still accepted) whatever happens, and stops the servers it started. It refuses any server
+//! address and database host that is not loopback.
 //!
 //! ```text
 //! cargo run --release -p pogo-server --bin pogo-loadgen -- --server http://127.0.0.1:8080 --uploads 1000
+//! cargo build --release -p pogo-server --bins
+//! target/release/pogo-loadgen --spawn target/release/pogo-server --database sqlite:/tmp/load.db \
+//!     --processes 1 --workers 1 --uploads 2000 --readers 0
 //! ```
 
 use std::net::IpAddr;
@@ -25,7 +44,7 @@ use clap::Parser;
 use pogo_core::bot::Bot;
 use pogo_core::world::World;
 use pogo_core::{Simulation, Tuning};
-use pogo_replay::{Header, Recorder};
+use pogo_replay::{Header, Limits, Recorder, Verifier};
 use tokio::sync::Mutex;
 
 /// Most uploads one run of the load generator makes.
@@ -33,6 +52,9 @@ const UPLOADS_MAX: usize = 20_000;
 /// The highest `--seconds-max` accepted: longest a run of the load generator may be told to
 /// last (s).
 const SECONDS_MAX_CEILING: u64 = 1800;
+
+/// Most server processes `--spawn` starts.
+const PROCESSES_MAX: usize = 8;
 
 #[path = "loadgen/boards.rs"]
 mod boards;
@@ -48,8 +70,30 @@ struct Args {
     #[command(subcommand)]
     mode: Option<boards::Mode>,
     /// A server's base URL (loopback only); repeat for several processes on one database.
-    #[arg(long = "server", required = true)]
+    /// Not with `--spawn`.
+    #[arg(
+        long = "server",
+        required_unless_present = "spawn",
+        conflicts_with = "spawn"
+    )]
     servers: Vec<String>,
+    /// Start the servers: this `pogo-server` binary (needs `--database`).
+    #[arg(long, value_name = "BIN", requires = "database")]
+    spawn: Option<std::path::PathBuf>,
+    /// The servers' database (`sqlite:<file>` or a loopback `postgres://` URL): where the
+    /// verdicts' times are read from; the database `--spawn` starts the servers on.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
+    /// With `--spawn`: server processes verifying at once (1 to 8).
+    #[arg(long, default_value_t = 1)]
+    processes: usize,
+    /// Verification workers per server process (`pogo-server --workers`): passed to the
+    /// servers with `--spawn`, else what they were started with (for the per-worker figure).
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// With `--spawn`: the servers' `--verify-batch` (default: theirs).
+    #[arg(long, value_name = "N")]
+    verify_batch: Option<u32>,
     /// Replays to upload (distinct players).
     #[arg(long, default_value_t = 500)]
     uploads: usize,
@@ -81,6 +125,10 @@ fn main() -> Result<(), String> {
     for server in &args.servers {
         check_loopback(server)?;
     }
+    if args.spawn.is_some() && args.readers > 0 {
+        // The storing server stops after the uploads: reads would measure nothing useful.
+        eprintln!("--spawn: the leaderboard reads measure the storing server only");
+    }
     if args.uploads == 0 || args.uploads > UPLOADS_MAX {
         return Err(format!("--uploads must be within 1..={UPLOADS_MAX}"));
     }
@@ -89,12 +137,36 @@ fn main() -> Result<(), String> {
             "--seconds-max at most {SECONDS_MAX_CEILING}, --concurrency at least 1"
         ));
     }
+    if !(1..=PROCESSES_MAX).contains(&args.processes) || args.workers == 0 {
+        return Err(format!(
+            "--processes within 1..={PROCESSES_MAX}, --workers at least 1"
+        ));
+    }
+    if let Some(database) = &args.database {
+        check_loopback_database(database)?;
+    }
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let deadline = Duration::from_secs(args.seconds_max);
     runtime.block_on(async {
         tokio::time::timeout(deadline, run(&args))
             .await
             .map_err(|_| format!("stopped after --seconds-max {} s", args.seconds_max))?
+    })
+}
+
+/// A database URL on this machine: a SQLite file, or PostgreSQL on a loopback host.
+fn check_loopback_database(url: &str) -> Result<(), String> {
+    if url.starts_with("sqlite:") {
+        return Ok(());
+    }
+    let rest = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+        .ok_or_else(|| format!("{url}: not a sqlite: or postgres:// URL"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    check_loopback(&format!("http://{host}")).map_err(|_| {
+        format!("{url}: not a loopback database; this load generator only targets this machine")
     })
 }
 
@@ -143,10 +215,21 @@ async fn run(args: &Args) -> Result<(), String> {
         bytes / replays.len(),
         started.elapsed().as_secs_f64()
     );
+    let resim_before = resimulate(&replays)?;
+    eprintln!("re-simulation alone: {resim_before:.1} runs/s");
+
+    // With --spawn: one server that only stores uploads; the verifying ones come later.
+    let mut spawned = Spawned::default();
+    let api: Vec<String> = match (&args.spawn, &args.database) {
+        (Some(bin), Some(database)) => {
+            vec![spawned.start(bin, database, 0, None, &http).await?]
+        }
+        _ => args.servers.clone(),
+    };
     let mut tokens = Vec::with_capacity(names.len());
     for name in &names {
         let response = http
-            .post(format!("{}/api/players", args.servers[0]))
+            .post(format!("{}/api/players", api[0]))
             .json(&serde_json::json!({ "name": name }))
             .send()
             .await
@@ -158,10 +241,7 @@ async fn run(args: &Args) -> Result<(), String> {
         tokens.push(body["token"].as_str().unwrap_or_default().to_string());
     }
 
-    let board = format!(
-        "{}/api/levels/{}/leaderboard?limit=20",
-        args.servers[0], args.level
-    );
+    let board = format!("{}/api/levels/{}/leaderboard?limit=20", api[0], args.level);
     let latencies = Arc::new(Mutex::new((Vec::new(), Vec::new())));
     let loaded = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
@@ -199,8 +279,8 @@ async fn run(args: &Args) -> Result<(), String> {
     let upload_started = Instant::now();
     let semaphore = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
     let mut uploads = tokio::task::JoinSet::new();
-    for (i, (bytes, token)) in replays.into_iter().zip(tokens).enumerate() {
-        let server = args.servers[i % args.servers.len()].clone();
+    for (i, (bytes, token)) in replays.iter().cloned().zip(tokens).enumerate() {
+        let server = api[i % api.len()].clone();
         let (http, semaphore) = (http.clone(), semaphore.clone());
         uploads.spawn(async move {
             let _permit = semaphore.acquire_owned().await.ok()?;
@@ -229,10 +309,27 @@ async fn run(args: &Args) -> Result<(), String> {
     }
     let uploaded_s = upload_started.elapsed().as_secs_f64();
     let accepted = statuses.get(&202).copied().unwrap_or(0);
+    // The reads were of the storing server, which stops now if it was ours.
+    let verifying: Vec<String> = match (&args.spawn, &args.database) {
+        (Some(bin), Some(database)) => {
+            stop.store(true, Ordering::Relaxed);
+            spawned.stop_all();
+            let mut bases = Vec::new();
+            for _ in 0..args.processes {
+                bases.push(
+                    spawned
+                        .start(bin, database, args.workers, args.verify_batch, &http)
+                        .await?,
+                );
+            }
+            bases
+        }
+        _ => api.clone(),
+    };
     // Done when the database holds nothing queued or being verified.
     loop {
         let text = http
-            .get(format!("{}/metrics", args.servers[0]))
+            .get(format!("{}/metrics", verifying[0]))
             .send()
             .await
             .map_err(|e| e.to_string())?
@@ -246,40 +343,217 @@ async fn run(args: &Args) -> Result<(), String> {
         if idle {
             break;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Each look counts the runs by status in the database: not so often that it takes a
+        // share of the CPU the verifiers are measured on (their rate comes from the
+        // database's timestamps, not from this loop).
+        tokio::time::sleep(Duration::from_millis(250)).await;
     }
     let verified_s = upload_started.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     for reader in readers {
         let _ = reader.await;
     }
+    spawned.stop_all();
+    let resim_after = resimulate(&replays)?;
+    // The figure the servers are held to: the mean of the two medians.
+    let resim = (resim_before + resim_after) / 2.0;
+    let span = match &args.database {
+        Some(database) => Some(verdict_span(database, &tag).await?),
+        None => None,
+    };
     let (idle, busy) = {
         let mut l = latencies.lock().await;
         (std::mem::take(&mut l.0), std::mem::take(&mut l.1))
     };
-    println!("servers: {}", args.servers.join(" "));
+    println!("servers: {}", verifying.join(" "));
     println!(
         "uploads: {statuses:?} in {uploaded_s:.2} s (ack p50 {:.1} ms, p99 {:.1} ms)",
         pct(&ack_ms, 50.0),
         pct(&ack_ms, 99.0)
     );
+    // With --spawn the time from the first upload includes stopping the storing server and
+    // starting the verifying ones: not a rate of anything.
+    if args.spawn.is_none() {
+        println!(
+            "verified: {accepted} runs in {verified_s:.2} s from the first upload: {:.1} uploads verified/s",
+            accepted as f64 / verified_s
+        );
+    }
     println!(
-        "verified: {accepted} runs in {verified_s:.2} s from the first upload: {:.1} uploads verified/s",
-        accepted as f64 / verified_s
+        "re-simulation alone (Verifier::verify, one thread, this process; median of {RESIM_PASSES} passes): {resim_before:.1} runs/s before, {resim_after:.1} after, mean {resim:.1}"
     );
-    println!(
-        "leaderboard reads, idle: {} reads, p50 {:.2} ms, p99 {:.2} ms",
-        idle.len(),
-        pct(&idle, 50.0),
-        pct(&idle, 99.0)
-    );
-    println!(
-        "leaderboard reads, while verifying: {} reads, p50 {:.2} ms, p99 {:.2} ms",
-        busy.len(),
-        pct(&busy, 50.0),
-        pct(&busy, 99.0)
-    );
+    let workers = if args.spawn.is_some() {
+        args.processes * args.workers
+    } else {
+        args.servers.len() * args.workers
+    };
+    if let Some((count, first_ms, last_ms)) = span {
+        let seconds = (last_ms - first_ms) as f64 / 1000.0;
+        // Verdicts after the first, over the time from the first to the last.
+        let rate = (count.saturating_sub(1)) as f64 / seconds.max(0.001);
+        let per_worker = rate / workers as f64;
+        println!(
+            "verdicts in the database: {count} from the first to the last in {seconds:.2} s: {rate:.1} runs/s; \
+             {workers} workers: {per_worker:.1} runs/s per worker = {:.1} % of the re-simulation alone",
+            100.0 * per_worker / resim
+        );
+    }
+    if args.spawn.is_none() {
+        let per_worker = accepted as f64 / verified_s / workers as f64;
+        println!(
+            "end to end (first upload to last verdict): {per_worker:.1} runs/s per worker = {:.1} % of the re-simulation alone",
+            100.0 * per_worker / resim
+        );
+    }
+    if args.readers > 0 {
+        println!(
+            "leaderboard reads, idle: {} reads, p50 {:.2} ms, p99 {:.2} ms",
+            idle.len(),
+            pct(&idle, 50.0),
+            pct(&idle, 99.0)
+        );
+        println!(
+            "leaderboard reads, while verifying: {} reads, p50 {:.2} ms, p99 {:.2} ms",
+            busy.len(),
+            pct(&busy, 50.0),
+            pct(&busy, 99.0)
+        );
+    }
     Ok(())
+}
+
+/// Replays verified per pass of the re-simulation alone (the first ones recorded).
+const RESIM_PASS_RUNS: usize = 2000;
+/// Passes of the re-simulation alone, before and after the uploads each: the median is the
+/// figure (the machine is shared; one pass can land on another process's burst).
+const RESIM_PASSES: usize = 3;
+
+/// Verifies the replays in this process on one thread, [`RESIM_PASSES`] passes over at most
+/// [`RESIM_PASS_RUNS`] of them (the world built beforehand): the median pass, runs/s.
+fn resimulate(replays: &[Vec<u8>]) -> Result<f64, String> {
+    let verifier = Verifier::with_builtin_levels(Tuning::default(), Limits::default());
+    let replays = &replays[..replays.len().min(RESIM_PASS_RUNS)];
+    if let Some(first) = replays.first() {
+        verifier.verify(&first[..]).map_err(|e| e.to_string())?;
+    }
+    let mut rates = Vec::with_capacity(RESIM_PASSES);
+    for _ in 0..RESIM_PASSES {
+        let started = Instant::now();
+        for bytes in replays {
+            verifier.verify(&bytes[..]).map_err(|e| e.to_string())?;
+        }
+        rates.push(replays.len() as f64 / started.elapsed().as_secs_f64());
+    }
+    eprintln!(
+        "re-simulation alone, {RESIM_PASSES} passes of {} runs: {}",
+        replays.len(),
+        rates
+            .iter()
+            .map(|r| format!("{r:.1}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(pct(&rates, 50.0))
+}
+
+/// `(verdicts, first, last verified_ms)` of this run's uploads (players `load-<tag>-…`), read
+/// from the database.
+async fn verdict_span(database: &str, tag: &str) -> Result<(i64, i64, i64), String> {
+    const SQL: &str = "SELECT COUNT(*), MIN(r.verified_ms), MAX(r.verified_ms)
+                       FROM runs r JOIN players p ON p.id = r.player_id
+                       WHERE p.name LIKE $1 AND r.verified_ms IS NOT NULL";
+    let pattern = format!("load-{tag}-%");
+    let row: (i64, Option<i64>, Option<i64>) = if database.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(database)
+            .await
+            .map_err(|e| e.to_string())?;
+        let row = sqlx::query_as(SQL).bind(&pattern).fetch_one(&pool).await;
+        pool.close().await;
+        row.map_err(|e| e.to_string())?
+    } else {
+        let pool = sqlx::PgPool::connect(database)
+            .await
+            .map_err(|e| e.to_string())?;
+        let row = sqlx::query_as(SQL).bind(&pattern).fetch_one(&pool).await;
+        pool.close().await;
+        row.map_err(|e| e.to_string())?
+    };
+    Ok((row.0, row.1.unwrap_or(0), row.2.unwrap_or(0)))
+}
+
+/// Server processes this load generator started; stopped (SIGKILL) when dropped, so a
+/// timeout or an error leaves none behind.
+#[derive(Default)]
+struct Spawned {
+    children: Vec<std::process::Child>,
+}
+
+impl Spawned {
+    /// Starts `bin` on `database` with `workers` workers on a free loopback port and waits
+    /// until it answers; its base URL.
+    async fn start(
+        &mut self,
+        bin: &std::path::Path,
+        database: &str,
+        workers: usize,
+        verify_batch: Option<u32>,
+        http: &reqwest::Client,
+    ) -> Result<String, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let mut command = std::process::Command::new(bin);
+        command
+            .args(["--database", database, "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["--workers", &workers.to_string()])
+            .args(["--queue-max", &UPLOADS_MAX.to_string()]);
+        for flag in [
+            "--token-rate",
+            "--token-burst",
+            "--address-rate",
+            "--address-burst",
+        ] {
+            command.args([flag, "1000000"]);
+        }
+        if let Some(n) = verify_batch {
+            command.args(["--verify-batch", &n.to_string()]);
+        }
+        let child = command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", bin.display()))?;
+        self.children.push(child);
+        let base = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        loop {
+            if let Ok(r) = http.get(format!("{base}/healthz")).send().await {
+                if r.status() == 200 {
+                    return Ok(base);
+                }
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                return Err(format!("{} did not start on {base}", bin.display()));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    fn stop_all(&mut self) {
+        for mut child in self.children.drain(..) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
 }
 
 /// The `p`-th percentile (nearest rank) of `values`, 0 if empty.
@@ -345,6 +619,24 @@ mod tests {
             "127.0.0.1:8080",
         ] {
             assert!(check_loopback(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_loopback_databases_are_targets() {
+        for ok in [
+            "sqlite:/tmp/load.db",
+            "postgres://pogo:pogo@127.0.0.1:5432/pogo",
+            "postgresql://localhost/pogo",
+        ] {
+            assert_eq!(check_loopback_database(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "postgres://pogo:pogo@db.example.com:5432/pogo",
+            "postgres://10.0.0.1/pogo",
+            "mysql://127.0.0.1/pogo",
+        ] {
+            assert!(check_loopback_database(bad).is_err(), "{bad}");
         }
     }
 

@@ -137,6 +137,7 @@ macro_rules! bind_board {
 }
 
 mod board;
+mod claims;
 mod ranks;
 // Queries by concern, in files of their own (after the macros above, which they use).
 pub mod reverify;
@@ -214,7 +215,8 @@ pub struct Claim {
 /// names (the SQL below writes them as literals: `'queued'`, `'verifying'`, `'verified'`).
 ///
 /// queued → verifying (claimed by a worker) → verified or rejected; verifying → verifying
-/// again when a claim's lease expires. Shown as is in the API's `status`.
+/// again when a claim's lease expires; verifying → queued when a worker hands back a run of
+/// its batch it did not start. Shown as is in the API's `status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
@@ -591,51 +593,13 @@ impl Store {
         })
     }
 
-    /// Claims the oldest run waiting for verification — queued, or being verified under a
-    /// lease that expired (its claimer died) — for `owner` until `now + lease`.
-    ///
-    /// PostgreSQL: `FOR UPDATE SKIP LOCKED`, so several servers claiming at once each get a
-    /// different run without waiting on each other. SQLite: one process; the statement runs
-    /// in an `IMMEDIATE` transaction, which holds the database's write lock from its start,
-    /// so two workers' claims are serialised and cannot pick the same row.
+    /// Claims the oldest run waiting for verification: [`Store::claim_batch`] of one.
     pub async fn claim(&self, owner: &str, now_ms: i64, lease_ms: i64) -> Result<Option<Claim>> {
-        const CLAIM: &str = "
-            UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
-                            attempts = attempts + 1
-            WHERE id = (SELECT id FROM runs
-                        WHERE status = 'queued' OR (status = 'verifying' AND lease_until_ms < $3)
-                        ORDER BY id LIMIT 1";
-        const RETURNING: &str = ") RETURNING id, replay_hash, attempts";
-        let until = now_ms.saturating_add(lease_ms);
-        let row = match &self.pool {
-            Pool::Sqlite(pool) => {
-                let sql = format!("{CLAIM}{RETURNING}");
-                let mut tx = pool.begin_write().await?;
-                let row: Option<ClaimRow> = sqlx::query_as(&sql)
-                    .bind(owner)
-                    .bind(until)
-                    .bind(now_ms)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                row
-            }
-            Pool::Postgres(pool) => {
-                let sql = format!("{CLAIM} FOR UPDATE SKIP LOCKED{RETURNING}");
-                sqlx::query_as::<_, ClaimRow>(&sql)
-                    .bind(owner)
-                    .bind(until)
-                    .bind(now_ms)
-                    .fetch_optional(pool)
-                    .await?
-            }
-        };
-        Ok(row.map(|row| Claim {
-            run_id: row.id,
-            replay_hash: row.replay_hash,
-            attempt: row.attempts,
-            owner: owner.to_string(),
-        }))
+        Ok(self
+            .claim_batch(owner, now_ms, lease_ms, 1)
+            .await?
+            .into_iter()
+            .next())
     }
 
     /// The bytes of a stored replay.
@@ -669,73 +633,17 @@ impl Store {
 
     /// Writes a verdict, once: only while `claim` is still the run's latest claim and the run
     /// is still being verified. `false` if the claim was lost (the lease expired and another
-    /// worker took the run over; its verdict stands).
+    /// worker took the run over; its verdict stands). [`Store::write_verdicts`] of one.
     pub async fn write_verdict(
         &self,
         claim: &Claim,
         verdict: &Verdict,
         now_ms: i64,
     ) -> Result<bool> {
-        const SQL: &str = "
-            UPDATE runs SET status = $1, ticks = $2, finish_tick = $3, splits = $4,
-                            reason_kind = $5, reason = $6, verified_ms = $7, final_hash = $11,
-                            realtime = $12, realtime_note = $13,
-                            lease_owner = NULL, lease_until_ms = NULL
-            WHERE id = $8 AND status = 'verifying' AND lease_owner = $9 AND attempts = $10";
-        let (realtime, realtime_note) = match verdict {
-            Verdict::Verified {
-                realtime,
-                realtime_note,
-                ..
-            } => (*realtime, realtime_note.as_deref()),
-            Verdict::Rejected { .. } => (false, None),
-        };
-        let (status, ticks, finish, splits, kind, reason, final_hash) = match verdict {
-            Verdict::Verified {
-                ticks,
-                finish_tick,
-                splits,
-                final_hash,
-                ..
-            } => (
-                RunState::Verified,
-                Some(i64::from(*ticks)),
-                finish_tick.map(i64::from),
-                Some(splits.as_str()),
-                None,
-                None,
-                Some(crate::catalog::hash_hex(*final_hash)),
-            ),
-            Verdict::Rejected { kind, reason } => (
-                RunState::Rejected,
-                None,
-                None,
-                None,
-                Some(kind.as_str()),
-                Some(reason.as_str()),
-                None,
-            ),
-        };
-        let rows = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(status.as_str())
-                .bind(ticks)
-                .bind(finish)
-                .bind(splits)
-                .bind(kind)
-                .bind(reason)
-                .bind(now_ms)
-                .bind(claim.run_id)
-                .bind(&claim.owner)
-                .bind(claim.attempt)
-                .bind(final_hash.as_deref())
-                .bind(realtime)
-                .bind(realtime_note)
-                .execute(pool)
-                .await?
-                .rows_affected()
-        });
-        Ok(rows == 1)
+        let written = self
+            .write_verdicts(&[(claim, verdict)], &[], now_ms)
+            .await?;
+        Ok(written == [true])
     }
 
     /// A run, with its player's name.

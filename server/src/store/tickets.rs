@@ -205,6 +205,51 @@ impl Store {
         }
     }
 
+    /// The tickets a batch of runs consumed, by run id, each with its commitments in order
+    /// (one query for the batch; runs uploaded without a ticket are absent).
+    pub async fn run_tickets(
+        &self,
+        run_ids: &[i64],
+    ) -> Result<std::collections::HashMap<i64, RunTicket>> {
+        let mut tickets = std::collections::HashMap::new();
+        if run_ids.is_empty() {
+            return Ok(tickets);
+        }
+        let list = (1..=run_ids.len())
+            .map(|i| format!("${i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT t.run_id, t.issued_ms, c.kind, c.tick, c.hash, c.received_ms
+             FROM tickets t LEFT JOIN ticket_commits c ON c.ticket_id = t.id
+             WHERE t.run_id IN ({list}) ORDER BY t.run_id, c.seq"
+        );
+        on_pool!(self, |pool| {
+            let mut query = sqlx::query(&sql);
+            for id in run_ids {
+                query = query.bind(*id);
+            }
+            for row in query.fetch_all(pool).await? {
+                let run_id: i64 = row.try_get(0)?;
+                let issued_ms: i64 = row.try_get(1)?;
+                let ticket = tickets.entry(run_id).or_insert_with(|| RunTicket {
+                    issued_ms,
+                    commits: Vec::new(),
+                });
+                let Some(kind) = row.try_get::<Option<String>, _>(2)? else {
+                    continue;
+                };
+                ticket.commits.push(commit_of(
+                    &kind,
+                    row.try_get(3)?,
+                    row.try_get::<String, _>(4)?.as_str(),
+                    row.try_get(5)?,
+                )?);
+            }
+        });
+        Ok(tickets)
+    }
+
     /// The ticket a run consumed, with its commitments in order (one query), or `None` for a
     /// run uploaded without one.
     pub async fn run_ticket(&self, run_id: i64) -> Result<Option<RunTicket>> {

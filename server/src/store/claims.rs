@@ -1,0 +1,315 @@
+//! The verification queue, in batches: claiming up to N runs in one statement, reading their
+//! replays in one query, and writing a batch's verdicts — and handing back the runs it did not
+//! get to — in one transaction.
+//!
+//! Every write is fenced by the claim it is made under: the run must still be `verifying`,
+//! leased to the same owner, at the same attempt number. A claim that lost its run (its lease
+//! expired and another worker claimed it again, or its verdict is written already) changes
+//! nothing; the transaction goes on with the other runs of the batch.
+
+use std::collections::HashMap;
+
+use sqlx::Row;
+
+use super::{BeginWrite, Claim, ClaimRow, Pool, Result, RunState, Store, Verdict};
+
+/// The claim: the oldest `$4` runs that are queued, or being verified under a lease that
+/// expired before `$3` (their claimer died or hung), leased to `$1` until `$2`, each claim
+/// numbered by `attempts` (the fencing token of its verdict).
+const CLAIM: &str = "
+    UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
+                    attempts = attempts + 1
+    WHERE id IN (SELECT id FROM runs
+                 WHERE status = 'queued' OR (status = 'verifying' AND lease_until_ms < $3)
+                 ORDER BY id LIMIT $4";
+const CLAIM_RETURNING: &str = ") RETURNING id, replay_hash, attempts";
+
+/// A verdict, fenced by its claim (`$8` run, `$9` owner, `$10` attempt). The verdict's own
+/// columns are bound by [`bind_verdict!`].
+const VERDICT: &str = "
+    UPDATE runs SET status = $1, ticks = $2, finish_tick = $3, splits = $4,
+                    reason_kind = $5, reason = $6, verified_ms = $7, final_hash = $11,
+                    realtime = $12, realtime_note = $13,
+                    lease_owner = NULL, lease_until_ms = NULL
+    WHERE id = $8 AND status = 'verifying' AND lease_owner = $9 AND attempts = $10";
+
+/// A batch's verdicts on PostgreSQL, in one statement (one round trip instead of one per
+/// run): [`VERDICT`]'s columns and fence, row by row, from arrays (`$1` the time). Returns the
+/// runs written.
+const VERDICTS_POSTGRES: &str = "
+    UPDATE runs AS r SET status = v.status, ticks = v.ticks, finish_tick = v.finish_tick,
+                         splits = v.splits, reason_kind = v.reason_kind, reason = v.reason,
+                         verified_ms = $1, final_hash = v.final_hash,
+                         realtime = v.realtime, realtime_note = v.realtime_note,
+                         lease_owner = NULL, lease_until_ms = NULL
+    FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[],
+                $8::TEXT[], $9::TEXT[], $10::TEXT[], $11::TEXT[], $12::BOOLEAN[], $13::TEXT[])
+         AS v(id, owner, attempt, status, ticks, finish_tick, splits, reason_kind, reason,
+              final_hash, realtime, realtime_note)
+    WHERE r.id = v.id AND r.status = 'verifying' AND r.lease_owner = v.owner
+      AND r.attempts = v.attempt
+    RETURNING r.id";
+
+/// A claim handed back unverified (fenced like a verdict): the run is queued again and the
+/// claim is not counted among its attempts, since nothing of it was tried (an attempt that
+/// ends without a verdict or a release is a worker that died or hung). Its number is free
+/// again: whoever claims the run next is given it, and no verdict under the released claim
+/// can exist (the worker releases only runs it never started).
+const RELEASE: &str = "
+    UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until_ms = NULL,
+                    attempts = attempts - 1
+    WHERE id = $1 AND status = 'verifying' AND lease_owner = $2 AND attempts = $3";
+
+/// A verdict's columns as stored (`None` is SQL `NULL`): a new verdict field is one more
+/// field here, one more bind in [`bind_verdict!`] and one more array in
+/// [`VERDICTS_POSTGRES`].
+struct VerdictColumns<'a> {
+    status: RunState,
+    ticks: Option<i64>,
+    finish_tick: Option<i64>,
+    splits: Option<&'a str>,
+    reason_kind: Option<&'a str>,
+    reason: Option<&'a str>,
+    /// 16 lowercase hex digits.
+    final_hash: Option<String>,
+    /// Played in real time under a run ticket (`crate::realtime`); false for a rejection.
+    realtime: bool,
+    /// Why a ticketed run is not real-time.
+    realtime_note: Option<&'a str>,
+}
+
+impl<'a> VerdictColumns<'a> {
+    fn of(verdict: &'a Verdict) -> VerdictColumns<'a> {
+        match verdict {
+            Verdict::Verified {
+                ticks,
+                finish_tick,
+                splits,
+                final_hash,
+                realtime,
+                realtime_note,
+            } => VerdictColumns {
+                status: RunState::Verified,
+                ticks: Some(i64::from(*ticks)),
+                finish_tick: finish_tick.map(i64::from),
+                splits: Some(splits.as_str()),
+                reason_kind: None,
+                reason: None,
+                final_hash: Some(crate::catalog::hash_hex(*final_hash)),
+                realtime: *realtime,
+                realtime_note: realtime_note.as_deref(),
+            },
+            Verdict::Rejected { kind, reason } => VerdictColumns {
+                status: RunState::Rejected,
+                ticks: None,
+                finish_tick: None,
+                splits: None,
+                reason_kind: Some(kind.as_str()),
+                reason: Some(reason.as_str()),
+                final_hash: None,
+                realtime: false,
+                realtime_note: None,
+            },
+        }
+    }
+}
+
+/// Binds `$1`…`$13` of [`VERDICT`]: the verdict's columns, the time, the claim.
+macro_rules! bind_verdict {
+    ($query:expr, $columns:expr, $claim:expr, $now_ms:expr) => {
+        $query
+            .bind($columns.status.as_str())
+            .bind($columns.ticks)
+            .bind($columns.finish_tick)
+            .bind($columns.splits)
+            .bind($columns.reason_kind)
+            .bind($columns.reason)
+            .bind($now_ms)
+            .bind($claim.run_id)
+            .bind(&$claim.owner)
+            .bind($claim.attempt)
+            .bind($columns.final_hash.as_deref())
+            .bind($columns.realtime)
+            .bind($columns.realtime_note)
+    };
+}
+
+/// Writes `verdicts` and releases `release` on one open write transaction, then commits;
+/// per verdict, whether it was written (`false`: the claim was lost).
+macro_rules! verdicts_in {
+    ($tx:expr, $verdicts:expr, $release:expr, $now_ms:expr) => {{
+        let mut tx = $tx;
+        let mut written = Vec::with_capacity($verdicts.len());
+        for (claim, verdict) in $verdicts {
+            let columns = VerdictColumns::of(verdict);
+            let rows = bind_verdict!(sqlx::query(VERDICT), columns, claim, $now_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            written.push(rows == 1);
+        }
+        for claim in $release {
+            sqlx::query(RELEASE)
+                .bind(claim.run_id)
+                .bind(&claim.owner)
+                .bind(claim.attempt)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        written
+    }};
+}
+
+impl Store {
+    /// Claims up to `max` runs waiting for verification, oldest first — queued, or being
+    /// verified under a lease that expired (its claimer died) — for `owner` until
+    /// `now + lease`, in one statement; sorted by run id.
+    ///
+    /// PostgreSQL: `FOR UPDATE SKIP LOCKED`, so several servers claiming at once each get
+    /// different runs without waiting on each other (a row another claim has locked is
+    /// skipped; one it has claimed and committed is re-checked and no longer matches).
+    /// SQLite: the statement runs in an `IMMEDIATE` transaction, which holds the database's
+    /// write lock from its start, so two claims are serialised and cannot pick the same row.
+    pub async fn claim_batch(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_ms: i64,
+        max: u32,
+    ) -> Result<Vec<Claim>> {
+        let until = now_ms.saturating_add(lease_ms);
+        let mut rows: Vec<ClaimRow> = match &self.pool {
+            Pool::Sqlite(pool) => {
+                let sql = format!("{CLAIM}{CLAIM_RETURNING}");
+                let mut tx = pool.begin_write().await?;
+                let rows = sqlx::query_as(&sql)
+                    .bind(owner)
+                    .bind(until)
+                    .bind(now_ms)
+                    .bind(i64::from(max))
+                    .fetch_all(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                rows
+            }
+            Pool::Postgres(pool) => {
+                let sql = format!("{CLAIM} FOR UPDATE SKIP LOCKED{CLAIM_RETURNING}");
+                sqlx::query_as(&sql)
+                    .bind(owner)
+                    .bind(until)
+                    .bind(now_ms)
+                    .bind(i64::from(max))
+                    .fetch_all(pool)
+                    .await?
+            }
+        };
+        rows.sort_by_key(|row| row.id);
+        Ok(rows
+            .into_iter()
+            .map(|row| Claim {
+                run_id: row.id,
+                replay_hash: row.replay_hash,
+                attempt: row.attempts,
+                owner: owner.to_string(),
+            })
+            .collect())
+    }
+
+    /// The replay bytes of the claimed runs, by run id, in one query (a run whose replay is
+    /// missing is absent).
+    pub async fn claimed_bytes(&self, claims: &[Claim]) -> Result<HashMap<i64, Vec<u8>>> {
+        if claims.is_empty() {
+            return Ok(HashMap::new());
+        }
+        // `IN ($1, …, $n)`: the one list syntax both databases take.
+        let list: Vec<String> = (1..=claims.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT r.id, b.bytes FROM runs r JOIN replays b ON b.hash = r.replay_hash
+             WHERE r.id IN ({})",
+            list.join(", ")
+        );
+        let bytes = on_pool!(self, |pool| {
+            let mut query = sqlx::query(&sql);
+            for claim in claims {
+                query = query.bind(claim.run_id);
+            }
+            query
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|row| Ok::<_, sqlx::Error>((row.try_get(0)?, row.try_get(1)?)))
+                .collect::<Result<HashMap<i64, Vec<u8>>, _>>()?
+        });
+        Ok(bytes)
+    }
+
+    /// Writes a batch's verdicts and hands its unstarted claims back to the queue, in one
+    /// transaction: all of it or none. Each write is fenced by its claim (still the run's
+    /// latest, the run still `verifying`), so a claim lost since — its lease expired and the
+    /// run was claimed again — changes nothing. Per verdict, whether it was written.
+    pub async fn write_verdicts(
+        &self,
+        verdicts: &[(&Claim, &Verdict)],
+        release: &[&Claim],
+        now_ms: i64,
+    ) -> Result<Vec<bool>> {
+        let written = match &self.pool {
+            Pool::Sqlite(pool) => {
+                verdicts_in!(pool.begin_write().await?, verdicts, release, now_ms)
+            }
+            Pool::Postgres(pool) => {
+                let mut tx = pool.begin_write().await?;
+                let columns: Vec<_> = verdicts
+                    .iter()
+                    .map(|(_, v)| VerdictColumns::of(v))
+                    .collect();
+                let written: Vec<i64> = sqlx::query_scalar(VERDICTS_POSTGRES)
+                    .bind(now_ms)
+                    .bind(verdicts.iter().map(|(c, _)| c.run_id).collect::<Vec<_>>())
+                    .bind(
+                        verdicts
+                            .iter()
+                            .map(|(c, _)| c.owner.as_str())
+                            .collect::<Vec<_>>(),
+                    )
+                    .bind(verdicts.iter().map(|(c, _)| c.attempt).collect::<Vec<_>>())
+                    .bind(
+                        columns
+                            .iter()
+                            .map(|c| c.status.as_str())
+                            .collect::<Vec<_>>(),
+                    )
+                    .bind(columns.iter().map(|c| c.ticks).collect::<Vec<_>>())
+                    .bind(columns.iter().map(|c| c.finish_tick).collect::<Vec<_>>())
+                    .bind(columns.iter().map(|c| c.splits).collect::<Vec<_>>())
+                    .bind(columns.iter().map(|c| c.reason_kind).collect::<Vec<_>>())
+                    .bind(columns.iter().map(|c| c.reason).collect::<Vec<_>>())
+                    .bind(
+                        columns
+                            .iter()
+                            .map(|c| c.final_hash.as_deref())
+                            .collect::<Vec<_>>(),
+                    )
+                    .bind(columns.iter().map(|c| c.realtime).collect::<Vec<_>>())
+                    .bind(columns.iter().map(|c| c.realtime_note).collect::<Vec<_>>())
+                    .fetch_all(&mut *tx)
+                    .await?;
+                for claim in release {
+                    sqlx::query(RELEASE)
+                        .bind(claim.run_id)
+                        .bind(&claim.owner)
+                        .bind(claim.attempt)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                tx.commit().await?;
+                verdicts
+                    .iter()
+                    .map(|(c, _)| written.contains(&c.run_id))
+                    .collect()
+            }
+        };
+        Ok(written)
+    }
+}
