@@ -324,14 +324,8 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
     let mut splits = SplitRecorder::default();
     match verifier.verify_with(bytes, |sim| splits.observe(sim)) {
         Ok(verified) => {
-            if verified.finish.len() != 1 {
-                return Verdict::Rejected {
-                    kind: "not_single_player".into(),
-                    reason: format!(
-                        "a leaderboard run has exactly one player; this replay has {}",
-                        verified.finish.len()
-                    ),
-                };
+            if let Some(rejected) = not_single_player(&verified) {
+                return rejected;
             }
             Verdict::Verified {
                 ticks: verified.ticks,
@@ -350,6 +344,17 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
             }
         }
     }
+}
+
+/// A leaderboard run has exactly one player: the rejection of a verified replay with more.
+fn not_single_player(verified: &pogo_replay::Verified) -> Option<Verdict> {
+    (verified.finish.len() != 1).then(|| Verdict::Rejected {
+        kind: "not_single_player".into(),
+        reason: format!(
+            "a leaderboard run has exactly one player; this replay has {}",
+            verified.finish.len()
+        ),
+    })
 }
 
 /// The problem a replay is rejected for when it has several: a malformed byte anywhere in the
@@ -390,14 +395,8 @@ pub fn verify_ticketed(
     match Ghost::load(bytes, verifier) {
         Ok(ghost) => {
             let verified = ghost.verified();
-            if verified.finish.len() != 1 {
-                return Verdict::Rejected {
-                    kind: "not_single_player".into(),
-                    reason: format!(
-                        "a leaderboard run has exactly one player; this replay has {}",
-                        verified.finish.len()
-                    ),
-                };
+            if let Some(rejected) = not_single_player(verified) {
+                return rejected;
             }
             let rules = realtime::Rules {
                 rate: verifier.tuning().spec().tick_rate,

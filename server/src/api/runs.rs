@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::auth;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
@@ -215,18 +214,7 @@ async fn accept(
     if let Some(id) = ticket {
         super::tickets::check_ticket_id(id)?;
     }
-    let token = auth::bearer(headers)?;
-    if !auth::is_player_token(token) {
-        return Err(ApiError::BadToken);
-    }
-    let player = state
-        .store
-        .player_by_token(&auth::token_hash(token))
-        .await?
-        .ok_or(ApiError::BadToken)?;
-    if player.hidden {
-        return Err(ApiError::PlayerHidden { name: player.name });
-    }
+    let player = super::tickets::player_of(state, headers).await?;
     state
         .rates
         .check_token(player.id)

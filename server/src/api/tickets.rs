@@ -209,8 +209,8 @@ pub async fn commit(
     Ok(super::with_status(StatusCode::CREATED, committed))
 }
 
-/// The token's player (not hidden).
-async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
+/// The bearer token's player, who must not be hidden (uploads and tickets).
+pub(super) async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
     let token = auth::bearer(headers)?;
     if !auth::is_player_token(token) {
         return Err(ApiError::BadToken);
