@@ -73,7 +73,7 @@ fn placeholders(first: usize, count: usize) -> String {
 }
 
 impl Store {
-    /// A page of the leaderboard, best first, ranked by the window functions of [`BOARD_CTE`].
+    /// A page of the leaderboard, best first, ranked by the window functions of `BOARD_CTE`.
     pub async fn leaderboard_sql(
         &self,
         board: &Board,
@@ -146,7 +146,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// How many players are on the board (counted by [`BOARD_CTE`]).
+    /// How many players are on the board (counted by `BOARD_CTE`).
     pub async fn board_size_sql(&self, board: &Board) -> Result<i64> {
         let sql = format!("{BOARD_CTE} SELECT COUNT(*) FROM board");
         let count = on_pool!(self, |pool| {

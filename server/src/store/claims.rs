@@ -15,12 +15,14 @@ use super::{BeginWrite, Claim, ClaimRow, Pool, Result, RunState, Store, Verdict}
 
 /// The claim: the oldest `$4` runs that are queued, or being verified under a lease that
 /// expired before `$3` (their claimer died or hung), leased to `$1` until `$2`, each claim
-/// numbered by `attempts` (the fencing token of its verdict).
+/// numbered by `attempts` (the fencing token of its verdict). Read through `runs_waiting`
+/// (migration 0009: the waiting runs only, whose condition the first term states).
 const CLAIM: &str = "
     UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
                     attempts = attempts + 1
     WHERE id IN (SELECT id FROM runs
-                 WHERE status = 'queued' OR (status = 'verifying' AND lease_until_ms < $3)
+                 WHERE status IN ('queued', 'verifying')
+                   AND (status = 'queued' OR lease_until_ms < $3)
                  ORDER BY id LIMIT $4";
 const CLAIM_RETURNING: &str = ") RETURNING id, replay_hash, attempts";
 

@@ -42,7 +42,7 @@ const FEED_REBUILD_AFTER: usize = 50_000;
 /// How long feed rows are kept after a process has read them before it prunes them.
 const FEED_KEEP: Duration = Duration::from_secs(10 * 60);
 /// A process that has not read the feed for this long may have missed pruned rows: it
-/// rebuilds (well inside [`FEED_KEEP`]).
+/// rebuilds (well inside `FEED_KEEP`).
 pub const FEED_STALE: Duration = Duration::from_secs(5 * 60);
 /// How often a process notes how far it has read (and so how often it may prune).
 const FEED_PRUNE_INTERVAL: Duration = Duration::from_secs(60);
