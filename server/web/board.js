@@ -74,7 +74,8 @@ export async function renderBoard(main, levelName, params, view) {
       el('p', { class: 'muted small' }, past
         ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
         : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)),
-    seasonList(seasons, season?.id ?? null, seasonHref));
+    // No list while the level has had one season only (`seasonList` gives null then).
+    ...[seasonList(seasons, season?.id ?? null, seasonHref)].filter(Boolean));
   const toggle = el('nav', { class: 'category-toggle', 'aria-label': 'Board', dataset: { category } },
     link(href({ category: 'open' }), 'Open'),
     link(href({ category: 'realtime' }), 'Real-time'),

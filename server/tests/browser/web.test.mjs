@@ -139,6 +139,11 @@ for (const viewport of VIEWPORTS) {
         assert.equal(row.href, `#/run/${e.id}`);
         assert.deepEqual(row.splits, e.splits.map((s) => `${s.checkpoint === null ? 'finish' : `CP${s.checkpoint + 1}`} ${expectedTime(s.tick)}`));
       });
+      // No stray text between the head and the toggle: a level with one season has no season
+      // list, and nothing stands in for it (a `null` once did, appended as text).
+      const stray = await page.locator('section.board').evaluate((s) =>
+        [...s.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim() !== '').map((n) => n.textContent));
+      assert.deepEqual(stray, [], 'text nodes directly in the board section');
       await noSideways('leaderboard');
       await shot('leaderboard');
     });
