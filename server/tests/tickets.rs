@@ -166,16 +166,13 @@ async fn upload_with(
     bytes: &[u8],
     ticket: &str,
 ) -> (u16, Value) {
-    let response = http
-        .post(format!("{base}/api/runs?ticket={ticket}"))
-        .bearer_auth(token)
-        .header("content-type", "application/octet-stream")
-        .body(bytes.to_vec())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
+    support::upload_to(
+        http,
+        &format!("{base}/api/runs?ticket={ticket}"),
+        token,
+        bytes,
+    )
+    .await
 }
 
 /// Commits `run` to ticket `id` as a page playing it would: the start now, each split at

@@ -297,8 +297,18 @@ pub async fn register(http: &reqwest::Client, base: &str, name: &str) -> String 
 
 /// Uploads replay bytes with a token; returns the status and the JSON body.
 pub async fn upload(http: &reqwest::Client, base: &str, token: &str, bytes: &[u8]) -> (u16, Value) {
+    upload_to(http, &format!("{base}/api/runs"), token, bytes).await
+}
+
+/// [`upload`] to a given URL (`/api/runs` with a query, say).
+pub async fn upload_to(
+    http: &reqwest::Client,
+    url: &str,
+    token: &str,
+    bytes: &[u8],
+) -> (u16, Value) {
     let response = http
-        .post(format!("{base}/api/runs"))
+        .post(url)
         .bearer_auth(token)
         .header("content-type", "application/octet-stream")
         .body(bytes.to_vec())
