@@ -339,10 +339,9 @@ impl Store {
     /// A page of the leaderboard, best first: `limit` entries from rank `offset + 1`.
     pub async fn leaderboard(&self, board: &Board, limit: u32, offset: u64) -> Result<Vec<Entry>> {
         let page = self
-            .ranks
-            .read(self, board, |ranks| ranks.page(offset, limit))
+            .board_page(board, PageAt::Offset(offset), limit)
             .await?;
-        self.page_entries(page).await
+        Ok(page.map(|p| p.entries).unwrap_or_default())
     }
 
     /// The rows of a page's (rank, run id) pairs, in rank order.

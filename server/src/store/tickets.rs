@@ -249,33 +249,4 @@ impl Store {
         });
         Ok(tickets)
     }
-
-    /// The ticket a run consumed, with its commitments in order (one query), or `None` for a
-    /// run uploaded without one.
-    pub async fn run_ticket(&self, run_id: i64) -> Result<Option<RunTicket>> {
-        const SQL: &str = "
-            SELECT t.issued_ms, c.kind, c.tick, c.hash, c.received_ms
-            FROM tickets t LEFT JOIN ticket_commits c ON c.ticket_id = t.id
-            WHERE t.run_id = $1 ORDER BY c.seq";
-        on_pool!(self, |pool| {
-            let rows = sqlx::query(SQL).bind(run_id).fetch_all(pool).await?;
-            let Some(first) = rows.first() else {
-                return Ok(None);
-            };
-            let issued_ms: i64 = first.try_get(0)?;
-            let mut commits = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let Some(kind) = row.try_get::<Option<String>, _>(1)? else {
-                    continue;
-                };
-                commits.push(commit_of(
-                    &kind,
-                    row.try_get(2)?,
-                    row.try_get::<String, _>(3)?.as_str(),
-                    row.try_get(4)?,
-                )?);
-            }
-            Ok(Some(RunTicket { issued_ms, commits }))
-        })
-    }
 }
