@@ -444,15 +444,3 @@ pub fn splits_json(splits: &[Split]) -> String {
         .collect();
     serde_json::Value::Array(list).to_string()
 }
-
-/// Stored splits back: `(checkpoint, tick)` pairs.
-pub fn parse_splits(text: &str) -> Vec<(Option<u32>, u32)> {
-    #[derive(serde::Deserialize)]
-    struct Stored {
-        checkpoint: Option<u32>,
-        tick: u32,
-    }
-    serde_json::from_str::<Vec<Stored>>(text)
-        .map(|v| v.into_iter().map(|s| (s.checkpoint, s.tick)).collect())
-        .unwrap_or_default()
-}

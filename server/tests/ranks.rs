@@ -38,6 +38,18 @@ async fn raw(backend: &Backend, url: &str) -> Raw {
     }
 }
 
+/// Splits as the verifier stores them (`worker::splits_json`).
+fn splits(pairs: &[(Option<u32>, i64)]) -> String {
+    let list: Vec<String> = pairs
+        .iter()
+        .map(|(checkpoint, tick)| {
+            let checkpoint = checkpoint.map_or("null".to_string(), |c| c.to_string());
+            format!(r#"{{"checkpoint":{checkpoint},"tick":{tick}}}"#)
+        })
+        .collect();
+    format!("[{}]", list.join(","))
+}
+
 /// xorshift64*: the test's reproducible sequence.
 struct Rng(u64);
 
@@ -174,19 +186,21 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
                             "INSERT INTO runs (player_id, replay_hash, level, level_hash,
                                  tuning_hash, rules_version, uploaded_ms, status)
                              VALUES ($1, $2, $3, '00000000000000aa', '00000000000000bb', 1,
-                                     0, 'queued')",
+                                     $4, 'queued')",
                             player,
                             runs.to_be_bytes().to_vec(),
-                            level
+                            level,
+                            1_700_000_000_000 + runs * 1000
                         );
                         exec!(
                             sql,
                             "UPDATE runs SET status = 'verified', finish_tick = $1,
-                                 realtime = $2, ticks = $1, verified_ms = 1
+                                 realtime = $2, ticks = $1, verified_ms = 1, splits = $4
                              WHERE id = $3",
                             finish,
                             realtime,
-                            runs
+                            runs,
+                            splits(&[(Some(0), finish / 2), (None, finish)])
                         );
                     }
                     // A run hidden or shown again.
@@ -211,10 +225,21 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
                             player
                         );
                     }
-                    // A verified run that finishes no more (as a re-verdict would say).
+                    // A verified run that finishes no more (as a re-verdict would say), or
+                    // whose splits are written anew (the entry stays, what a page shows moves).
                     _ if runs > 0 => {
                         let run = 1 + rng.below(runs as u64) as i64;
-                        exec!(sql, "UPDATE runs SET finish_tick = NULL WHERE id = $1", run);
+                        if rng.below(2) == 0 {
+                            exec!(sql, "UPDATE runs SET finish_tick = NULL WHERE id = $1", run);
+                        } else {
+                            let split = 1 + rng.below(50) as i64;
+                            exec!(
+                                sql,
+                                "UPDATE runs SET splits = $1 WHERE id = $2",
+                                splits(&[(Some(0), split), (Some(1), split + 1)]),
+                                run
+                            );
+                        }
                     }
                     _ => {}
                 }

@@ -15,7 +15,7 @@ use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::runs::{SplitJson, splits};
+use super::runs::{SplitJson, split_times};
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
@@ -154,7 +154,7 @@ pub async fn leaderboard(
                 time_s: time.time_s,
                 time: time.time,
                 uploaded_at: rfc3339(e.uploaded_ms),
-                splits: splits(e.splits.as_deref(), rate),
+                splits: split_times(&e.splits, rate),
                 ghost_url: format!("/api/runs/{}/ghost", e.run_id),
                 replay_url: format!("/api/runs/{}/replay", e.run_id),
             }

@@ -26,7 +26,6 @@ use crate::season::SeasonId;
 use crate::state::AppState;
 use crate::store::{Board, Category, Inserted, NewRun, RunRow, RunState};
 use crate::times::{TickTime, now_ms, rfc3339};
-use crate::worker::parse_splits;
 
 /// The content types an upload may have.
 pub const REPLAY_CONTENT_TYPES: &[&str] =
@@ -67,11 +66,14 @@ pub struct SplitJson {
 
 /// Stored splits as JSON.
 pub fn splits(stored: Option<&str>, rate: u32) -> Vec<SplitJson> {
-    stored
-        .map(parse_splits)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(checkpoint, tick)| {
+    split_times(&crate::store::parse_splits(stored), rate)
+}
+
+/// `(checkpoint, tick)` pairs as JSON, with their times at `rate` ticks a second.
+pub fn split_times(pairs: &[(Option<u32>, u32)], rate: u32) -> Vec<SplitJson> {
+    pairs
+        .iter()
+        .map(|&(checkpoint, tick)| {
             let t = TickTime::new(tick, rate);
             SplitJson {
                 checkpoint,

@@ -34,22 +34,42 @@ board AS (
     FROM best WHERE nth = 1
 )";
 
-/// One entry the rank index keeps: a player's best run on a board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
+/// One entry the rank index keeps: a player's best run on a board, with what a page shows of
+/// it (so that a page reads no rows).
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct BestRun {
     pub player_id: i64,
     pub run_id: i64,
     pub finish_tick: i64,
+    /// The player's name.
+    pub player: String,
+    pub uploaded_ms: i64,
+    /// The split ticks at each checkpoint, as JSON text (`runs.splits`).
+    pub splits: Option<String>,
 }
 
-/// An entry's row, read by run id once the index has said which runs a page holds.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct EntryRow {
-    pub run_id: i64,
-    pub player: String,
-    pub finish_tick: i64,
-    pub uploaded_ms: i64,
-    pub splits: Option<String>,
+/// Stored splits (`runs.splits`, written by `worker::splits_json`) back as `(checkpoint, tick)`
+/// pairs; none if the text is missing or not that JSON.
+pub fn parse_splits(text: Option<&str>) -> Vec<(Option<u32>, u32)> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        checkpoint: Option<u32>,
+        tick: u32,
+    }
+    text.and_then(|text| serde_json::from_str::<Vec<Stored>>(text).ok())
+        .map(|v| v.into_iter().map(|s| (s.checkpoint, s.tick)).collect())
+        .unwrap_or_default()
+}
+
+/// An entry as `BOARD_CTE` gives it, the splits still as stored.
+#[derive(sqlx::FromRow)]
+struct EntryRow {
+    rank: i64,
+    run_id: i64,
+    player: String,
+    finish_tick: i64,
+    uploaded_ms: i64,
+    splits: Option<String>,
 }
 
 /// One row of the change feed (`board_changes`, written by triggers).
@@ -86,14 +106,24 @@ impl Store {
              FROM board ORDER BY rank LIMIT $6 OFFSET $7"
         );
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        let entries = on_pool!(self, |pool| {
+        let rows: Vec<EntryRow> = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(i64::from(limit))
                 .bind(offset)
                 .fetch_all(pool)
                 .await?
         });
-        Ok(entries)
+        Ok(rows
+            .into_iter()
+            .map(|row| Entry {
+                rank: row.rank,
+                run_id: row.run_id,
+                player: row.player,
+                finish_tick: row.finish_tick,
+                uploaded_ms: row.uploaded_ms,
+                splits: parse_splits(row.splits.as_deref()),
+            })
+            .collect())
     }
 
     /// The next `limit` entries of the board after `after`, in rank order, as the board stood
@@ -190,7 +220,8 @@ impl Store {
     /// level's runs: seconds at a million.
     pub async fn board_best(&self, board: &Board) -> Result<Vec<BestRun>> {
         let sql = format!(
-            "{BOARD_CTE} SELECT player_id, id AS run_id, finish_tick FROM best WHERE nth = 1"
+            "{BOARD_CTE} SELECT player_id, id AS run_id, finish_tick, name AS player, uploaded_ms,
+                splits FROM best WHERE nth = 1"
         );
         let rows = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
@@ -207,7 +238,8 @@ impl Store {
         let mut best: Vec<BestRun> = Vec::new();
         for chunk in players.chunks(IDS_PER_QUERY) {
             let sql = format!(
-                "SELECT r.player_id, r.id AS run_id, r.finish_tick
+                "SELECT r.player_id, r.id AS run_id, r.finish_tick, p.name AS player,
+                        r.uploaded_ms, r.splits
                  FROM runs r JOIN players p ON p.id = r.player_id
                  WHERE r.player_id IN ({}) AND r.level = $1 AND r.level_hash = $2
                    AND r.tuning_hash = $3 AND r.rules_version = $4
@@ -228,29 +260,6 @@ impl Store {
         best.sort_by_key(|b| (b.player_id, b.finish_tick, b.run_id));
         best.dedup_by_key(|b| b.player_id);
         Ok(best)
-    }
-
-    /// The rows of these runs, in no particular order (a page's entries, once the index has
-    /// chosen them).
-    pub async fn entry_rows(&self, run_ids: &[i64]) -> Result<Vec<EntryRow>> {
-        let mut rows = Vec::with_capacity(run_ids.len());
-        for chunk in run_ids.chunks(IDS_PER_QUERY) {
-            let sql = format!(
-                "SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits
-                 FROM runs r JOIN players p ON p.id = r.player_id
-                 WHERE r.id IN ({}) AND r.finish_tick IS NOT NULL",
-                placeholders(1, chunk.len())
-            );
-            let some: Vec<EntryRow> = on_pool!(self, |pool| {
-                let mut query = sqlx::query_as(&sql);
-                for id in chunk {
-                    query = query.bind(*id);
-                }
-                query.fetch_all(pool).await?
-            });
-            rows.extend(some);
-        }
-        Ok(rows)
     }
 
     /// The change feed after `seq`, oldest first, at most `limit` rows.

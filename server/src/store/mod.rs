@@ -144,7 +144,7 @@ pub mod reverify;
 pub mod seasons;
 mod tickets;
 
-pub use board::{BestRun, BoardChange, EntryRow};
+pub use board::{BestRun, BoardChange, parse_splits};
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
 pub use tickets::{Minted, RunTicket, Ticket};
 
@@ -378,14 +378,15 @@ impl Category {
 }
 
 /// One leaderboard entry: a player's best run.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub rank: i64,
     pub run_id: i64,
     pub player: String,
     pub finish_tick: i64,
     pub uploaded_ms: i64,
-    pub splits: Option<String>,
+    /// `(checkpoint, tick)` at each split, the finish last (`None` checkpoint).
+    pub splits: Vec<(Option<u32>, u32)>,
 }
 
 /// One row of a leaderboard export ([`Store::board_batch`]): an entry without its rank (the

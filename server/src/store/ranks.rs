@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use super::board::BestRun;
+use super::board::{BestRun, parse_splits};
 use super::{Board, Entry, Result, Store};
 
 /// Feed rows read per query.
@@ -52,6 +52,31 @@ const FEED_PRUNE_BATCH: u32 = 10_000;
 /// A board entry's order key: (finish tick, run id) — faster first, then earlier upload.
 type Key = (i64, i64);
 
+/// What a page shows of an entry besides its rank and key. Kept in the index so that a page
+/// reads no rows: at a million runs a page's 20 runs and their players were 40 scattered row
+/// reads, which made a random page cost twice what it did on a small board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Shown {
+    player: Box<str>,
+    uploaded_ms: i64,
+    /// `(checkpoint, tick)` pairs, parsed once: a third of the stored JSON's size.
+    splits: Box<[(Option<u32>, u32)]>,
+}
+
+impl BestRun {
+    fn key(&self) -> Key {
+        (self.finish_tick, self.run_id)
+    }
+
+    fn shown(&self) -> Shown {
+        Shown {
+            player: self.player.as_str().into(),
+            uploaded_ms: self.uploaded_ms,
+            splits: parse_splits(self.splits.as_deref()).into(),
+        }
+    }
+}
+
 /// One board's entries: each player's best run, in board order.
 #[derive(Debug, Default)]
 struct BoardRanks {
@@ -60,31 +85,36 @@ struct BoardRanks {
     order: indexset::BTreeSet<Key>,
     /// Each player's entry.
     best: HashMap<i64, Key>,
+    /// What a page shows of each entry, by run id.
+    shown: HashMap<i64, Shown>,
 }
 
 impl BoardRanks {
     fn build(best: Vec<BestRun>) -> BoardRanks {
         let mut ranks = BoardRanks::default();
         for run in best {
-            ranks.set(run.player_id, Some((run.finish_tick, run.run_id)));
+            ranks.set(run.player_id, Some((run.key(), run.shown())));
         }
         ranks
     }
 
-    /// Makes `key` the player's entry (`None`: no entry).
-    fn set(&mut self, player: i64, key: Option<Key>) {
-        let old = match key {
-            Some(key) => self.best.insert(player, key),
-            None => self.best.remove(&player),
-        };
-        if old == key {
-            return;
+    /// Makes `entry` the player's entry (`None`: no entry).
+    fn set(&mut self, player: i64, entry: Option<(Key, Shown)>) {
+        let old = self.best.get(&player).copied();
+        if let (Some(old), Some((key, shown))) = (old, &entry) {
+            if old == *key && self.shown.get(&key.1) == Some(shown) {
+                return;
+            }
         }
         if let Some(old) = old {
             self.order.remove(&old);
+            self.shown.remove(&old.1);
+            self.best.remove(&player);
         }
-        if let Some(key) = key {
+        if let Some((key, shown)) = entry {
             self.order.insert(key);
+            self.shown.insert(key.1, shown);
+            self.best.insert(player, key);
         }
     }
 
@@ -101,8 +131,8 @@ impl BoardRanks {
         self.best.get(&player).map(|key| self.rank(key))
     }
 
-    /// `limit` entries from the 0-based `offset`: (rank, run id).
-    fn page(&self, offset: u64, limit: u32) -> Vec<(i64, i64)> {
+    /// `limit` entries from the 0-based `offset`, as the page shows them.
+    fn page(&self, offset: u64, limit: u32) -> Vec<Entry> {
         let Ok(start) = usize::try_from(offset) else {
             return Vec::new();
         };
@@ -112,7 +142,17 @@ impl BoardRanks {
         }
         (start..)
             .zip(self.order.range_idx(start..end))
-            .map(|(i, &(_, run))| (i64::try_from(i).map_or(i64::MAX, |i| i + 1), run))
+            .filter_map(|(i, &(finish_tick, run_id))| {
+                let shown = self.shown.get(&run_id)?;
+                Some(Entry {
+                    rank: i64::try_from(i).map_or(i64::MAX, |i| i + 1),
+                    run_id,
+                    player: shown.player.to_string(),
+                    finish_tick,
+                    uploaded_ms: shown.uploaded_ms,
+                    splits: shown.splits.to_vec(),
+                })
+            })
             .collect()
     }
 }
@@ -191,12 +231,12 @@ impl Index {
             }
             let players: Vec<i64> = players.into_iter().collect();
             let found = store.board_best_of(board, &players).await?;
-            let found: HashMap<i64, Key> = found
+            let mut found: HashMap<i64, (Key, Shown)> = found
                 .into_iter()
-                .map(|b| (b.player_id, (b.finish_tick, b.run_id)))
+                .map(|b| (b.player_id, (b.key(), b.shown())))
                 .collect();
             for player in players {
-                ranks.set(player, found.get(&player).copied());
+                ranks.set(player, found.remove(&player));
             }
         }
         self.last_seq = Some(last);
@@ -302,8 +342,9 @@ pub struct BoardPage {
 }
 
 impl Store {
-    /// A page of the board and its size, from one look at the index (one catch-up with the
-    /// feed, one query for the entries' rows); `None` if `at` is a player with no entry.
+    /// A page of the board and its size, from one look at the index: one catch-up with the
+    /// feed, then the entries as the index keeps them (no row is read); `None` if `at` is a
+    /// player with no entry.
     pub async fn board_page(
         &self,
         board: &Board,
@@ -325,11 +366,7 @@ impl Store {
                 Some((offset, ranks.len(), ranks.page(offset, limit)))
             })
             .await?;
-        let Some((offset, total, page)) = page else {
-            return Ok(None);
-        };
-        let entries = self.page_entries(page).await?;
-        Ok(Some(BoardPage {
+        Ok(page.map(|(offset, total, entries)| BoardPage {
             offset,
             total,
             entries,
@@ -342,31 +379,6 @@ impl Store {
             .board_page(board, PageAt::Offset(offset), limit)
             .await?;
         Ok(page.map(|p| p.entries).unwrap_or_default())
-    }
-
-    /// The rows of a page's (rank, run id) pairs, in rank order.
-    async fn page_entries(&self, page: Vec<(i64, i64)>) -> Result<Vec<Entry>> {
-        let ids: Vec<i64> = page.iter().map(|&(_, run)| run).collect();
-        let mut rows: HashMap<i64, _> = self
-            .entry_rows(&ids)
-            .await?
-            .into_iter()
-            .map(|row| (row.run_id, row))
-            .collect();
-        Ok(page
-            .into_iter()
-            .filter_map(|(rank, run)| {
-                let row = rows.remove(&run)?;
-                Some(Entry {
-                    rank,
-                    run_id: row.run_id,
-                    player: row.player,
-                    finish_tick: row.finish_tick,
-                    uploaded_ms: row.uploaded_ms,
-                    splits: row.splits,
-                })
-            })
-            .collect())
     }
 
     /// How many players are on the board.
@@ -431,7 +443,12 @@ mod tests {
                 run += 1;
                 Some((next(300) as i64, run))
             };
-            ranks.set(player, key);
+            let shown = |key: Key| Shown {
+                player: format!("p{player}").into(),
+                uploaded_ms: key.1 * 10,
+                splits: vec![(Some(0), (key.0 / 2) as u32), (None, key.0 as u32)].into(),
+            };
+            ranks.set(player, key.map(|key| (key, shown(key))));
             match key {
                 Some(key) => truth.insert(player, key),
                 None => truth.remove(&player),
@@ -440,7 +457,7 @@ mod tests {
                 let mut sorted: Vec<Key> = truth.values().copied().collect();
                 sorted.sort();
                 assert_eq!(ranks.len() as usize, sorted.len());
-                let page: Vec<i64> = ranks.page(0, u32::MAX).iter().map(|p| p.1).collect();
+                let page: Vec<i64> = ranks.page(0, u32::MAX).iter().map(|e| e.run_id).collect();
                 let want: Vec<i64> = sorted.iter().map(|k| k.1).collect();
                 assert_eq!(page, want, "step {step}");
                 for (player, key) in &truth {
@@ -449,10 +466,22 @@ mod tests {
                 }
                 let offset = next(sorted.len() as u64 + 3);
                 let page = ranks.page(offset, 7);
-                for (rank, run) in page {
-                    assert_eq!(sorted[(rank - 1) as usize].1, run);
+                for entry in page {
+                    let rank = entry.rank;
+                    assert_eq!(
+                        sorted[(rank - 1) as usize],
+                        (entry.finish_tick, entry.run_id)
+                    );
                     assert!(rank as u64 > offset && rank as u64 <= offset + 7);
+                    let player = truth.iter().find(|(_, k)| k.1 == entry.run_id).unwrap().0;
+                    assert_eq!(entry.player, format!("p{player}"));
+                    assert_eq!(entry.uploaded_ms, entry.run_id * 10);
                 }
+                assert_eq!(
+                    ranks.shown.len(),
+                    truth.len(),
+                    "no entry's display outlives it"
+                );
             }
         }
     }
