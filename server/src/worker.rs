@@ -1,5 +1,5 @@
 //! The verification workers: a fixed number of tasks (one per core by default), each
-//! claiming a batch of runs at a time from the database (`--verify-batch`, 32 by default),
+//! claiming a batch of runs at a time from the database (`--verify-batch`, 64 by default),
 //! re-simulating them one after the other on a blocking thread with the verifier's budget
 //! (`Limits`: player-ticks, hash interval, wall-clock bound) and writing the batch's verdicts
 //! under their claims in one transaction. At most `workers` verifications run at once, in this
@@ -14,7 +14,9 @@
 //!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
 //!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
 //!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
-//!   IMMEDIATE`). The batch's bytes are then read in one query.
+//!   IMMEDIATE`). On PostgreSQL the same statement returns the batch's replay bytes
+//!   ([`Store::claim_and_read`](crate::store::Store::claim_and_read)); SQLite reads them
+//!   in a second query.
 //! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
 //!   the same owner and attempt number; so is handing a run back. A claim that is no longer
 //!   the run's latest — its lease expired and the run was claimed again — writes nothing, and
@@ -22,6 +24,8 @@
 //! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
 //!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
 //!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
+//!   On PostgreSQL a batch with nothing to hand back is one `UPDATE` statement, which is its
+//!   own transaction.
 //! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
 //!   starts a run only if, at the verifier's wall-clock bound, it would end within
 //!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch: within the lease,
@@ -67,7 +71,7 @@ use tokio::task::JoinHandle;
 use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::realtime;
 use crate::state::AppState;
-use crate::store::{Claim, RunState, RunTicket, StoreError, Verdict};
+use crate::store::{Claim, ClaimRead, RunState, RunTicket, StoreError, Verdict};
 use crate::times::now_ms;
 
 /// Starts the workers; they stop claiming when `stop` turns true and end after their
@@ -161,16 +165,17 @@ struct Claimed {
 async fn claim(state: &AppState, owner: &str) -> Result<Option<Claimed>, StoreError> {
     let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
     let claimed_at = Instant::now();
-    let claims = state
+    let ClaimRead {
+        claims,
+        bytes,
+        tickets,
+    } = state
         .store
-        .claim_batch(owner, now_ms(), lease_ms, state.verify_batch)
+        .claim_and_read(owner, now_ms(), lease_ms, state.verify_batch)
         .await?;
     if claims.is_empty() {
         return Ok(None);
     }
-    let bytes = state.store.claimed_bytes(&claims).await?;
-    let ids: Vec<i64> = claims.iter().map(|c| c.run_id).collect();
-    let tickets = state.store.run_tickets(&ids).await?;
     Ok(Some(Claimed {
         claims,
         bytes,

@@ -11,7 +11,18 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
-use super::{BeginWrite, Claim, ClaimRow, Pool, Result, RunState, Store, Verdict};
+use super::{BeginWrite, Claim, ClaimRow, Pool, Result, RunState, RunTicket, Store, Verdict};
+
+/// A claimed batch and what verifying it needs ([`Store::claim_and_read`]).
+#[derive(Debug, Default)]
+pub struct ClaimRead {
+    /// Sorted by run id; empty if no run was waiting.
+    pub claims: Vec<Claim>,
+    /// The replay of each claim, by run id.
+    pub bytes: HashMap<i64, Vec<u8>>,
+    /// The tickets of the claims uploaded under one, by run id.
+    pub tickets: HashMap<i64, RunTicket>,
+}
 
 /// The claim: the oldest `$4` runs that are queued, or being verified under a lease that
 /// expired before `$3` (their claimer died or hung), leased to `$1` until `$2`, each claim
@@ -25,6 +36,22 @@ const CLAIM: &str = "
                    AND (status = 'queued' OR lease_until_ms < $3)
                  ORDER BY id LIMIT $4";
 const CLAIM_RETURNING: &str = ") RETURNING id, replay_hash, attempts";
+
+/// PostgreSQL's claim, in one round trip: [`CLAIM`] with `FOR UPDATE SKIP LOCKED`, the claimed
+/// runs' replay bytes, and whether each was uploaded under a run ticket.
+const CLAIM_READ_POSTGRES: &str = "
+    WITH claimed AS (
+        UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
+                        attempts = attempts + 1
+        WHERE id IN (SELECT id FROM runs
+                     WHERE status IN ('queued', 'verifying')
+                       AND (status = 'queued' OR lease_until_ms < $3)
+                     ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+        RETURNING id, replay_hash, attempts
+    )
+    SELECT c.id, c.replay_hash, c.attempts, b.bytes,
+           EXISTS (SELECT 1 FROM tickets t WHERE t.run_id = c.id) AS ticketed
+    FROM claimed c LEFT JOIN replays b ON b.hash = c.replay_hash";
 
 /// A verdict, fenced by its claim (`$8` run, `$9` owner, `$10` attempt). The verdict's own
 /// columns are bound by [`bind_verdict!`].
@@ -218,6 +245,61 @@ impl Store {
             .collect())
     }
 
+    /// Claims a batch as [`Store::claim_batch`] does and reads what verifying it needs: the
+    /// replays' bytes by run id (a run whose replay is missing is absent) and the runs uploaded
+    /// under a run ticket, with their commitments. One round trip on PostgreSQL (two if a run
+    /// has a ticket): each round trip wakes a database backend, which competes with the
+    /// re-simulation for the CPU. On SQLite, in-process: the claim, the bytes and the
+    /// tickets, one query each.
+    pub async fn claim_and_read(
+        &self,
+        owner: &str,
+        now_ms: i64,
+        lease_ms: i64,
+        max: u32,
+    ) -> Result<ClaimRead> {
+        let Pool::Postgres(pool) = &self.pool else {
+            let claims = self.claim_batch(owner, now_ms, lease_ms, max).await?;
+            let bytes = self.claimed_bytes(&claims).await?;
+            let ids: Vec<i64> = claims.iter().map(|c| c.run_id).collect();
+            let tickets = self.run_tickets(&ids).await?;
+            return Ok(ClaimRead {
+                claims,
+                bytes,
+                tickets,
+            });
+        };
+        let until = now_ms.saturating_add(lease_ms);
+        let mut rows = sqlx::query(CLAIM_READ_POSTGRES)
+            .bind(owner)
+            .bind(until)
+            .bind(now_ms)
+            .bind(i64::from(max))
+            .fetch_all(pool)
+            .await?;
+        rows.sort_by_key(|row| row.try_get::<i64, _>(0).unwrap_or(i64::MAX));
+        let mut read = ClaimRead::default();
+        let mut ticketed = Vec::new();
+        for row in rows {
+            let run_id: i64 = row.try_get(0)?;
+            read.claims.push(Claim {
+                run_id,
+                replay_hash: row.try_get(1)?,
+                attempt: row.try_get(2)?,
+                owner: owner.to_string(),
+            });
+            if let Some(bytes) = row.try_get::<Option<Vec<u8>>, _>(3)? {
+                read.bytes.insert(run_id, bytes);
+            }
+            if row.try_get::<bool, _>(4)? {
+                ticketed.push(run_id);
+            }
+        }
+        // Only runs uploaded under a ticket need its commitments (a second round trip).
+        read.tickets = self.run_tickets(&ticketed).await?;
+        Ok(read)
+    }
+
     /// The replay bytes of the claimed runs, by run id, in one query (a run whose replay is
     /// missing is absent).
     pub async fn claimed_bytes(&self, claims: &[Claim]) -> Result<HashMap<i64, Vec<u8>>> {
@@ -261,12 +343,19 @@ impl Store {
                 verdicts_in!(pool.begin_write().await?, verdicts, release, now_ms)
             }
             Pool::Postgres(pool) => {
-                let mut tx = pool.begin_write().await?;
+                // Without runs to hand back (every batch but a server's last or a late one),
+                // the verdicts are one statement: a transaction of its own, in one round trip
+                // instead of three (BEGIN, the UPDATE, COMMIT).
+                let mut tx = if release.is_empty() {
+                    None
+                } else {
+                    Some(pool.begin_write().await?)
+                };
                 let columns: Vec<_> = verdicts
                     .iter()
                     .map(|(_, v)| VerdictColumns::of(v))
                     .collect();
-                let written: Vec<i64> = sqlx::query_scalar(VERDICTS_POSTGRES)
+                let written = sqlx::query_scalar::<_, i64>(VERDICTS_POSTGRES)
                     .bind(now_ms)
                     .bind(verdicts.iter().map(|(c, _)| c.run_id).collect::<Vec<_>>())
                     .bind(
@@ -294,18 +383,22 @@ impl Store {
                             .collect::<Vec<_>>(),
                     )
                     .bind(columns.iter().map(|c| c.realtime).collect::<Vec<_>>())
-                    .bind(columns.iter().map(|c| c.realtime_note).collect::<Vec<_>>())
-                    .fetch_all(&mut *tx)
-                    .await?;
-                for claim in release {
-                    sqlx::query(RELEASE)
-                        .bind(claim.run_id)
-                        .bind(&claim.owner)
-                        .bind(claim.attempt)
-                        .execute(&mut *tx)
-                        .await?;
+                    .bind(columns.iter().map(|c| c.realtime_note).collect::<Vec<_>>());
+                let written: Vec<i64> = match tx.as_mut() {
+                    Some(tx) => written.fetch_all(&mut **tx).await?,
+                    None => written.fetch_all(pool).await?,
+                };
+                if let Some(mut tx) = tx {
+                    for claim in release {
+                        sqlx::query(RELEASE)
+                            .bind(claim.run_id)
+                            .bind(&claim.owner)
+                            .bind(claim.attempt)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    tx.commit().await?;
                 }
-                tx.commit().await?;
                 verdicts
                     .iter()
                     .map(|(c, _)| written.contains(&c.run_id))

@@ -145,6 +145,7 @@ pub mod seasons;
 mod tickets;
 
 pub use board::{BestRun, BoardChange, parse_splits};
+pub use claims::ClaimRead;
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
 pub use tickets::{Minted, RunTicket, Ticket};
 
