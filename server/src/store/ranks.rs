@@ -4,7 +4,9 @@
 //! functions do.
 //!
 //! **Why in the process, not in Redis.** A board entry is 16 bytes of key (finish tick, run
-//! id) and a player's map slot: about 60 MB for a million entries, which any server holds.
+//! id), a player's map slot and what a page shows of the run (name, upload time, splits), so
+//! that a page reads no rows: about 225 bytes, 250 MB for a million entries (PERFORMANCE.md),
+//! which any server holds.
 //! Redis's sorted sets would answer the same ZRANK/ZRANGE in O(log n), shared between
 //! processes, but they would add a second store to run, to secure and to keep consistent with
 //! the database across crashes — and a network round trip to every read. Each process instead
