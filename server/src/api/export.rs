@@ -27,6 +27,7 @@ use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -163,6 +164,8 @@ pub async fn export(
         rank: 0,
         stage: Stage::Head,
     };
+    // Fused: a body may be polled again after its end (tower-http's compression does, and
+    // `unfold` panics if polled after it returned `None`).
     let body = futures_util::stream::unfold(writer, |mut writer| async move {
         match writer.next_chunk().await {
             Ok(Some(chunk)) => Some((Ok(chunk), writer)),
@@ -173,7 +176,8 @@ pub async fn export(
                 Some((Err(e), writer))
             }
         }
-    });
+    })
+    .fuse();
     Ok((
         [
             (header::CONTENT_TYPE, content_type.to_string()),
