@@ -1,6 +1,6 @@
-//! The verification queue, in batches: claiming up to N runs in one statement, reading their
-//! replays in one query, and writing a batch's verdicts — and handing back the runs it did not
-//! get to — in one transaction.
+//! The verification queue, in batches: claiming up to N runs in one statement (on PostgreSQL
+//! the same statement returns their replays; SQLite reads them in one more query), and writing
+//! a batch's verdicts — and handing back the runs it did not get to — in one transaction.
 //!
 //! Every write is fenced by the claim it is made under: the run must still be `verifying`,
 //! leased to the same owner, at the same attempt number. A claim that lost its run (its lease
