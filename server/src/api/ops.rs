@@ -10,6 +10,7 @@ use utoipa::{OpenApi, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
+use crate::store::RunState;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
@@ -40,8 +41,17 @@ pub async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiE
 #[utoipa::path(get, path = "/metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String)))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
-    match state.store.status_counts().await {
-        Ok(counts) => state.metrics.set_runs(&counts),
+    // The waiting runs on every scrape; all of them now and then (see `metrics`).
+    let (counts, states) = if state.metrics.run_totals_due() {
+        (state.store.status_counts().await, &RunState::ALL[..])
+    } else {
+        (
+            state.store.waiting_counts().await,
+            &[RunState::Queued, RunState::Verifying][..],
+        )
+    };
+    match counts {
+        Ok(counts) => state.metrics.set_runs(&counts, states),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
     }
     (

@@ -695,11 +695,23 @@ impl Store {
         Ok(name)
     }
 
-    /// Runs per state (the states no run is in are absent).
+    /// Runs per state (the states no run is in are absent): a pass over every run.
     pub async fn status_counts(&self) -> Result<Vec<(RunState, i64)>> {
         const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
+        self.counts_by_status(SQL).await
+    }
+
+    /// The runs waiting for a verdict (`queued`, `verifying`) per state, through the claim's
+    /// partial index `runs_waiting`: as cheap as the queue is short, whatever the board.
+    pub async fn waiting_counts(&self) -> Result<Vec<(RunState, i64)>> {
+        const SQL: &str = "SELECT status, COUNT(*) FROM runs
+                           WHERE status IN ('queued', 'verifying') GROUP BY status";
+        self.counts_by_status(SQL).await
+    }
+
+    async fn counts_by_status(&self, sql: &str) -> Result<Vec<(RunState, i64)>> {
         let counts = on_pool!(self, |pool| {
-            sqlx::query(SQL)
+            sqlx::query(sql)
                 .fetch_all(pool)
                 .await?
                 .iter()
