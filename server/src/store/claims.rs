@@ -37,21 +37,17 @@ const CLAIM: &str = "
                  ORDER BY id LIMIT $4";
 const CLAIM_RETURNING: &str = ") RETURNING id, replay_hash, attempts";
 
-/// PostgreSQL's claim, in one round trip: [`CLAIM`] with `FOR UPDATE SKIP LOCKED`, the claimed
-/// runs' replay bytes, and whether each was uploaded under a run ticket.
-const CLAIM_READ_POSTGRES: &str = "
-    WITH claimed AS (
-        UPDATE runs SET status = 'verifying', lease_owner = $1, lease_until_ms = $2,
-                        attempts = attempts + 1
-        WHERE id IN (SELECT id FROM runs
-                     WHERE status IN ('queued', 'verifying')
-                       AND (status = 'queued' OR lease_until_ms < $3)
-                     ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
-        RETURNING id, replay_hash, attempts
+/// PostgreSQL's claim, in one round trip: [`CLAIM`] with `FOR UPDATE SKIP LOCKED` (as
+/// [`Store::claim_batch`] runs it), the claimed runs' replay bytes, and whether each was
+/// uploaded under a run ticket.
+fn claim_read_postgres() -> String {
+    format!(
+        "WITH claimed AS ({CLAIM} FOR UPDATE SKIP LOCKED{CLAIM_RETURNING})
+         SELECT c.id, c.replay_hash, c.attempts, b.bytes,
+                EXISTS (SELECT 1 FROM tickets t WHERE t.run_id = c.id) AS ticketed
+         FROM claimed c LEFT JOIN replays b ON b.hash = c.replay_hash"
     )
-    SELECT c.id, c.replay_hash, c.attempts, b.bytes,
-           EXISTS (SELECT 1 FROM tickets t WHERE t.run_id = c.id) AS ticketed
-    FROM claimed c LEFT JOIN replays b ON b.hash = c.replay_hash";
+}
 
 /// A verdict, fenced by its claim (`$8` run, `$9` owner, `$10` attempt). The verdict's own
 /// columns are bound by [`bind_verdict!`].
@@ -163,6 +159,20 @@ macro_rules! bind_verdict {
     };
 }
 
+/// Hands `release`'s claims back to the queue ([`RELEASE`]) on the open transaction `tx`.
+macro_rules! release_in {
+    ($tx:expr, $release:expr) => {
+        for claim in $release {
+            sqlx::query(RELEASE)
+                .bind(claim.run_id)
+                .bind(&claim.owner)
+                .bind(claim.attempt)
+                .execute(&mut *$tx)
+                .await?;
+        }
+    };
+}
+
 /// Writes `verdicts` and releases `release` on one open write transaction, then commits;
 /// per verdict, whether it was written (`false`: the claim was lost).
 macro_rules! verdicts_in {
@@ -177,14 +187,7 @@ macro_rules! verdicts_in {
                 .rows_affected();
             written.push(rows == 1);
         }
-        for claim in $release {
-            sqlx::query(RELEASE)
-                .bind(claim.run_id)
-                .bind(&claim.owner)
-                .bind(claim.attempt)
-                .execute(&mut *tx)
-                .await?;
-        }
+        release_in!(tx, $release);
         tx.commit().await?;
         written
     }};
@@ -270,7 +273,7 @@ impl Store {
             });
         };
         let until = now_ms.saturating_add(lease_ms);
-        let mut rows = sqlx::query(CLAIM_READ_POSTGRES)
+        let mut rows = sqlx::query(&claim_read_postgres())
             .bind(owner)
             .bind(until)
             .bind(now_ms)
@@ -389,14 +392,7 @@ impl Store {
                     None => written.fetch_all(pool).await?,
                 };
                 if let Some(mut tx) = tx {
-                    for claim in release {
-                        sqlx::query(RELEASE)
-                            .bind(claim.run_id)
-                            .bind(&claim.owner)
-                            .bind(claim.attempt)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
+                    release_in!(tx, release);
                     tx.commit().await?;
                 }
                 verdicts
