@@ -153,9 +153,9 @@ pub struct Config {
         default_value_t = 60
     )]
     pub address_burst: u32,
-    /// How much later than its game time since the start a run ticket's commitment may
-    /// reach the server and the run still count as real-time (ms): network delay and a
-    /// frame's hiccup must fit in it, and it is all the slowdown a cheater can bank.
+    /// How much later than GO plus its game time a run ticket's commitment may reach the
+    /// server and the run still count as real-time (ms): network delay and a frame's hiccup
+    /// must fit in it, and it is all the slowdown a cheater can bank over a whole run.
     #[arg(
         long,
         value_name = "MS",

@@ -115,9 +115,11 @@ pub enum ApiError {
     TicketMismatch {
         id: String,
     },
-    /// A commitment out of run order (a second start, a tick going backwards, after the
-    /// finish).
-    CommitOutOfOrder(String),
+    /// A commitment of a kind and tick committed before with another state hash.
+    CommitConflict {
+        kind: &'static str,
+        tick: u32,
+    },
     /// A commitment past the ticket's `commits_max`.
     TooManyCommits {
         max: usize,
@@ -206,7 +208,7 @@ impl ApiError {
             | PastSeason { .. }
             | TicketUsed { .. }
             | TicketMismatch { .. }
-            | CommitOutOfOrder(_)
+            | CommitConflict { .. }
             | TooManyCommits { .. } => StatusCode::CONFLICT,
             TicketExpired { .. } => StatusCode::GONE,
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -251,7 +253,7 @@ impl ApiError {
             TicketUsed { .. } => "ticket_used",
             TicketExpired { .. } => "ticket_expired",
             TicketMismatch { .. } => "ticket_mismatch",
-            CommitOutOfOrder(_) => "commit_out_of_order",
+            CommitConflict { .. } => "commit_conflict",
             TooManyCommits { .. } => "too_many_commits",
             BadCommit(_) => "bad_commit",
             TooManyTickets { .. } => "too_many_tickets",
@@ -322,7 +324,10 @@ impl ApiError {
                 "run ticket {id} was issued for another level, level version, tuning or rules \
                  than the replay's"
             ),
-            CommitOutOfOrder(why) => format!("commitment out of run order: {why}"),
+            CommitConflict { kind, tick } => format!(
+                "a {kind} at tick {tick} was committed already, with another state hash (the \
+                 first one stands)"
+            ),
             TooManyCommits { max } => format!(
                 "this ticket has its {max} commitments already (the start, one per checkpoint, \
                  the finish)"

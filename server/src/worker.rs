@@ -406,7 +406,6 @@ pub fn verify_ticketed(
             let rules = realtime::Rules {
                 rate: verifier.tuning().spec().tick_rate,
                 slack_ms,
-                start_window_ms: realtime::START_WINDOW_MS,
             };
             let splits = ghost.splits(0);
             let run = realtime::Resimulated {
@@ -418,7 +417,7 @@ pub fn verify_ticketed(
                     .collect(),
             };
             let (realtime, realtime_note) =
-                match realtime::judge(rules, ticket.issued_ms, &ticket.commits, &run) {
+                match realtime::judge(rules, ticket.go_ms, &ticket.commits, &run) {
                     Ok(()) => (true, None),
                     Err(note) => (false, Some(note)),
                 };

@@ -3,10 +3,15 @@
 //! ticket with `POST /api/runs?ticket=ID` (`api::runs`); the verdict judges the commitments
 //! (`crate::realtime`, where the protocol and what it proves are written down).
 //!
+//! The server sets the ticket's GO when it issues it (`issued + TICKET_COUNTDOWN_MS`); the
+//! page counts down to it. Commitments are taken in whatever order the network delivers
+//! them, and a repeated one (a retry) is answered as the first (200, its first arrival
+//! stands), so a page may retry until it is acknowledged.
+//!
 //! Every refusal changes nothing: unknown ticket 404, someone else's 403, used 409, expired
-//! 410, malformed 400, out of order (a tick going backwards, a second start, anything after
-//! the finish) 409, more commitments than the level has splits plus the start 409, minting
-//! too fast or holding too many unstarted tickets 429 with Retry-After.
+//! 410, malformed 400, the same kind and tick with another hash 409, more commitments than
+//! the level has splits plus the start 409, minting too fast or holding too many unstarted
+//! tickets 429 with Retry-After.
 
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
@@ -18,9 +23,9 @@ use utoipa::ToSchema;
 use crate::auth;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{TICKET_UPLOAD_WINDOW_MS, TICKETS_OPEN_MAX};
-use crate::realtime::{Commit, CommitKind, START_WINDOW_MS};
+use crate::realtime::{Commit, CommitKind, Rules, TICKET_COUNTDOWN_MS, Timing};
 use crate::state::AppState;
-use crate::store::{Category, Minted, Player, Ticket};
+use crate::store::{Added, Category, Minted, NewTicket, Player, Ticket};
 use crate::times::{now_ms, rfc3339};
 
 /// Hex digits of a ticket id (128 random bits).
@@ -33,25 +38,31 @@ pub struct Issued {
     #[schema(example = "9f86d081884c7d659a2feaa0c55ad015")]
     pub id: String,
     pub level: String,
-    /// The server's clock at issue (RFC 3339, UTC): the game time of every commitment is
-    /// measured against it.
+    /// The server's clock at issue (RFC 3339, UTC).
     pub issued_at: String,
+    /// GO, on the server's clock (RFC 3339, UTC, to the ms): every commitment is measured
+    /// from it, the start's included. Set by the server; nothing a client sends moves it.
+    pub go_at: String,
+    /// How long after this answer GO is (ms): count down this long from its arrival. The
+    /// answer's trip makes a page's GO later than the server's, which costs a page part of
+    /// its slack and never gains it time.
+    pub go_in_ms: i64,
     /// Post the commitments here.
     pub commits_url: String,
-    /// The start must be committed within this many ms of the issue, or the ticket expires.
-    pub start_window_ms: i64,
-    /// How late after its game time since the start a commitment may arrive (ms).
+    /// How late after GO plus its game time a commitment may arrive (ms); none may arrive
+    /// before. The most a run can bank over its whole length.
     pub slack_ms: i64,
     /// Commitments the ticket takes at most: the start, one per checkpoint, the finish.
     pub commits_max: usize,
-    /// Commitments are taken until this many ms after the issue (the start window, the
-    /// longest run the verifier accepts, the slack).
+    /// Commitments are taken until this many ms after GO (the longest run the verifier
+    /// accepts, then the slack).
     pub commit_window_ms: i64,
     /// An upload may name the ticket until this many ms after the issue.
     pub upload_window_ms: i64,
 }
 
-/// A commitment: where the run stands at a tick, sent the moment it happens.
+/// A commitment: where the run stands at a tick, sent the moment it happens (and again until
+/// it is acknowledged: a copy is answered as the first).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommitBody {
@@ -67,25 +78,33 @@ pub struct CommitBody {
     pub hash: String,
 }
 
-/// A commitment taken.
+/// A commitment taken (201), or a copy of one taken before (200, `repeated`).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Committed {
     pub ticket: String,
-    /// Its number among the ticket's commitments (0: the start).
+    /// Its number among the ticket's commitments, in the order they first arrived.
     pub seq: usize,
     #[schema(value_type = String)]
     pub kind: CommitKind,
     pub tick: u32,
-    /// The server's clock on arrival (RFC 3339, UTC, to the millisecond).
+    /// The server's clock when it first arrived (RFC 3339, UTC, to the millisecond).
     pub received_at: String,
+    /// Whether it arrived before (this is a copy: the first arrival stands).
+    pub repeated: bool,
+    /// Whether its first arrival was within its window, GO plus the tick's game time plus
+    /// the slack (not sooner, not later). A run is real-time only if every commitment was;
+    /// the verdict also checks them against the replay.
+    pub on_time: bool,
 }
 
-/// Ask for a run ticket before the countdown.
+/// Ask for a run ticket: its GO is the countdown's end.
 ///
-/// The ticket is bound to the token's player and to the level's current board. Commit to
+/// The ticket is bound to the token's player and to the level's current board; the server
+/// sets its GO (`go_at`, `go_in_ms` from now), and the page counts down to it. Commit to
 /// the run with `POST /api/tickets/{id}/commits` as it goes, then upload the replay with
-/// `POST /api/runs?ticket=ID`: the run is on the real-time board if every commitment came on
-/// time and the replay reproduces them (what that proves: the README's "Real-time runs").
+/// `POST /api/runs?ticket=ID`: the run is on the real-time board if every commitment came
+/// within GO plus its game time plus the slack and the replay reproduces them (what that
+/// proves: the README's "Real-time runs").
 #[utoipa::path(post, path = "/api/levels/{level}/tickets", tag = "runs",
     params(("level" = String, Path, description = "Level name")),
     security(("bearer" = [])),
@@ -115,21 +134,26 @@ pub async fn mint(
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
     let id = new_ticket_id()?;
     let now = now_ms();
+    let go = now + TICKET_COUNTDOWN_MS;
+    let start_by = TICKET_COUNTDOWN_MS + state.ticket_slack_ms;
     let minted = state
         .store
         .mint_ticket(
-            &id,
-            player.id,
-            &board,
-            now,
-            now - START_WINDOW_MS,
+            &NewTicket {
+                id: &id,
+                player_id: player.id,
+                board: &board,
+                issued_ms: now,
+                go_ms: go,
+            },
+            now - start_by,
             TICKETS_OPEN_MAX,
         )
         .await?;
     if let Minted::TooManyOpen { open } = minted {
         return Err(ApiError::TooManyTickets {
             open,
-            retry_after_s: u64::try_from(START_WINDOW_MS / 1000).unwrap_or(60),
+            retry_after_s: u64::try_from(start_by).map_or(1, |ms| ms.div_ceil(1000)),
         });
     }
     tracing::info!(player = %player.name, level = %level, "ticket issued");
@@ -138,7 +162,8 @@ pub async fn mint(
         id,
         level,
         issued_at: rfc3339(now),
-        start_window_ms: START_WINDOW_MS,
+        go_at: rfc3339(go),
+        go_in_ms: go - now_ms(),
         slack_ms: state.ticket_slack_ms,
         commits_max: commits_max(&state, &board.level),
         commit_window_ms: commit_window_ms(&state),
@@ -149,8 +174,9 @@ pub async fn mint(
 
 /// Commit to a run: the start, a checkpoint or the finish, the moment it happens.
 ///
-/// The server stamps it with its own clock. Commitments come in run order: the start first
-/// (tick 0), then each checkpoint split and the finish, ticks never going backwards; at most
+/// The server stamps it with its own clock on first arrival. Commitments may arrive in any
+/// order; one is identified by its kind and tick, and a copy of one taken before (a retry)
+/// is answered 200 with the first arrival, so a page retries until acknowledged. At most
 /// one per split and the start (`commits_max`). Taken until the upload names the ticket or
 /// the commit window ends.
 #[utoipa::path(post, path = "/api/tickets/{id}/commits", tag = "runs",
@@ -158,13 +184,14 @@ pub async fn mint(
     request_body(content = CommitBody, content_type = "application/json"),
     security(("bearer" = [])),
     responses(
+        (status = 200, description = "A copy of a commitment taken before: its first arrival stands", body = Committed),
         (status = 201, description = "Taken", body = Committed),
         (status = 400, description = "Not a ticket id, or a malformed commitment (`bad_parameter`, `bad_json`, `bad_commit`)", body = ErrorBody),
         (status = 401, description = "No token or not a valid one", body = ErrorBody),
         (status = 403, description = "Another player's ticket (`not_your_ticket`), or the player is hidden", body = ErrorBody),
         (status = 404, description = "No such ticket (`unknown_ticket`)", body = ErrorBody),
-        (status = 409, description = "Used by an upload already (`ticket_used`), out of order (`commit_out_of_order`), or one too many (`too_many_commits`)", body = ErrorBody),
-        (status = 410, description = "Not started within its start window, or past its commit window (`ticket_expired`)", body = ErrorBody),
+        (status = 409, description = "Used by an upload already (`ticket_used`), the same kind and tick committed before with another hash (`commit_conflict`), or one too many (`too_many_commits`)", body = ErrorBody),
+        (status = 410, description = "Past its commit window (`ticket_expired`)", body = ErrorBody),
         (status = 413, description = "Body over the limit", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
@@ -189,24 +216,33 @@ pub async fn commit(
     };
     let ticket = owned_ticket(&state, &id, &player).await?;
     check_commit(&state, &ticket, &commit)?;
-    let seq = ticket.commits.len();
-    if !state.store.add_commit(&id, seq, &commit).await? {
-        // Used meanwhile, or another commitment took this place first.
-        return Err(match state.store.ticket(&id).await? {
-            Some(t) if t.run_id.is_some() => ApiError::TicketUsed { id },
-            _ => ApiError::CommitOutOfOrder(
-                "another commitment to this ticket arrived at the same moment".into(),
-            ),
-        });
-    }
+    let max = commits_max(&state, &ticket.level);
+    let (status, seq, first) = match state.store.add_commit(&id, &commit, max).await? {
+        Added::New { seq } => (StatusCode::CREATED, seq, commit),
+        Added::Again { seq, first } => (StatusCode::OK, seq, first),
+        Added::Conflict { first } => {
+            return Err(ApiError::CommitConflict {
+                kind: first.kind.as_str(),
+                tick: first.tick,
+            });
+        }
+        Added::Full { max } => return Err(ApiError::TooManyCommits { max }),
+        Added::Used => return Err(ApiError::TicketUsed { id }),
+    };
+    let rules = Rules {
+        rate: state.catalog.tick_rate(),
+        slack_ms: state.ticket_slack_ms,
+    };
     let committed = Committed {
         ticket: id,
         seq,
-        kind: commit.kind,
-        tick: commit.tick,
-        received_at: rfc3339(received_ms),
+        kind: first.kind,
+        tick: first.tick,
+        received_at: rfc3339(first.received_ms),
+        repeated: status == StatusCode::OK,
+        on_time: rules.timing(ticket.go_ms, &first) == Timing::OnTime,
     };
-    Ok(super::with_status(StatusCode::CREATED, committed))
+    Ok(super::with_status(status, committed))
 }
 
 /// The bearer token's player, who must not be hidden (uploads and tickets).
@@ -255,24 +291,14 @@ pub async fn owned_ticket(state: &AppState, id: &str, player: &Player) -> Result
     Ok(ticket)
 }
 
-/// Whether `commit` may be added to `ticket` now: in its windows, in run order, not one too
-/// many.
+/// Whether `commit` may be added to `ticket` now: in its commit window, a start at tick 0, a
+/// tick within the longest run. Order is not checked: commitments may arrive in any order.
 fn check_commit(state: &AppState, ticket: &Ticket, commit: &Commit) -> Result<(), ApiError> {
-    let now = commit.received_ms;
-    let expired = |why: String| ApiError::TicketExpired {
-        id: ticket.id.clone(),
-        why,
-    };
-    if ticket.started_ms().is_none() && now - ticket.issued_ms > START_WINDOW_MS {
-        return Err(expired(format!(
-            "it was not started within {} s of its issue",
-            START_WINDOW_MS / 1000
-        )));
-    }
-    if now - ticket.issued_ms > commit_window_ms(state) {
-        return Err(expired(
-            "its commit window (the longest run the server verifies) is over".into(),
-        ));
+    if commit.received_ms - ticket.go_ms > commit_window_ms(state) {
+        return Err(ApiError::TicketExpired {
+            id: ticket.id.clone(),
+            why: "its commit window (the longest run the server verifies, from GO) is over".into(),
+        });
     }
     let ticks_max = state.catalog.verifier().limits().max_ticks;
     if commit.tick >= ticks_max {
@@ -281,30 +307,11 @@ fn check_commit(state: &AppState, ticket: &Ticket, commit: &Commit) -> Result<()
             commit.tick
         )));
     }
-    let out_of_order = |why: String| Err(ApiError::CommitOutOfOrder(why));
-    match (ticket.commits.last(), commit.kind) {
-        (None, CommitKind::Start) if commit.tick == 0 => {}
-        (None, CommitKind::Start) => return out_of_order("the start is at tick 0".into()),
-        (None, kind) => {
-            return out_of_order(format!("the start comes first, not a {}", kind.as_str()));
-        }
-        (Some(_), CommitKind::Start) => {
-            return out_of_order("the start was committed already".into());
-        }
-        (Some(last), _) if last.kind == CommitKind::Finish => {
-            return out_of_order("the finish was committed already: nothing follows it".into());
-        }
-        (Some(last), _) if commit.tick < last.tick => {
-            return out_of_order(format!(
-                "tick {} goes backwards (the last commitment was at tick {})",
-                commit.tick, last.tick
-            ));
-        }
-        _ => {}
-    }
-    let max = commits_max(state, &ticket.level);
-    if ticket.commits.len() >= max {
-        return Err(ApiError::TooManyCommits { max });
+    if commit.kind == CommitKind::Start && commit.tick != 0 {
+        return Err(ApiError::BadCommit(format!(
+            "the start is at tick 0, not {}",
+            commit.tick
+        )));
     }
     Ok(())
 }
@@ -319,15 +326,13 @@ fn commits_max(state: &AppState, level: &str) -> usize {
     checkpoints + 2
 }
 
-/// How long after its issue a ticket takes commitments (ms): the start window, the longest
-/// run the verifier accepts (`--player-ticks-max` at the tick rate), the slack.
+/// How long after GO a ticket takes commitments (ms): the longest run the verifier accepts
+/// (`--player-ticks-max` at the tick rate), then the slack.
 pub fn commit_window_ms(state: &AppState) -> i64 {
     let ticks =
         i64::try_from(state.catalog.verifier().limits().max_player_ticks).unwrap_or(i64::MAX);
     let rate = i64::from(state.catalog.tick_rate().max(1));
-    START_WINDOW_MS
-        .saturating_add(ticks.saturating_mul(1000) / rate)
-        .saturating_add(state.ticket_slack_ms)
+    (ticks.saturating_mul(1000) / rate).saturating_add(state.ticket_slack_ms)
 }
 
 /// 16 hex digits → the hash.

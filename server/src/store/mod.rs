@@ -147,7 +147,7 @@ mod tickets;
 pub use board::{BestRun, BoardChange, parse_splits};
 pub use claims::ClaimRead;
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
-pub use tickets::{Minted, RunTicket, Ticket};
+pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
 
 /// What the claim query returns.
 #[derive(sqlx::FromRow)]

@@ -1,10 +1,16 @@
 //! Run tickets and their commitments (migration 0007; the protocol is `crate::realtime`'s).
 //!
-//! A ticket is one row of `tickets`, its commitments rows of `ticket_commits` numbered
-//! 0, 1, … in the order they arrived. Single use: the upload that names a ticket sets its
+//! A ticket is one row of `tickets` (with its GO, migration 0010), its commitments rows of
+//! `ticket_commits` numbered 0, 1, … in the order they arrived, at most one per kind and tick
+//! (a repeated copy is the first one). Single use: the upload that names a ticket sets its
 //! `run_id` in the transaction that stores the run (`Store::insert_run`, through
-//! [`consume`]); `run_id` is `UNIQUE`, and the update only takes a ticket whose `run_id` is
+//! [`CONSUME`]); `run_id` is `UNIQUE`, and the update only takes a ticket whose `run_id` is
 //! still NULL, so two uploads naming one ticket cannot both succeed.
+//!
+//! A commitment is added in one write transaction that first takes the ticket's row lock
+//! ([`Store::add_commit`]): commitments to one ticket are serialised against each other and
+//! against the upload that consumes it, so two that arrive at the same moment are both
+//! taken, in some order, and none is taken after the upload.
 
 use sqlx::Row;
 
@@ -22,8 +28,10 @@ pub struct Ticket {
     pub level_hash: String,
     pub tuning_hash: String,
     pub rules_version: i64,
-    /// The server's clock at issue, Unix ms (T0).
+    /// The server's clock at issue, Unix ms.
     pub issued_ms: i64,
+    /// GO: the instant every commitment is measured from (the server's clock, Unix ms).
+    pub go_ms: i64,
     /// The run that consumed it, once uploaded.
     pub run_id: Option<i64>,
     /// Its commitments so far, in the order received.
@@ -31,18 +39,6 @@ pub struct Ticket {
 }
 
 impl Ticket {
-    /// When the start was committed, if it was.
-    pub fn started_ms(&self) -> Option<i64> {
-        self.commits.first().map(|c| c.received_ms)
-    }
-
-    /// Whether the finish has been committed (nothing may follow it).
-    pub fn finished(&self) -> bool {
-        self.commits
-            .last()
-            .is_some_and(|c| c.kind == CommitKind::Finish)
-    }
-
     /// Whether it was issued for `board`'s level, level version, tuning and rules.
     pub fn is_for(&self, level: &str, level_hash: &str, tuning_hash: &str, rules: u32) -> bool {
         self.level == level
@@ -50,6 +46,20 @@ impl Ticket {
             && self.tuning_hash == tuning_hash
             && self.rules_version == i64::from(rules)
     }
+}
+
+/// A ticket to issue ([`Store::mint_ticket`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NewTicket<'a> {
+    /// 32 lowercase hex digits.
+    pub id: &'a str,
+    pub player_id: i64,
+    /// The board it is for (category: real-time).
+    pub board: &'a Board,
+    /// The server's clock now, Unix ms.
+    pub issued_ms: i64,
+    /// Its GO, Unix ms.
+    pub go_ms: i64,
 }
 
 /// The result of asking for a ticket.
@@ -63,11 +73,29 @@ pub enum Minted {
     },
 }
 
-/// A ticket's timing and commitments, for the verdict of the run that consumed it.
+/// A ticket's GO and commitments, for the verdict of the run that consumed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunTicket {
-    pub issued_ms: i64,
+    /// GO (Unix ms, the server's clock).
+    pub go_ms: i64,
+    /// Its commitments, in the order they arrived.
     pub commits: Vec<Commit>,
+}
+
+/// The result of adding a commitment ([`Store::add_commit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Added {
+    /// Stored as number `seq` (0: the first to arrive).
+    New { seq: usize },
+    /// The same commitment (kind, tick and hash) arrived before, as number `seq`: that one
+    /// stands, with its arrival time.
+    Again { seq: usize, first: Commit },
+    /// A commitment of that kind and tick with another hash arrived before: nothing stored.
+    Conflict { first: Commit },
+    /// The ticket holds `max` commitments already: nothing stored.
+    Full { max: usize },
+    /// An upload has used the ticket meanwhile: nothing stored.
+    Used,
 }
 
 /// Sets a ticket's run (`$1`) if no run has it yet (`$2`: the ticket id); run inside the
@@ -86,7 +114,7 @@ fn commit_of(kind: &str, tick: i64, hash: &str, received_ms: i64) -> Result<Comm
 }
 
 impl Store {
-    /// Issues ticket `id` to a player for `board` at `now_ms`, unless the player holds
+    /// Issues `ticket`, unless its player holds
     /// `open_max` tickets or more issued since `open_since_ms` that are neither started nor
     /// used (abandoned ones stop counting when their start window closes).
     ///
@@ -95,21 +123,25 @@ impl Store {
     /// per-player mint rate limit in front of this bounds what that can add.
     pub async fn mint_ticket(
         &self,
-        id: &str,
-        player_id: i64,
-        board: &Board,
-        now_ms: i64,
+        ticket: &NewTicket<'_>,
         open_since_ms: i64,
         open_max: i64,
     ) -> Result<Minted> {
+        let NewTicket {
+            id,
+            player_id,
+            board,
+            issued_ms,
+            go_ms,
+        } = *ticket;
         const OPEN: &str = "
             SELECT COUNT(*) FROM tickets t
             WHERE t.player_id = $1 AND t.run_id IS NULL AND t.issued_ms >= $2
               AND NOT EXISTS (SELECT 1 FROM ticket_commits c WHERE c.ticket_id = t.id)";
         const INSERT: &str = "
             INSERT INTO tickets (id, player_id, level, level_hash, tuning_hash, rules_version,
-                                 issued_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)";
+                                 issued_ms, go_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
         on_pool!(self, |pool| {
             let mut tx = pool.begin_write().await?;
             let open: i64 = sqlx::query(OPEN)
@@ -128,7 +160,8 @@ impl Store {
                 .bind(board.level_hash.as_str())
                 .bind(board.tuning_hash.as_str())
                 .bind(i64::from(board.rules_version))
-                .bind(now_ms)
+                .bind(issued_ms)
+                .bind(go_ms)
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;
@@ -139,7 +172,8 @@ impl Store {
     /// A ticket with its commitments, if there is one of that id.
     pub async fn ticket(&self, id: &str) -> Result<Option<Ticket>> {
         const TICKET: &str = "
-            SELECT player_id, level, level_hash, tuning_hash, rules_version, issued_ms, run_id
+            SELECT player_id, level, level_hash, tuning_hash, rules_version, issued_ms, run_id,
+                   go_ms
             FROM tickets WHERE id = $1";
         const COMMITS: &str = "
             SELECT kind, tick, hash, received_ms FROM ticket_commits
@@ -171,38 +205,70 @@ impl Store {
                 rules_version: row.try_get(4)?,
                 issued_ms: row.try_get(5)?,
                 run_id: row.try_get(6)?,
+                go_ms: row.try_get(7)?,
                 commits,
             }))
         })
     }
 
-    /// Stores commitment number `seq` (0 for the start) of ticket `id`, unless the ticket has
-    /// been used by an upload meanwhile or another commitment took number `seq` first
-    /// (`false`: nothing stored). The caller checked the commitment against the ticket's
-    /// first `seq` commitments; the primary key `(ticket_id, seq)` makes that check hold.
-    pub async fn add_commit(&self, id: &str, seq: usize, commit: &Commit) -> Result<bool> {
-        const SQL: &str = "
+    /// Adds `commit` to ticket `id` unless it holds `max` commitments already, it holds one of
+    /// the same kind and tick (the same hash: [`Added::Again`], that one stands; another:
+    /// [`Added::Conflict`]), or an upload has used the ticket. One write transaction that
+    /// first takes the ticket's row lock (an `UPDATE` of nothing on both databases; SQLite's
+    /// `BEGIN IMMEDIATE` holds the write lock anyway), so concurrent commitments to one ticket
+    /// are taken one after the other and none after the upload that consumes it.
+    pub async fn add_commit(&self, id: &str, commit: &Commit, max: usize) -> Result<Added> {
+        const LOCK: &str = "UPDATE tickets SET run_id = run_id WHERE id = $1 AND run_id IS NULL";
+        const COMMITS: &str = "
+            SELECT kind, tick, hash, received_ms FROM ticket_commits
+            WHERE ticket_id = $1 ORDER BY seq";
+        const INSERT: &str = "
             INSERT INTO ticket_commits (ticket_id, seq, kind, tick, hash, received_ms)
-            SELECT $1, $2, $3, $4, $5, $6
-            WHERE EXISTS (SELECT 1 FROM tickets WHERE id = $1 AND run_id IS NULL)";
-        let seq = i64::try_from(seq).unwrap_or(i64::MAX);
-        let inserted = on_pool!(self, |pool| {
-            sqlx::query(SQL)
+            VALUES ($1, $2, $3, $4, $5, $6)";
+        on_pool!(self, |pool| {
+            let mut tx = pool.begin_write().await?;
+            let locked = sqlx::query(LOCK).bind(id).execute(&mut *tx).await?;
+            if locked.rows_affected() != 1 {
+                return Ok(Added::Used);
+            }
+            let held = sqlx::query(COMMITS)
                 .bind(id)
-                .bind(seq)
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|c| {
+                    commit_of(
+                        c.try_get::<String, _>(0)?.as_str(),
+                        c.try_get(1)?,
+                        c.try_get::<String, _>(2)?.as_str(),
+                        c.try_get(3)?,
+                    )
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let same = |c: &&Commit| (c.kind, c.tick) == (commit.kind, commit.tick);
+            if let Some((seq, first)) = held.iter().enumerate().find(|(_, c)| same(c)) {
+                return Ok(if first.hash == commit.hash {
+                    Added::Again { seq, first: *first }
+                } else {
+                    Added::Conflict { first: *first }
+                });
+            }
+            if held.len() >= max {
+                return Ok(Added::Full { max });
+            }
+            let seq = held.len();
+            sqlx::query(INSERT)
+                .bind(id)
+                .bind(i64::try_from(seq).unwrap_or(i64::MAX))
                 .bind(commit.kind.as_str())
                 .bind(i64::from(commit.tick))
                 .bind(crate::catalog::hash_hex(commit.hash))
                 .bind(commit.received_ms)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        });
-        match inserted {
-            Ok(rows) => Ok(rows == 1),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(false),
-            Err(e) => Err(e.into()),
-        }
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(Added::New { seq })
+        })
     }
 
     /// The tickets a batch of runs consumed, by run id, each with its commitments in order
@@ -220,7 +286,7 @@ impl Store {
             .collect::<Vec<_>>()
             .join(", ");
         let sql = format!(
-            "SELECT t.run_id, t.issued_ms, c.kind, c.tick, c.hash, c.received_ms
+            "SELECT t.run_id, t.go_ms, c.kind, c.tick, c.hash, c.received_ms
              FROM tickets t LEFT JOIN ticket_commits c ON c.ticket_id = t.id
              WHERE t.run_id IN ({list}) ORDER BY t.run_id, c.seq"
         );
@@ -231,9 +297,9 @@ impl Store {
             }
             for row in query.fetch_all(pool).await? {
                 let run_id: i64 = row.try_get(0)?;
-                let issued_ms: i64 = row.try_get(1)?;
+                let go_ms: i64 = row.try_get(1)?;
                 let ticket = tickets.entry(run_id).or_insert_with(|| RunTicket {
-                    issued_ms,
+                    go_ms,
                     commits: Vec::new(),
                 });
                 let Some(kind) = row.try_get::<Option<String>, _>(2)? else {
