@@ -36,7 +36,10 @@
 //!   last event's time: nothing is lost and the push order is kept. `push_event` returns the time
 //!   the event was filed at, so a caller can see the clamp.
 //! - **Late events** (their tick already ran, because the caller broke the contract above) take
-//!   effect from the next tick to run; history is never rewritten.
+//!   effect from the next tick to run; history is never rewritten. They are filed at that
+//!   tick's start ([`Driver::tick_start_ns`]), so the filed times `push_event` returns, pushed
+//!   in order into a fresh driver before their ticks run, give the same tick stream: what a
+//!   live race sends the server.
 //! - **A full queue** ([`EVENTS_MAX`] events waiting) rejects the event with
 //!   [`DriverError::QueueFull`] and changes nothing; the caller still owns the event and may push
 //!   it again after the next `advance_to` has drained the queue.
@@ -236,6 +239,29 @@ impl Driver {
         self.now_ns
     }
 
+    /// The latest time (ns) whose events are in effect at tick `tick`'s start:
+    /// `floor(tick · 10⁹ / rate)`. An event filed at it applies from tick `tick` on, and not to
+    /// tick `tick − 1`.
+    pub fn tick_start_ns(&self, tick: u32) -> u64 {
+        let ns = u128::from(tick) * u128::from(NS_PER_SECOND) / u128::from(self.tick_rate);
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+
+    /// The first time (ns) at which tick `tick` has ended, so that `advance_to` it runs every
+    /// tick up to and including `tick`: `ceil((tick + 1) · 10⁹ / rate)`. The one place a
+    /// caller learns when a tick is due; a view or a server never computes the schedule.
+    pub fn tick_end_ns(&self, tick: u32) -> u64 {
+        let rate = u128::from(self.tick_rate);
+        let ns = ((u128::from(tick) + 1) * u128::from(NS_PER_SECOND)).div_ceil(rate);
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+
+    /// When the next tick to run ([`total_ticks`](Driver::total_ticks)) ends (ns):
+    /// [`tick_end_ns`](Driver::tick_end_ns) of it.
+    pub fn next_tick_end_ns(&self) -> u64 {
+        self.tick_end_ns(self.ticks_run)
+    }
+
     /// Events waiting for their ticks.
     pub fn queued_events(&self) -> usize {
         self.queue.len()
@@ -247,8 +273,9 @@ impl Driver {
     }
 
     /// Queues `input` as `player`'s input from `at_ns` on. Returns the time the event was filed
-    /// at: `at_ns`, or the last event's time if `at_ns` is older (out of order). A full queue
-    /// ([`EVENTS_MAX`]) or a bad player index is an error and changes nothing.
+    /// at: `at_ns`, or the last event's time if `at_ns` is older (out of order), or the next
+    /// tick's start if its own tick already ran (late). A full queue ([`EVENTS_MAX`]) or a bad
+    /// player index is an error and changes nothing.
     pub fn push_event(
         &mut self,
         at_ns: u64,
@@ -264,7 +291,9 @@ impl Driver {
         if self.queue.len() >= EVENTS_MAX {
             return Err(DriverError::QueueFull);
         }
-        let at_ns = at_ns.max(self.last_event_ns);
+        let at_ns = at_ns
+            .max(self.last_event_ns)
+            .max(self.tick_start_ns(self.ticks_run));
         self.last_event_ns = at_ns;
         self.queue.push_back(Event {
             at_ns,
@@ -772,12 +801,63 @@ mod tests {
         let late = input(-5, 0, Buttons::TRICK);
         let mut driver = Driver::new(60, 1).unwrap();
         driver.advance_to(100 * MS, |_, _| {});
-        assert_eq!(driver.push_event(20 * MS, 0, late), Ok(20 * MS));
+        // Filed at tick 6's start (100 ms): the time a fresh driver needs to give the same.
+        assert_eq!(driver.push_event(20 * MS, 0, late), Ok(100 * MS));
         let mut stream = Stream::new();
         driver.advance_to(150 * MS, |tick, inputs| {
             stream.push((tick.0, inputs.to_vec()));
         });
         assert_eq!(stream, [(6, vec![late]), (7, vec![late]), (8, vec![late])]);
+    }
+
+    #[test]
+    fn tick_boundaries_are_exact_rationals() {
+        let driver = Driver::new(60, 1).unwrap();
+        // Tick 1 starts at 16 666 666.67 ns: in effect at its start means ≤ 16 666 666 ns.
+        assert_eq!(driver.tick_start_ns(1), 16_666_666);
+        assert_eq!(driver.tick_end_ns(0), 16_666_667);
+        assert_eq!(driver.tick_end_ns(2), 50 * MS);
+        assert_eq!(driver.next_tick_end_ns(), 16_666_667);
+        assert_eq!(
+            driver.tick_start_ns(u32::MAX),
+            u64::from(u32::MAX) * NS_PER_SECOND / 60
+        );
+        let mut at = Driver::new(60, 1).unwrap();
+        let mut ran = Vec::new();
+        at.advance_to(at.tick_end_ns(2) - 1, |tick, _| ran.push(tick.0));
+        assert_eq!(ran, [0, 1], "one ns before tick 2 ends, it has not run");
+        at.advance_to(at.tick_end_ns(2), |tick, _| ran.push(tick.0));
+        assert_eq!(ran, [0, 1, 2]);
+        assert_eq!(at.next_tick_end_ns(), at.tick_end_ns(3));
+    }
+
+    proptest::proptest! {
+        /// The filed times `push_event` returns, late and out-of-order events included, pushed
+        /// into a fresh driver before their ticks run, give the same tick stream: what a live
+        /// race sends the server, and what the server re-simulates.
+        #[test]
+        fn filed_times_replay_the_same_stream(
+            steps in proptest::collection::vec((0u64..400, 0u64..200, -127i8..=127), 1..40),
+        ) {
+            let mut live = Driver::new(60, 1).unwrap();
+            let mut live_stream = Stream::new();
+            let mut filed = Vec::new();
+            let mut now = 0;
+            for (advance_ms, event_back_ms, steer) in steps {
+                now += advance_ms * MS;
+                let at = now.saturating_sub(event_back_ms * MS);
+                let event = input(steer, 0, Buttons::NONE);
+                filed.push((live.push_event(at, 0, event).unwrap(), event));
+                live.advance_to(now, |tick, inputs| live_stream.push((tick.0, inputs.to_vec())));
+            }
+            let mut fresh = Driver::new(60, 1).unwrap().with_ticks_per_frame_max(u32::MAX);
+            for &(at, event) in &filed {
+                fresh.push_event(at, 0, event).unwrap();
+            }
+            let mut fresh_stream = Stream::new();
+            fresh.advance_to(now, |tick, inputs| fresh_stream.push((tick.0, inputs.to_vec())));
+            proptest::prop_assert_eq!(live_stream, fresh_stream);
+        }
     }
 
     #[test]

@@ -153,9 +153,10 @@ pub struct Config {
         default_value_t = 60
     )]
     pub address_burst: u32,
-    /// How much later than GO plus its game time a run ticket's commitment may reach the
-    /// server and the run still count as real-time (ms): network delay and a frame's hiccup
-    /// must fit in it, and it is all the slowdown a cheater can bank over a whole run.
+    /// How much later than GO plus its game time a run ticket's commitment, or a live
+    /// racer's message, may reach the server and the run still count as real-time (ms):
+    /// network delay and a frame's hiccup must fit in it, and it is all the slowdown a
+    /// cheater can bank over a whole run.
     #[arg(
         long,
         value_name = "MS",
@@ -163,6 +164,21 @@ pub struct Config {
         default_value_t = crate::realtime::SLACK_MS_DEFAULT
     )]
     pub ticket_slack_ms: u64,
+    /// This process's base URL as other server processes reach it: a live room made here is
+    /// joined through any process, which proxies to it (default: http:// and the address it
+    /// listens on).
+    #[arg(long, value_name = "URL", env = "POGO_ADVERTISE_URL")]
+    pub advertise_url: Option<String>,
+    /// Test only: every live-room message waits this many ms on the server's side of the
+    /// socket, both ways (plus or minus `--live-test-jitter-ms`), as if the network were slow.
+    #[arg(long, hide = true, value_name = "MS")]
+    pub live_test_latency_ms: Option<u64>,
+    /// Test only: the jitter around `--live-test-latency-ms`.
+    #[arg(long, hide = true, value_name = "MS", default_value_t = 0)]
+    pub live_test_jitter_ms: u64,
+    /// Test only: how long a live racer cut off may take to come back (ms).
+    #[arg(long, hide = true, value_name = "MS")]
+    pub live_resume_grace_ms: Option<u64>,
     /// Log format on stderr.
     #[arg(long, value_enum, env = "POGO_LOG_FORMAT", default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
@@ -298,6 +314,21 @@ impl Config {
 
     pub fn lease(&self) -> Duration {
         Duration::from_millis(self.lease_ms)
+    }
+
+    /// The live rooms' settings: the defaults, and the test-only network faults and grace.
+    pub fn live_settings(&self) -> crate::live::LiveSettings {
+        let mut settings = crate::live::LiveSettings::default();
+        if let Some(base_ms) = self.live_test_latency_ms {
+            settings.latency = Some(crate::live::Latency {
+                base_ms,
+                jitter_ms: self.live_test_jitter_ms.min(base_ms),
+            });
+        }
+        if let Some(ms) = self.live_resume_grace_ms {
+            settings.resume_grace = Duration::from_millis(ms);
+        }
+        settings
     }
 
     /// Checks the values against each other; the message names the flag.

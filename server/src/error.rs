@@ -94,6 +94,12 @@ pub enum ApiError {
     RateLimited {
         retry_after_s: u64,
     },
+    /// No live room of that id (or it is over and gone).
+    UnknownRoom {
+        id: String,
+    },
+    /// A request to a WebSocket route that is not a WebSocket handshake.
+    NotWebSocket(String),
     /// No run ticket of that id.
     UnknownTicket {
         id: String,
@@ -199,9 +205,11 @@ impl ApiError {
             | UnknownPlayer { .. }
             | NotRanked { .. }
             | UnknownTicket { .. }
+            | UnknownRoom { .. }
             | WasmMissing
             | NoRoute => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            NotWebSocket(_) => StatusCode::UPGRADE_REQUIRED,
             NameTaken { .. }
             | RulesMismatch(_)
             | NotVerified { .. }
@@ -249,6 +257,8 @@ impl ApiError {
             NotVerified { .. } => "not_verified",
             RateLimited { .. } => "rate_limited",
             UnknownTicket { .. } => "unknown_ticket",
+            UnknownRoom { .. } => "unknown_room",
+            NotWebSocket(_) => "not_websocket",
             NotYourTicket { .. } => "not_your_ticket",
             TicketUsed { .. } => "ticket_used",
             TicketExpired { .. } => "ticket_expired",
@@ -315,6 +325,8 @@ impl ApiError {
                 retry_after_s,
             } => format!("{what}: try again in {retry_after_s} s"),
             UnknownTicket { id } => format!("no run ticket {id}"),
+            UnknownRoom { id } => format!("no live room {id} (it may be over and closed)"),
+            NotWebSocket(why) => format!("this route is a WebSocket: {why}"),
             NotYourTicket { id } => format!("run ticket {id} is another player's"),
             TicketUsed { id } => {
                 format!("run ticket {id} has been used by an upload already (single use)")

@@ -41,6 +41,7 @@ pub mod catalog;
 pub mod config;
 pub mod error;
 pub mod limits;
+pub mod live;
 pub mod metrics;
 pub mod openapi;
 pub mod realtime;
@@ -137,6 +138,16 @@ impl Server {
             getrandom::fill(&mut bytes).map_err(|e| ServerError::Config(e.to_string()))?;
             format!("{}-{}", std::process::id(), auth::hex(&bytes))
         };
+        let slack_ms = i64::try_from(config.ticket_slack_ms).unwrap_or(i64::MAX);
+        let live = Arc::new(live::LiveContext::new(
+            store.clone(),
+            catalog.clone(),
+            slack_ms,
+            config.live_settings(),
+        ));
+        if let Some(url) = &config.advertise_url {
+            let _ = live.home.set(url.trim_end_matches('/').to_string());
+        }
         let state = AppState(Arc::new(Shared {
             store,
             catalog,
@@ -159,7 +170,8 @@ impl Server {
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
             wasm: web::WasmModule::new(config.wasm.clone()),
             ticket_rate: limits::TicketRate::new(),
-            ticket_slack_ms: i64::try_from(config.ticket_slack_ms).unwrap_or(i64::MAX),
+            ticket_slack_ms: slack_ms,
+            live,
         }));
         state.wasm.log_at_start().await;
         Ok(Server { state })
@@ -192,8 +204,11 @@ impl Server {
             })
         };
         let ranks = tokio::spawn(keep_ranks_up(state.clone()));
+        let address = listener.local_addr().map_err(ServerError::Io)?;
+        let _ = state.live.home.set(default_home(address));
         tracing::info!(
-            address = %listener.local_addr().map_err(ServerError::Io)?,
+            address = %address,
+            home = %state.live.home(),
             database = state.store.backend(),
             workers = state.workers,
             upload_limit = state.upload_limit,
@@ -201,6 +216,13 @@ impl Server {
             "serving"
         );
         let app = api::router(state.clone());
+        // Upgraded connections (the live rooms' WebSockets) are not the HTTP server's to
+        // wait for: the rooms close them when the shutdown begins.
+        let live = state.live.clone();
+        let shutdown = async move {
+            shutdown.await;
+            live.shutdown.send_replace(true);
+        };
         let served = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),
@@ -217,6 +239,17 @@ impl Server {
         state.store.close().await;
         served.map_err(ServerError::Io)
     }
+}
+
+/// The base URL other processes reach this one at when `--advertise-url` is not given:
+/// `http://` and the listening address (loopback for an unspecified one: one machine).
+fn default_home(address: SocketAddr) -> String {
+    let ip = if address.ip().is_unspecified() {
+        std::net::IpAddr::from([127, 0, 0, 1])
+    } else {
+        address.ip()
+    };
+    format!("http://{}", SocketAddr::new(ip, address.port()))
 }
 
 /// Builds the rank index of every level's current boards, then reads the board change feed

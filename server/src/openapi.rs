@@ -6,9 +6,11 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{
-    admin, export, inspect, leaderboard, levels, ops, players, runs, seasons, tickets, trajectory,
+    admin, export, inspect, leaderboard, levels, ops, players, rooms, runs, seasons, tickets,
+    trajectory,
 };
 use crate::error::ErrorBody;
+use crate::live::wire;
 use crate::{catalog, web};
 
 #[derive(OpenApi)]
@@ -28,12 +30,15 @@ use crate::{catalog, web};
         levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
         tickets::mint, tickets::commit,
+        rooms::create, rooms::list, rooms::room, rooms::socket,
         runs::upload, runs::status, runs::replay, trajectory::ghost, inspect::inspect,
         admin::run, admin::hide_run, admin::hide_player,
     ),
     components(schemas(
         ErrorBody, ops::Health, players::Registration, players::Registered,
         tickets::Issued, tickets::CommitBody, tickets::Committed,
+        rooms::RoomCreated, rooms::RoomList, wire::RoomView, wire::RacerView, wire::Phase,
+        wire::RacerState, wire::Role, wire::LiveClientMessage, wire::LiveServerMessage,
         runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category,
         runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
@@ -51,6 +56,7 @@ use crate::{catalog, web};
         (name = "runs", description = "Uploads, verdicts, replays and ghosts"),
         (name = "levels", description = "What the server runs, and level geometry"),
         (name = "leaderboards", description = "Ranked verified finishes"),
+        (name = "live", description = "Live races: rooms, their WebSocket (messages: LiveClientMessage, LiveServerMessage; the binary stream: docs/live.md)"),
         (name = "admin", description = "Moderation (needs ADMIN_TOKEN)"),
         (name = "operations", description = "Health, metrics, this document"),
         (name = "web", description = "The web page and its files"),

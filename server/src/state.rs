@@ -53,4 +53,6 @@ pub struct Shared {
     pub ticket_rate: TicketRate,
     /// How late a ticket's commitment may arrive after its game time (ms, `--ticket-slack-ms`).
     pub ticket_slack_ms: i64,
+    /// The live rooms this process holds, and what they share.
+    pub live: Arc<crate::live::LiveContext>,
 }

@@ -30,6 +30,20 @@ pub fn rfc3339(ms: i64) -> String {
         .unwrap_or_default()
 }
 
+/// Unix milliseconds as a replay header's date: RFC 3339 UTC to the second,
+/// `2026-12-03T23:38:25Z` (the page's format; a replay date holds only `0-9 - : T Z`).
+pub fn rfc3339_seconds(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|t| {
+            let format =
+                time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+            t.format(&format).ok()
+        })
+        .unwrap_or_default()
+}
+
 /// `ticks / rate` in milliseconds, rounded half up.
 pub fn millis(ticks: u64, rate: u32) -> u64 {
     let rate = u128::from(rate.max(1));

@@ -10,6 +10,7 @@ pub mod leaderboard;
 pub mod levels;
 pub mod ops;
 pub mod players;
+pub mod rooms;
 pub mod runs;
 pub mod seasons;
 pub mod tickets;
@@ -56,6 +57,10 @@ fn table() -> Table {
             seasons::list_seasons,
         )
         .add(Method::POST, "/api/levels/{level}/tickets", tickets::mint)
+        .add(Method::POST, "/api/levels/{level}/rooms", rooms::create)
+        .add(Method::GET, "/api/rooms", rooms::list)
+        .add(Method::GET, "/api/rooms/{id}", rooms::room)
+        .add(Method::GET, "/api/rooms/{id}/socket", rooms::socket)
         .add(Method::POST, "/api/tickets/{id}/commits", tickets::commit)
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)

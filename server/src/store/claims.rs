@@ -88,23 +88,23 @@ const RELEASE: &str = "
 /// A verdict's columns as stored (`None` is SQL `NULL`): a new verdict field is one more
 /// field here, one more bind in [`bind_verdict!`] and one more array in
 /// [`VERDICTS_POSTGRES`].
-struct VerdictColumns<'a> {
-    status: RunState,
-    ticks: Option<i64>,
-    finish_tick: Option<i64>,
-    splits: Option<&'a str>,
-    reason_kind: Option<&'a str>,
-    reason: Option<&'a str>,
+pub(super) struct VerdictColumns<'a> {
+    pub(super) status: RunState,
+    pub(super) ticks: Option<i64>,
+    pub(super) finish_tick: Option<i64>,
+    pub(super) splits: Option<&'a str>,
+    pub(super) reason_kind: Option<&'a str>,
+    pub(super) reason: Option<&'a str>,
     /// 16 lowercase hex digits.
-    final_hash: Option<String>,
+    pub(super) final_hash: Option<String>,
     /// Played in real time under a run ticket (`crate::realtime`); false for a rejection.
-    realtime: bool,
+    pub(super) realtime: bool,
     /// Why a ticketed run is not real-time.
-    realtime_note: Option<&'a str>,
+    pub(super) realtime_note: Option<&'a str>,
 }
 
 impl<'a> VerdictColumns<'a> {
-    fn of(verdict: &'a Verdict) -> VerdictColumns<'a> {
+    pub(super) fn of(verdict: &'a Verdict) -> VerdictColumns<'a> {
         match verdict {
             Verdict::Verified {
                 ticks,

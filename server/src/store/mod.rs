@@ -141,12 +141,14 @@ mod claims;
 mod ranks;
 // Queries by concern, in files of their own (after the macros above, which they use).
 pub mod reverify;
+mod rooms;
 pub mod seasons;
 mod tickets;
 
 pub use board::{BestRun, BoardChange, parse_splits};
 pub use claims::ClaimRead;
 pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
+pub use rooms::{RoomRow, RoomWrite};
 pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
 
 /// What the claim query returns.

@@ -1,0 +1,94 @@
+//! Filing a live run: the replay the room recorded, verified by the same verifier an upload
+//! meets (it cannot fail, the room having re-simulated it; if it ever does, nothing is filed
+//! and the log says why), stored as verified in one transaction, and its id told to the room.
+//! Runs in a task of its own, so the room never waits on the verifier or the database.
+
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+
+use super::LiveContext;
+use super::room::{Command, board_of};
+use crate::store::{NewRun, Player, Verdict};
+use crate::times::now_ms;
+
+/// Files racer `racer`'s run (`bytes`, the room's recording) for `player`; real-time iff
+/// `realtime_note` is none. The room gets [`Command::Filed`].
+pub fn spawn(
+    ctx: Arc<LiveContext>,
+    room: mpsc::Sender<Command>,
+    room_id: String,
+    racer: u8,
+    player: Player,
+    bytes: Vec<u8>,
+    realtime_note: Option<String>,
+) {
+    tokio::spawn(async move {
+        let run_id = file(&ctx, &room_id, &player, bytes, realtime_note).await;
+        let _ = room.send(Command::Filed { racer, run_id }).await;
+    });
+}
+
+async fn file(
+    ctx: &LiveContext,
+    room_id: &str,
+    player: &Player,
+    bytes: Vec<u8>,
+    realtime_note: Option<String>,
+) -> Option<i64> {
+    let catalog = ctx.catalog.clone();
+    let (bytes, verdict) = tokio::task::spawn_blocking(move || {
+        let verdict = crate::worker::verify(catalog.verifier(), &bytes);
+        (bytes, verdict)
+    })
+    .await
+    .ok()?;
+    let verdict = match verdict {
+        Verdict::Verified {
+            ticks,
+            finish_tick,
+            splits,
+            final_hash,
+            ..
+        } => Verdict::Verified {
+            ticks,
+            finish_tick,
+            splits,
+            final_hash,
+            realtime: realtime_note.is_none() && finish_tick.is_some(),
+            realtime_note,
+        },
+        Verdict::Rejected { kind, reason } => {
+            tracing::error!(room = %room_id, player = %player.name, kind = %kind, reason = %reason,
+                "a live run the room recorded does not verify: not filed");
+            return None;
+        }
+    };
+    let header = pogo_replay::Replay::decode(&bytes, ctx.catalog.verifier().limits())
+        .ok()?
+        .header;
+    let board = board_of(ctx, &header.level_name)?;
+    let replay_hash: [u8; 32] = Sha256::digest(&bytes).into();
+    let run = NewRun {
+        player_id: player.id,
+        bytes: &bytes,
+        replay_hash,
+        level: &board.level,
+        level_hash: board.level_hash.clone(),
+        tuning_hash: board.tuning_hash.clone(),
+        rules_version: board.rules_version,
+        uploaded_ms: now_ms(),
+        ticket: None,
+    };
+    match ctx.store.file_live_run(&run, &verdict, room_id).await {
+        Ok(id) => {
+            tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
+            Some(id)
+        }
+        Err(e) => {
+            tracing::error!(room = %room_id, player = %player.name, error = %e, "cannot file a live run");
+            None
+        }
+    }
+}

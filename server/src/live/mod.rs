@@ -1,0 +1,358 @@
+//! Live races (SPEC §14): racers in one room race each other in real time through the server,
+//! spectators watch, and each racer's run is verified, judged real-time from every input and
+//! ranked the moment they finish, with no upload.
+//!
+//! ## How a race goes
+//!
+//! 1. `POST /api/levels/{level}/rooms` makes a room in this process (its *home*; the row in
+//!    `rooms` tells other processes where it is). Racers (1 to [`limits::ROOM_RACERS_MAX`])
+//!    and spectators join over the room's WebSocket (`GET /api/rooms/{id}/socket`,
+//!    [`socket`]); the protocol is `docs/live.md`, its messages [`wire`]'s.
+//! 2. When every racer is ready the room sets **GO** on the server's clock (now plus the
+//!    countdown) and every page counts down to it, each having estimated its offset from the
+//!    server by round trips (`ping`/`pong`, as NTP does; a page errs late, never early).
+//! 3. From GO each racer's page sends its input changes as they happen (the driver's events,
+//!    stamped in integer ns of game time), which ticks it ran, and its state hash at each
+//!    split; a few bytes each, binary, sequence-numbered. The room stamps each message on
+//!    arrival, judges it against GO ([`crate::realtime::timing`]), relays it to every other
+//!    member at once, and re-simulates the racer with the same core and driver
+//!    ([`racer::RacerRun`]); a page whose hash differs at a split is desynced (named to
+//!    everyone and in the log).
+//! 4. At a racer's finish the room files the run ([`file`]): the replay bytes it recorded
+//!    from the stream (byte-identical to `pogo simulate --inputs … --record` of the same
+//!    events, name and date), verified, on the level's board, and on the real-time board if
+//!    every message came on time. A racer who leaves, is cut off for good or runs out of time
+//!    has their run so far kept, unranked.
+//!
+//! A dropped connection resumes with the racer's key: the server says the last sequence
+//! number it holds, and the page sends from the next one; a copy of a message taken before is
+//! ignored, so nothing acknowledged is lost and nothing is taken twice.
+//!
+//! ## What real-time proves here, and what it cannot
+//!
+//! Every message about game time `t` must arrive within `[GO + t, GO + t + slack]`: a game
+//! slowed anywhere, for any length, falls behind and every later message (inputs, and the
+//! heartbeats a page sends several times a second) is late; a game run ahead is early. So a
+//! real-time run was *produced in real time*: the most it can bank over its whole length is
+//! the slack. It cannot tell who or what produced the inputs: inputs computed ahead (a
+//! tool-assisted run) and played back on time are real-time, and a bot playing live is too.
+//! Network delay counts against the racer, and a connection cut for longer than the slack
+//! makes the messages resent after it late.
+//!
+//! ## Several processes
+//!
+//! A room lives in one process's memory. Any process accepts a join for any room: if the
+//! room is not its own it reads the room's home from the database and proxies the WebSocket
+//! there ([`proxy`]). To grow to many machines, each process advertises its own base URL
+//! (`--advertise-url`) and rooms are spread by where they are made (any load balancer in
+//! front); the database holds only a row per room, written a few times a race.
+
+pub mod file;
+pub mod limits;
+pub mod proxy;
+pub mod racer;
+pub mod room;
+pub mod socket;
+pub mod wire;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pogo_core::Tuning;
+use pogo_core::world::World;
+use tokio::sync::watch;
+
+use crate::catalog::Catalog;
+use crate::store::{RoomWrite, Store};
+use crate::times::now_ms;
+use room::RoomHandle;
+use wire::RoomView;
+
+/// The timing a room runs on, and the test-only network faults.
+#[derive(Clone, Debug)]
+pub struct LiveSettings {
+    /// From the countdown's start to GO (ms).
+    pub countdown_ms: i64,
+    /// How long a racer cut off mid-race may take to come back before being cut for good.
+    pub resume_grace: Duration,
+    /// The longest race, from GO (ms).
+    pub race_ms_max: i64,
+    /// Test only: delay every message both ways on the server's side of the socket.
+    pub latency: Option<Latency>,
+}
+
+impl Default for LiveSettings {
+    fn default() -> LiveSettings {
+        LiveSettings {
+            countdown_ms: limits::COUNTDOWN_MS,
+            resume_grace: limits::RESUME_GRACE,
+            race_ms_max: limits::RACE_MS_MAX,
+            latency: None,
+        }
+    }
+}
+
+/// Injected network delay: `base_ms ± jitter_ms`, uniform, order kept (test only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Latency {
+    pub base_ms: u64,
+    pub jitter_ms: u64,
+}
+
+/// What every room of this process shares.
+#[derive(Debug)]
+pub struct LiveContext {
+    pub store: Store,
+    pub catalog: Arc<Catalog>,
+    /// How late after GO plus its game time a message may arrive (ms).
+    pub slack_ms: i64,
+    pub settings: LiveSettings,
+    /// This process's base URL, as other processes reach it (the rooms' `home`), set when
+    /// the server starts listening.
+    pub home: std::sync::OnceLock<String>,
+    pub rooms: Rooms,
+    /// Set once, when the server shuts down: every room closes its connections.
+    pub shutdown: watch::Sender<bool>,
+}
+
+/// The rooms this process holds.
+#[derive(Debug, Default)]
+pub struct Rooms {
+    map: Mutex<HashMap<String, RoomHandle>>,
+}
+
+impl Rooms {
+    /// Room `id`, if it lives in this process.
+    pub fn get(&self, id: &str) -> Option<RoomHandle> {
+        self.map.lock().ok()?.get(id).cloned()
+    }
+
+    /// How many rooms live here.
+    pub fn len(&self) -> usize {
+        self.map.lock().map_or(0, |m| m.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every room here, as its members see it.
+    pub fn views(&self) -> Vec<RoomView> {
+        self.map.lock().map_or_else(
+            |_| Vec::new(),
+            |m| m.values().map(|h| h.view.borrow().clone()).collect(),
+        )
+    }
+
+    fn insert(&self, id: String, handle: RoomHandle) {
+        if let Ok(mut map) = self.map.lock() {
+            map.insert(id, handle);
+        }
+    }
+
+    /// A room's task ended.
+    fn forget(&self, id: &str) {
+        if let Ok(mut map) = self.map.lock() {
+            map.remove(id);
+        }
+    }
+}
+
+/// Why a room could not be made.
+#[derive(Debug)]
+pub enum CreateError {
+    UnknownLevel,
+    /// [`limits::ROOMS_MAX`] rooms live here already.
+    Full,
+    Store(crate::store::StoreError),
+}
+
+impl LiveContext {
+    /// The context of a process that has not started listening yet.
+    pub fn new(
+        store: Store,
+        catalog: Arc<Catalog>,
+        slack_ms: i64,
+        settings: LiveSettings,
+    ) -> LiveContext {
+        LiveContext {
+            store,
+            catalog,
+            slack_ms,
+            settings,
+            home: std::sync::OnceLock::new(),
+            rooms: Rooms::default(),
+            shutdown: watch::channel(false).0,
+        }
+    }
+
+    /// This process's base URL (empty before it listens).
+    pub fn home(&self) -> &str {
+        self.home.get().map_or("", String::as_str)
+    }
+
+    /// The level's world and the tuning (none if the server does not run the level).
+    pub fn level(&self, level: &str) -> (Option<Arc<World>>, Tuning) {
+        let verifier = self.catalog.verifier();
+        (verifier.world(level), verifier.tuning().clone())
+    }
+
+    /// Makes a room on `level` in this process and writes its row; its view.
+    pub async fn create_room(self: &Arc<Self>, level: &str) -> Result<RoomView, CreateError> {
+        if self.catalog.level(level).is_none() {
+            return Err(CreateError::UnknownLevel);
+        }
+        if self.rooms.len() >= limits::ROOMS_MAX {
+            return Err(CreateError::Full);
+        }
+        let id = random_hex(8);
+        let handle = room::spawn(self.clone(), id.clone(), level.to_string());
+        let view = handle.view.borrow().clone();
+        self.write_room(&view).await.map_err(CreateError::Store)?;
+        tokio::spawn(persist(self.clone(), handle.view.clone()));
+        self.rooms.insert(id, handle);
+        Ok(view)
+    }
+
+    async fn write_room(&self, view: &RoomView) -> Result<(), crate::store::StoreError> {
+        let json = serde_json::to_string(view).unwrap_or_default();
+        let phase = serde_json::to_value(view.phase)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        self.store
+            .write_room(&RoomWrite {
+                id: &view.id,
+                level: &view.level,
+                home: self.home(),
+                phase: &phase,
+                go_ms: view.go_ms,
+                now_ms: now_ms(),
+                view: &json,
+            })
+            .await
+    }
+}
+
+/// Writes a room's row whenever its view changes (at most every
+/// [`limits::ROOM_WRITE_INTERVAL`]) and at least every [`limits::ROOM_HEARTBEAT`] while it
+/// lives; a last time when it ends.
+async fn persist(ctx: Arc<LiveContext>, mut view: watch::Receiver<RoomView>) {
+    loop {
+        let changed = tokio::time::timeout(limits::ROOM_HEARTBEAT, view.changed()).await;
+        let latest = view.borrow_and_update().clone();
+        if let Err(e) = ctx.write_room(&latest).await {
+            tracing::warn!(room = %latest.id, error = %e, "cannot write the room's row");
+        }
+        if matches!(changed, Ok(Err(_))) {
+            return;
+        }
+        tokio::time::sleep(limits::ROOM_WRITE_INTERVAL).await;
+    }
+}
+
+/// Why the server closes a member's WebSocket: a code (4000–4999 are the application's) and
+/// a reason for a human (at most 123 bytes, WebSocket's limit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Close {
+    Malformed(String),
+    Stream(racer::Refused),
+    Refused(String),
+    TooFast,
+    TooSlow,
+    NotARacer,
+    BeforeCountdown,
+    RoomFull,
+    RaceStarted,
+    NotHello,
+    HelloTimeout,
+    HelloTwice,
+    BadToken(String),
+    UnknownKey,
+    Replaced,
+    NoSuchRoom,
+    Left,
+    Over,
+    ShuttingDown,
+    Unreachable(String),
+}
+
+impl Close {
+    /// The WebSocket close code.
+    pub fn code(&self) -> u16 {
+        match self {
+            Close::Left | Close::Over => 1000,
+            Close::ShuttingDown => 1001,
+            Close::Malformed(_) | Close::NotHello | Close::HelloTwice => 4000,
+            Close::Stream(_) => 4001,
+            Close::TooFast => 4002,
+            Close::TooSlow => 4003,
+            Close::NotARacer | Close::BeforeCountdown | Close::Refused(_) => 4004,
+            Close::RoomFull => 4005,
+            Close::RaceStarted => 4006,
+            Close::HelloTimeout => 4007,
+            Close::BadToken(_) => 4008,
+            Close::UnknownKey => 4009,
+            Close::Replaced => 4010,
+            Close::NoSuchRoom => 4404,
+            Close::Unreachable(_) => 4503,
+        }
+    }
+
+    /// The reason, for a human (cut to 123 bytes on a character boundary).
+    pub fn reason(&self) -> String {
+        let text = self.to_string();
+        let mut end = text.len().min(123);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text[..end].to_string()
+    }
+}
+
+impl std::fmt::Display for Close {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Close::Malformed(why) => write!(f, "malformed message: {why}"),
+            Close::Stream(refused) => refused.fmt(f),
+            Close::Refused(why) => f.write_str(why),
+            Close::TooFast => write!(
+                f,
+                "too many messages: at most {} a second",
+                limits::MESSAGES_PER_SECOND_MAX
+            ),
+            Close::TooSlow => write!(f, "too slow to keep up with the room"),
+            Close::NotARacer => write!(f, "only a racer sends that"),
+            Close::BeforeCountdown => write!(f, "nothing is streamed before the countdown"),
+            Close::RoomFull => write!(f, "the room is full"),
+            Close::RaceStarted => write!(f, "the race has started: join as a spectator"),
+            Close::NotHello => write!(f, "the first message is a hello"),
+            Close::HelloTimeout => write!(f, "no hello in time"),
+            Close::HelloTwice => write!(f, "hello was said already"),
+            Close::BadToken(why) => write!(f, "token refused: {why}"),
+            Close::UnknownKey => write!(f, "no racer of this room has that key"),
+            Close::Replaced => write!(f, "this racer joined again on another connection"),
+            Close::NoSuchRoom => write!(f, "no such room"),
+            Close::Left => write!(f, "left the room"),
+            Close::Over => write!(f, "the room is closed"),
+            Close::ShuttingDown => write!(f, "the server is shutting down"),
+            Close::Unreachable(why) => write!(f, "the room's server cannot be reached: {why}"),
+        }
+    }
+}
+
+/// `bytes` random bytes as lowercase hex.
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    // The OS's randomness; a failure leaves zeros, which only makes a collision likelier.
+    let _ = getrandom::fill(&mut buf);
+    crate::auth::hex(&buf)
+}
+
+/// The server's clock, Unix µs.
+pub fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}

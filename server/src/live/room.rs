@@ -1,0 +1,771 @@
+//! One live room: a task that owns the race and everything in it, driven by commands from its
+//! members' connections and by its own deadlines. Nothing else touches a room's state.
+//!
+//! ```text
+//!            all racers ready                GO                 all done / time limit
+//!   lobby ─────────────────────▶ countdown ──────▶ racing ───────────────────────────▶ over
+//!     ▲ join, ready, leave          (GO is set on the server's clock; every page counts down)
+//! ```
+//!
+//! A racer's stream message is checked and taken by their [`RacerRun`], relayed at once to
+//! every other member (and kept, so a spectator or a resuming racer catches up from the
+//! stream so far), then re-simulated. A racer's run is filed when it ends: finished (ranked,
+//! real-time if every message came on time), left, cut off for good or out of time (kept,
+//! unranked); a desynced run is not filed. Filing (verification and the database) runs in a
+//! task of its own: the room never waits on the database.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use super::racer::{RacerRun, Taken};
+use super::wire::{
+    self, LiveClientMessage, LiveServerMessage, Phase, RacerState, RacerView, Role, RoomView,
+    Stream,
+};
+use super::{Close, LiveContext, limits};
+use crate::store::{Board, Category, Player};
+use crate::times::now_ms;
+
+/// A connection's number in its room.
+pub type ConnId = u64;
+
+/// What a connection's writer sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing {
+    Text(String),
+    Binary(Vec<u8>),
+    Close(Close),
+}
+
+/// Where the room's messages to one member go (the member's writer sends them).
+#[derive(Clone, Debug)]
+pub struct Outbox(pub mpsc::Sender<super::socket::Queued>);
+
+impl Outbox {
+    /// Queues `message`; `false` if the member's outbox is full (too slow) or gone.
+    pub fn push(&self, message: Outgoing) -> bool {
+        self.0.try_send((Instant::now(), message)).is_ok()
+    }
+}
+
+/// Who asks to join.
+#[derive(Debug)]
+pub struct Joining {
+    pub role: Role,
+    /// The token's player, if a token was given and is valid.
+    pub player: Option<Player>,
+    /// A racer key from an earlier `welcome`.
+    pub resume: Option<String>,
+    /// Where the room's messages to this member go.
+    pub out: Outbox,
+}
+
+/// A command to a room.
+#[derive(Debug)]
+pub enum Command {
+    Join {
+        conn: ConnId,
+        joining: Joining,
+        done: oneshot::Sender<Result<(), Close>>,
+    },
+    Text {
+        conn: ConnId,
+        message: LiveClientMessage,
+    },
+    Binary {
+        conn: ConnId,
+        bytes: Vec<u8>,
+        /// When it arrived: the server's clock, Unix µs.
+        received_us: i64,
+    },
+    Gone {
+        conn: ConnId,
+    },
+    Filed {
+        racer: u8,
+        run_id: Option<i64>,
+    },
+}
+
+/// A room's handle: where to send commands, and its latest view.
+#[derive(Clone, Debug)]
+pub struct RoomHandle {
+    pub commands: mpsc::Sender<Command>,
+    pub view: watch::Receiver<RoomView>,
+}
+
+struct Member {
+    role: Role,
+    racer: Option<u8>,
+    out: Outbox,
+}
+
+struct Racer {
+    number: u8,
+    name: String,
+    player: Option<Player>,
+    key: String,
+    ready: bool,
+    conn: Option<ConnId>,
+    /// When the racer's connection dropped mid-race: the resume grace runs from it.
+    cut_at: Option<Instant>,
+    state: RacerState,
+    run: Option<RacerRun>,
+    /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
+    relayed: Vec<Vec<u8>>,
+    run_id: Option<i64>,
+}
+
+struct Room {
+    ctx: Arc<LiveContext>,
+    id: String,
+    level: String,
+    phase: Phase,
+    go_ms: Option<i64>,
+    ends_ms: Option<i64>,
+    racers: Vec<Racer>,
+    members: HashMap<ConnId, Member>,
+    /// Guests numbered for their names.
+    guests: u32,
+    /// Lobby with nobody in it since; the room closes after [`limits::LOBBY_EMPTY_MAX`].
+    empty_since: Option<Instant>,
+    over_at: Option<Instant>,
+    view: watch::Sender<RoomView>,
+    commands: mpsc::Sender<Command>,
+}
+
+/// Starts room `id` on `level`; its task ends when the room is over and has lingered, or
+/// the server shuts down.
+pub fn spawn(ctx: Arc<LiveContext>, id: String, level: String) -> RoomHandle {
+    let (commands, inbox) = mpsc::channel(limits::ROOM_INBOX_MAX);
+    let mut room = Room {
+        view: watch::channel(RoomView::empty(&id, &level, &ctx)).0,
+        ctx,
+        id,
+        level,
+        phase: Phase::Lobby,
+        go_ms: None,
+        ends_ms: None,
+        racers: Vec::new(),
+        members: HashMap::new(),
+        guests: 0,
+        empty_since: Some(Instant::now()),
+        over_at: None,
+        commands: commands.clone(),
+    };
+    room.publish();
+    let view = room.view.subscribe();
+    tokio::spawn(room.run(inbox));
+    RoomHandle { commands, view }
+}
+
+impl RoomView {
+    fn empty(id: &str, level: &str, ctx: &LiveContext) -> RoomView {
+        RoomView {
+            id: id.to_string(),
+            level: level.to_string(),
+            tick_rate: ctx.catalog.tick_rate(),
+            phase: Phase::Lobby,
+            go_ms: None,
+            ends_ms: None,
+            slack_ms: ctx.slack_ms,
+            racers: Vec::new(),
+            spectators: 0,
+        }
+    }
+}
+
+impl Room {
+    async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
+        let mut shutdown = self.ctx.shutdown.subscribe();
+        loop {
+            let deadline = self.next_deadline();
+            tokio::select! {
+                command = inbox.recv() => match command {
+                    Some(command) => self.handle(command),
+                    None => break,
+                },
+                () = sleep_until(deadline) => {
+                    if self.on_deadline() {
+                        break;
+                    }
+                }
+                _ = shutdown.changed() => {
+                    self.close_all(Close::ShuttingDown);
+                    break;
+                }
+            }
+        }
+        self.ctx.rooms.forget(&self.id);
+        tracing::info!(room = %self.id, "room closed");
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join {
+                conn,
+                joining,
+                done,
+            } => {
+                let _ = done.send(self.join(conn, joining));
+            }
+            Command::Text { conn, message } => self.on_text(conn, message),
+            Command::Binary {
+                conn,
+                bytes,
+                received_us,
+            } => self.on_stream(conn, &bytes, received_us),
+            Command::Gone { conn } => self.on_gone(conn),
+            Command::Filed { racer, run_id } => {
+                if let Some(r) = self.racers.get_mut(usize::from(racer)) {
+                    r.run_id = run_id;
+                }
+                self.publish();
+            }
+        }
+    }
+
+    // -- joining and leaving -------------------------------------------------------------------
+
+    fn join(&mut self, conn: ConnId, joining: Joining) -> Result<(), Close> {
+        let member = match joining.role {
+            Role::Spectator => {
+                let watching = self.members.values().filter(|m| m.racer.is_none()).count();
+                if watching >= limits::ROOM_SPECTATORS_MAX {
+                    return Err(Close::RoomFull);
+                }
+                Member {
+                    role: Role::Spectator,
+                    racer: None,
+                    out: joining.out,
+                }
+            }
+            Role::Racer => {
+                let number = self.seat(&joining)?;
+                let racer = &mut self.racers[usize::from(number)];
+                if let Some(old) = racer.conn.replace(conn) {
+                    if let Some(old) = self.members.remove(&old) {
+                        old.out.push(Outgoing::Close(Close::Replaced));
+                    }
+                }
+                racer.cut_at = None;
+                Member {
+                    role: Role::Racer,
+                    racer: Some(number),
+                    out: joining.out,
+                }
+            }
+        };
+        self.empty_since = None;
+        let welcome = LiveServerMessage::Welcome {
+            racer: member.racer,
+            key: member
+                .racer
+                .map(|n| self.racers[usize::from(n)].key.clone()),
+            acked: member.racer.and_then(|n| {
+                self.racers[usize::from(n)]
+                    .run
+                    .as_ref()
+                    .and_then(RacerRun::acked)
+            }),
+            server_ms: now_ms(),
+            room: self.view(),
+        };
+        send_text(&member.out, &welcome);
+        // The stream so far, every racer's but the member's own, one message a racer.
+        for racer in &self.racers {
+            if Some(racer.number) == member.racer || racer.relayed.is_empty() {
+                continue;
+            }
+            let backlog = wire::backlog(racer.number, &racer.relayed);
+            if !member.out.push(Outgoing::Binary(backlog)) {
+                return Err(Close::TooSlow);
+            }
+        }
+        tracing::info!(room = %self.id, role = ?member.role, racer = ?member.racer, "joined");
+        self.members.insert(conn, member);
+        self.publish();
+        Ok(())
+    }
+
+    /// The racer seat for `joining`: theirs again (by key, or by player), or a new one in
+    /// the lobby.
+    fn seat(&mut self, joining: &Joining) -> Result<u8, Close> {
+        if let Some(key) = &joining.resume {
+            return self
+                .racers
+                .iter()
+                .find(|r| &r.key == key)
+                .map(|r| r.number)
+                .ok_or(Close::UnknownKey);
+        }
+        if let Some(player) = &joining.player {
+            if let Some(r) = self
+                .racers
+                .iter()
+                .find(|r| r.player.as_ref().is_some_and(|p| p.id == player.id))
+            {
+                return Ok(r.number);
+            }
+        }
+        if self.phase != Phase::Lobby {
+            return Err(Close::RaceStarted);
+        }
+        if self.racers.len() >= limits::ROOM_RACERS_MAX {
+            return Err(Close::RoomFull);
+        }
+        let number = u8::try_from(self.racers.len()).map_err(|_| Close::RoomFull)?;
+        let name = match &joining.player {
+            Some(p) => p.name.clone(),
+            None => {
+                self.guests += 1;
+                format!("guest {}", self.guests)
+            }
+        };
+        self.racers.push(Racer {
+            number,
+            name,
+            player: joining.player.clone(),
+            key: super::random_hex(16),
+            ready: false,
+            conn: None,
+            cut_at: None,
+            state: RacerState::Waiting,
+            run: None,
+            relayed: Vec::new(),
+            run_id: None,
+        });
+        Ok(number)
+    }
+
+    fn on_gone(&mut self, conn: ConnId) {
+        let Some(member) = self.members.remove(&conn) else {
+            return;
+        };
+        if let Some(number) = member.racer {
+            let racer = &mut self.racers[usize::from(number)];
+            if racer.conn == Some(conn) {
+                racer.conn = None;
+                if self.phase == Phase::Lobby {
+                    self.remove_racer(number);
+                } else if racer.state == RacerState::Racing || racer.state == RacerState::Waiting {
+                    racer.cut_at = Some(Instant::now());
+                    tracing::info!(room = %self.id, racer = number, "racer cut off: waiting for a resume");
+                }
+            }
+        }
+        if self.members.is_empty() && self.phase == Phase::Lobby {
+            self.empty_since = Some(Instant::now());
+        }
+        self.publish();
+    }
+
+    /// A racer leaves the lobby: the seats after theirs move down one (numbers are seats).
+    fn remove_racer(&mut self, number: u8) {
+        self.racers.remove(usize::from(number));
+        for (i, racer) in self.racers.iter_mut().enumerate() {
+            racer.number = i as u8;
+            if let Some(conn) = racer.conn {
+                if let Some(member) = self.members.get_mut(&conn) {
+                    member.racer = Some(racer.number);
+                }
+            }
+        }
+        self.maybe_start();
+    }
+
+    // -- control messages ---------------------------------------------------------------------
+
+    fn on_text(&mut self, conn: ConnId, message: LiveClientMessage) {
+        let Some(member) = self.members.get(&conn) else {
+            return;
+        };
+        match message {
+            LiveClientMessage::Ping { id } => {
+                let now_us = super::now_us();
+                send_text(
+                    &member.out,
+                    &LiveServerMessage::Pong {
+                        id,
+                        server_ms: now_us.div_euclid(1000),
+                        server_us: now_us,
+                    },
+                );
+            }
+            LiveClientMessage::Ready { ready } => {
+                let Some(number) = member.racer else {
+                    self.close(conn, Close::NotARacer);
+                    return;
+                };
+                if self.phase == Phase::Lobby {
+                    self.racers[usize::from(number)].ready = ready;
+                    self.maybe_start();
+                    self.publish();
+                }
+            }
+            LiveClientMessage::Leave {} => {
+                if let Some(number) = member.racer {
+                    if self.phase == Phase::Lobby {
+                        self.members.remove(&conn);
+                        self.remove_racer(number);
+                    } else {
+                        self.end_racer(number, RacerState::Left);
+                    }
+                }
+                self.close(conn, Close::Left);
+                self.publish();
+            }
+            LiveClientMessage::Hello { .. } => self.close(conn, Close::HelloTwice),
+        }
+    }
+
+    /// The countdown starts when every racer is connected and ready.
+    fn maybe_start(&mut self) {
+        let all_ready =
+            !self.racers.is_empty() && self.racers.iter().all(|r| r.ready && r.conn.is_some());
+        if self.phase != Phase::Lobby || !all_ready {
+            return;
+        }
+        let go = now_ms() + self.ctx.settings.countdown_ms;
+        let date = crate::times::rfc3339_seconds(go);
+        let (world, tuning) = self.ctx.level(&self.level);
+        for racer in &mut self.racers {
+            let name = racer.player.as_ref().map(|p| p.name.clone());
+            match RacerRun::new_checked(&world, &tuning, name, &date, &self.ctx) {
+                Ok(run) => racer.run = Some(run),
+                Err(e) => {
+                    tracing::error!(room = %self.id, error = %e, "cannot start a racer's run")
+                }
+            }
+        }
+        self.phase = Phase::Countdown;
+        self.go_ms = Some(go);
+        self.ends_ms = Some(go + self.ctx.settings.race_ms_max);
+        tracing::info!(room = %self.id, racers = self.racers.len(), go_ms = go, "countdown");
+    }
+
+    // -- the stream ---------------------------------------------------------------------------
+
+    fn on_stream(&mut self, conn: ConnId, bytes: &[u8], received_us: i64) {
+        match self.take(conn, bytes, received_us) {
+            Ok(Some((number, frame))) => {
+                self.relay(conn, frame);
+                self.after_take(number);
+            }
+            Ok(None) => {}
+            Err(why) => self.close(conn, why),
+        }
+    }
+
+    /// Takes a racer's stream message: checked, acknowledged, kept and returned as the frame
+    /// to relay (none: a copy of one taken before). `Err`: the connection is closed with it,
+    /// and nothing changed.
+    fn take(
+        &mut self,
+        conn: ConnId,
+        bytes: &[u8],
+        received_us: i64,
+    ) -> Result<Option<(u8, Vec<u8>)>, Close> {
+        let Some(member) = self.members.get(&conn) else {
+            return Ok(None);
+        };
+        let number = member.racer.ok_or(Close::NotARacer)?;
+        let message = Stream::decode(bytes).map_err(|e| Close::Malformed(e.to_string()))?;
+        let go_ms = self.go_ms.ok_or(Close::BeforeCountdown)?;
+        let since_go_us = received_us - go_ms * 1000;
+        let racer = &mut self.racers[usize::from(number)];
+        // Waiting: the countdown's last instant, GO not yet seen by this task's timer (the
+        // message is judged against GO all the same).
+        if !matches!(racer.state, RacerState::Racing | RacerState::Waiting) {
+            return Err(Close::Refused("the race is over for you".into()));
+        }
+        if racer.relayed.len() >= limits::RACER_MESSAGES_MAX {
+            return Err(Close::Refused("the stream is over its limit".into()));
+        }
+        let run = racer.run.as_mut().ok_or(Close::Refused("no run".into()))?;
+        let taken = run.take(&message, since_go_us).map_err(Close::Stream)?;
+        member.out.push(Outgoing::Binary(wire::ack(message.seq())));
+        if taken == Taken::Again {
+            return Ok(None);
+        }
+        let frame = wire::relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
+        racer.relayed.push(frame.clone());
+        Ok(Some((number, frame)))
+    }
+
+    /// Every other member gets `frame`; one whose queue is full is too slow and is closed.
+    fn relay(&mut self, from: ConnId, frame: Vec<u8>) {
+        let mut slow = Vec::new();
+        for (&conn, member) in &self.members {
+            if conn != from && !member.out.push(Outgoing::Binary(frame.clone())) {
+                slow.push(conn);
+            }
+        }
+        for conn in slow {
+            self.close(conn, Close::TooSlow);
+        }
+    }
+
+    /// After a racer's message: a desync named, a finish filed.
+    fn after_take(&mut self, number: u8) {
+        let racer = &mut self.racers[usize::from(number)];
+        let Some(run) = racer.run.as_ref() else {
+            return;
+        };
+        if let Some(desync) = run.desync() {
+            let message = LiveServerMessage::Desync {
+                racer: number,
+                tick: desync.tick,
+                expected: desync.expected.map_or("-".into(), |h| format!("{h:016x}")),
+                found: format!("{:016x}", desync.found),
+            };
+            tracing::warn!(room = %self.id, racer = number, name = %racer.name, "desync: {}", desync.why);
+            racer.state = RacerState::Desynced;
+            self.broadcast(&message);
+            self.check_over();
+            self.publish();
+        } else if run.finished() {
+            self.end_racer(number, RacerState::Finished);
+            self.publish();
+        }
+    }
+
+    /// A racer's run ends in `state`: it is filed (if they race under a name and did not
+    /// desync), and the race may be over.
+    fn end_racer(&mut self, number: u8, state: RacerState) {
+        let racer = &mut self.racers[usize::from(number)];
+        if racer.state != RacerState::Racing && racer.state != RacerState::Waiting {
+            return;
+        }
+        racer.state = state;
+        tracing::info!(room = %self.id, racer = number, name = %racer.name, state = ?state, "racer done");
+        if let (Some(player), Some(run)) = (racer.player.clone(), racer.run.as_mut()) {
+            if let Some(bytes) = run.replay() {
+                let realtime_note = if state == RacerState::Finished {
+                    run.realtime_note().map(str::to_string)
+                } else {
+                    Some(format!("the run did not finish ({state:?})").to_lowercase())
+                };
+                super::file::spawn(
+                    self.ctx.clone(),
+                    self.commands.clone(),
+                    self.id.clone(),
+                    number,
+                    player,
+                    bytes,
+                    realtime_note,
+                );
+            }
+        }
+        self.check_over();
+    }
+
+    fn check_over(&mut self) {
+        let racing = self
+            .racers
+            .iter()
+            .any(|r| matches!(r.state, RacerState::Racing | RacerState::Waiting));
+        if !racing && self.phase == Phase::Racing {
+            self.phase = Phase::Over;
+            self.over_at = Some(Instant::now());
+            tracing::info!(room = %self.id, "race over");
+        }
+    }
+
+    // -- deadlines ------------------------------------------------------------------------------
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let at_ms = |ms: i64| {
+            let wait = u64::try_from(ms - now_ms()).unwrap_or(0);
+            Instant::now() + Duration::from_millis(wait)
+        };
+        let grace = self.ctx.settings.resume_grace;
+        [
+            self.empty_since.map(|t| t + limits::LOBBY_EMPTY_MAX),
+            (self.phase == Phase::Countdown)
+                .then(|| self.go_ms.map(at_ms))
+                .flatten(),
+            (self.phase == Phase::Racing)
+                .then(|| self.ends_ms.map(at_ms))
+                .flatten(),
+            self.racers
+                .iter()
+                .filter_map(|r| r.cut_at)
+                .min()
+                .map(|t| t + grace),
+            self.over_at.map(|t| t + limits::ROOM_LINGER),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Whatever is due now; `true` when the room should close.
+    fn on_deadline(&mut self) -> bool {
+        let now = Instant::now();
+        if self
+            .empty_since
+            .is_some_and(|t| now >= t + limits::LOBBY_EMPTY_MAX)
+        {
+            return true;
+        }
+        if self.over_at.is_some_and(|t| now >= t + limits::ROOM_LINGER) {
+            self.close_all(Close::Over);
+            return true;
+        }
+        let now_ms = now_ms();
+        if self.phase == Phase::Countdown && self.go_ms.is_some_and(|go| now_ms >= go) {
+            self.phase = Phase::Racing;
+            for racer in &mut self.racers {
+                racer.state = RacerState::Racing;
+            }
+            tracing::info!(room = %self.id, "GO");
+        }
+        if self.phase == Phase::Racing && self.ends_ms.is_some_and(|end| now_ms >= end) {
+            for number in 0..self.racers.len() as u8 {
+                self.end_racer(number, RacerState::Timeout);
+            }
+        }
+        let grace = self.ctx.settings.resume_grace;
+        let cut: Vec<u8> = self
+            .racers
+            .iter()
+            .filter(|r| r.cut_at.is_some_and(|t| now >= t + grace))
+            .map(|r| r.number)
+            .collect();
+        for number in cut {
+            self.racers[usize::from(number)].cut_at = None;
+            self.end_racer(number, RacerState::Cut);
+        }
+        self.publish();
+        false
+    }
+
+    // -- telling the members --------------------------------------------------------------------
+
+    fn view(&self) -> RoomView {
+        RoomView {
+            id: self.id.clone(),
+            level: self.level.clone(),
+            tick_rate: self.ctx.catalog.tick_rate(),
+            phase: self.phase,
+            go_ms: self.go_ms,
+            ends_ms: self.ends_ms,
+            slack_ms: self.ctx.slack_ms,
+            racers: self.racers.iter().map(Racer::view).collect(),
+            spectators: self.members.values().filter(|m| m.racer.is_none()).count(),
+        }
+    }
+
+    /// The room changed: every member is told, and the view handle (the API, the database)
+    /// gets the new view.
+    fn publish(&mut self) {
+        let view = self.view();
+        let message = LiveServerMessage::Room { room: view.clone() };
+        self.broadcast(&message);
+        self.view.send_replace(view);
+    }
+
+    fn broadcast(&mut self, message: &LiveServerMessage) {
+        let Ok(text) = serde_json::to_string(message) else {
+            return;
+        };
+        let mut slow = Vec::new();
+        for (&conn, member) in &self.members {
+            if !member.out.push(Outgoing::Text(text.clone())) {
+                slow.push(conn);
+            }
+        }
+        for conn in slow {
+            self.close(conn, Close::TooSlow);
+        }
+    }
+
+    /// Closes `conn` with `why`: the member leaves the room (a racer's seat stays theirs to
+    /// resume, as after a cut).
+    fn close(&mut self, conn: ConnId, why: Close) {
+        if let Some(member) = self.members.get(&conn) {
+            tracing::info!(room = %self.id, racer = ?member.racer, reason = %why, "closing a connection");
+            member.out.push(Outgoing::Close(why));
+        }
+        self.on_gone(conn);
+    }
+
+    fn close_all(&mut self, why: Close) {
+        for member in self.members.values() {
+            member.out.push(Outgoing::Close(why.clone()));
+        }
+        self.members.clear();
+    }
+}
+
+impl Racer {
+    fn view(&self) -> RacerView {
+        let run = self.run.as_ref();
+        RacerView {
+            racer: self.number,
+            name: self.name.clone(),
+            registered: self.player.is_some(),
+            ready: self.ready,
+            connected: self.conn.is_some(),
+            state: self.state,
+            tick: run.map_or(0, RacerRun::ticks),
+            splits: run.map(|r| r.splits().to_vec()).unwrap_or_default(),
+            finish_tick: run.and_then(RacerRun::finish_tick),
+            realtime: run.is_some_and(|r| r.realtime_note().is_none()),
+            realtime_note: run.and_then(|r| r.realtime_note().map(str::to_string)),
+            run_id: self.run_id,
+        }
+    }
+}
+
+impl RacerRun {
+    /// A run for a racer of `world` (if the level loads) with the room's settings.
+    fn new_checked(
+        world: &Option<Arc<pogo_core::world::World>>,
+        tuning: &pogo_core::Tuning,
+        name: Option<String>,
+        date: &str,
+        ctx: &LiveContext,
+    ) -> Result<RacerRun, String> {
+        let world = world.clone().ok_or("the level is gone")?;
+        RacerRun::new(
+            world,
+            tuning.clone(),
+            name,
+            date.to_string(),
+            ctx.slack_ms,
+            ctx.catalog.verifier().limits().max_ticks,
+        )
+    }
+}
+
+fn send_text(out: &Outbox, message: &LiveServerMessage) {
+    if let Ok(text) = serde_json::to_string(message) {
+        out.push(Outgoing::Text(text));
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The board a live run of `level` is filed on: the level's current one.
+pub fn board_of(ctx: &LiveContext, level: &str) -> Option<Board> {
+    let info = ctx.catalog.level(level)?;
+    Some(Board {
+        level: level.to_string(),
+        level_hash: crate::catalog::hash_hex(info.hash),
+        tuning_hash: crate::catalog::hash_hex(ctx.catalog.tuning_hash()),
+        rules_version: pogo_core::RULES_VERSION,
+        category: Category::Open,
+    })
+}

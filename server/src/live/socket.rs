@@ -1,0 +1,249 @@
+//! One member's WebSocket: the `hello` handshake, then a reader that stamps each message on
+//! arrival and hands it to the room, and a writer that sends what the room queues for the
+//! member. A connection that floods (over [`limits::MESSAGES_PER_SECOND_MAX`]), sends a frame
+//! too large for any message, or does not say hello in time is closed with the reason.
+//!
+//! Test only: with [`Latency`] set, every message waits `base ± jitter` ms on the server's
+//! side of the socket both ways, in order, as if the network had delayed it; messages are
+//! stamped after the wait.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use governor::{Quota, RateLimiter};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::room::{Command, Joining, Outbox, Outgoing, RoomHandle};
+use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
+use super::{Close, Latency, LiveContext, limits, now_us};
+use crate::auth;
+use crate::store::Player;
+
+/// Numbers connections (a room's `ConnId`s are unique in the process).
+static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
+
+/// The largest frame a member may send: a text message; a stream message is smaller.
+pub const FRAME_BYTES_MAX: usize = limits::TEXT_MESSAGE_BYTES_MAX;
+const _: () = assert!(STREAM_MESSAGE_BYTES_MAX <= FRAME_BYTES_MAX);
+
+/// What a member's outbox carries: each message with when it was queued.
+pub type Queued = (Instant, Outgoing);
+
+/// Serves one member of `room` on `socket` until either side closes.
+pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
+    let conn = CONNECTIONS.fetch_add(1, Ordering::Relaxed);
+    let latency = ctx.settings.latency;
+    let (sink, mut stream) = socket.split();
+    let (out, outbox) = mpsc::channel::<Queued>(limits::MEMBER_OUTBOX_MAX);
+    let writer = tokio::spawn(write(sink, outbox, latency, conn));
+    let joined = match hello(&mut stream, &ctx).await {
+        Ok(joining) => join(&room, conn, joining, out.clone()).await,
+        Err(why) => Err(why),
+    };
+    if let Err(why) = joined {
+        let _ = out.send((Instant::now(), Outgoing::Close(why))).await;
+        drop(out);
+        let _ = writer.await;
+        return;
+    }
+    let why = read(&mut stream, &room, conn, latency).await;
+    if let Some(why) = why {
+        let _ = out.try_send((Instant::now(), Outgoing::Close(why)));
+    }
+    let _ = room.commands.send(Command::Gone { conn }).await;
+    drop(out);
+    let _ = writer.await;
+}
+
+/// The member's `hello`: who they are.
+async fn hello(
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    ctx: &LiveContext,
+) -> Result<(Role, Option<Player>, Option<String>), Close> {
+    let first = tokio::time::timeout(limits::HELLO_TIMEOUT, stream.next())
+        .await
+        .map_err(|_| Close::HelloTimeout)?;
+    let Some(Ok(Message::Text(text))) = first else {
+        return Err(Close::NotHello);
+    };
+    let message: LiveClientMessage =
+        serde_json::from_str(text.as_str()).map_err(|e| Close::Malformed(e.to_string()))?;
+    let LiveClientMessage::Hello {
+        role,
+        token,
+        resume,
+    } = message
+    else {
+        return Err(Close::NotHello);
+    };
+    let player = match token {
+        None => None,
+        Some(token) => Some(player_of(ctx, &token).await?),
+    };
+    Ok((role, player, resume))
+}
+
+/// The token's player (not hidden).
+async fn player_of(ctx: &LiveContext, token: &str) -> Result<Player, Close> {
+    if !auth::is_player_token(token) {
+        return Err(Close::BadToken("not a player token".into()));
+    }
+    let player = ctx
+        .store
+        .player_by_token(&auth::token_hash(token))
+        .await
+        .map_err(|e| Close::BadToken(e.to_string()))?
+        .ok_or(Close::BadToken("no player has it".into()))?;
+    if player.hidden {
+        return Err(Close::BadToken(format!("{} is hidden", player.name)));
+    }
+    Ok(player)
+}
+
+async fn join(
+    room: &RoomHandle,
+    conn: u64,
+    (role, player, resume): (Role, Option<Player>, Option<String>),
+    out: mpsc::Sender<Queued>,
+) -> Result<(), Close> {
+    let (done, answer) = oneshot::channel();
+    let joining = Joining {
+        role,
+        player,
+        resume,
+        out: Outbox(out),
+    };
+    room.commands
+        .send(Command::Join {
+            conn,
+            joining,
+            done,
+        })
+        .await
+        .map_err(|_| Close::Over)?;
+    answer.await.map_err(|_| Close::Over)?
+}
+
+/// Reads the member's messages into the room until the socket ends; `Some` if this side
+/// closes it (the reason).
+async fn read(
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    room: &RoomHandle,
+    conn: u64,
+    latency: Option<Latency>,
+) -> Option<Close> {
+    let per_second = NonZeroU32::new(limits::MESSAGES_PER_SECOND_MAX).unwrap_or(NonZeroU32::MIN);
+    let burst = NonZeroU32::new(limits::MESSAGES_PER_SECOND_MAX * 2).unwrap_or(NonZeroU32::MIN);
+    let bucket = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
+    let mut delay = Delay::new(latency, conn);
+    while let Some(frame) = stream.next().await {
+        let command = match frame {
+            Ok(Message::Binary(bytes)) => {
+                if bytes.len() > STREAM_MESSAGE_BYTES_MAX {
+                    return Some(Close::Malformed(format!(
+                        "a binary message of {} bytes (at most {STREAM_MESSAGE_BYTES_MAX})",
+                        bytes.len()
+                    )));
+                }
+                if bucket.check().is_err() {
+                    return Some(Close::TooFast);
+                }
+                delay.wait(Instant::now()).await;
+                Command::Binary {
+                    conn,
+                    bytes: bytes.to_vec(),
+                    received_us: now_us(),
+                }
+            }
+            Ok(Message::Text(text)) => {
+                if text.len() > limits::TEXT_MESSAGE_BYTES_MAX {
+                    return Some(Close::Malformed("a text message over 1 KiB".into()));
+                }
+                if bucket.check().is_err() {
+                    return Some(Close::TooFast);
+                }
+                let message = match serde_json::from_str(text.as_str()) {
+                    Ok(message) => message,
+                    Err(e) => return Some(Close::Malformed(e.to_string())),
+                };
+                delay.wait(Instant::now()).await;
+                Command::Text { conn, message }
+            }
+            Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+            Ok(Message::Close(_)) | Err(_) => return None,
+        };
+        if room.commands.send(command).await.is_err() {
+            return Some(Close::Over);
+        }
+    }
+    None
+}
+
+/// Writes the room's messages to the member, each after the injected delay (if any) from
+/// when it was queued, until a close.
+async fn write(
+    mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
+    mut outbox: mpsc::Receiver<Queued>,
+    latency: Option<Latency>,
+    conn: u64,
+) {
+    let mut delay = Delay::new(latency, conn ^ 0x9e37_79b9_7f4a_7c15);
+    while let Some((queued, message)) = outbox.recv().await {
+        delay.wait(queued).await;
+        let sent = match message {
+            Outgoing::Text(text) => sink.send(Message::Text(text.into())).await,
+            Outgoing::Binary(bytes) => sink.send(Message::Binary(bytes.into())).await,
+            Outgoing::Close(why) => {
+                let frame = CloseFrame {
+                    code: why.code(),
+                    reason: why.reason().into(),
+                };
+                let _ = sink.send(Message::Close(Some(frame))).await;
+                break;
+            }
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+    let _ = sink.close().await;
+}
+
+/// The injected delay of one direction of one connection: `base ± jitter` from each
+/// message's time, never before the previous message's release (order is kept).
+struct Delay {
+    latency: Option<Latency>,
+    release: Instant,
+    /// SplitMix64's state: a seeded stream, one a connection and direction.
+    rng: u64,
+}
+
+impl Delay {
+    fn new(latency: Option<Latency>, seed: u64) -> Delay {
+        Delay {
+            latency,
+            release: Instant::now(),
+            rng: seed,
+        }
+    }
+
+    async fn wait(&mut self, since: Instant) {
+        let Some(latency) = self.latency else {
+            return;
+        };
+        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let span = 2 * latency.jitter_ms + 1;
+        let ms = (latency.base_ms + z % span).saturating_sub(latency.jitter_ms);
+        let at = since + std::time::Duration::from_millis(ms);
+        self.release = self.release.max(at);
+        tokio::time::sleep_until(self.release).await;
+    }
+}

@@ -1,0 +1,497 @@
+//! What goes over a live room's WebSocket: the racers' stream (binary, a few bytes a message,
+//! sequence-numbered) and the control messages (JSON text). The whole protocol, with the
+//! message tables, is `docs/live.md`; the JSON messages are also schemas in the OpenAPI
+//! document (`LiveClientMessage`, `LiveServerMessage`).
+//!
+//! ## The stream (binary frames, little-endian)
+//!
+//! A racer's page sends, from GO on, one binary frame per message; each carries the racer's
+//! next sequence number (`seq`, from 0, one more each message):
+//!
+//! | type | name    | after the type byte                                   | bytes |
+//! | ---- | ------- | ----------------------------------------------------- | ----- |
+//! | 0x01 | input   | seq u32, at_ns u64, steer_x i8, steer_z i8, buttons u8 | 16 |
+//! | 0x02 | ran     | seq u32, tick u32                                      | 9  |
+//! | 0x03 | split   | seq u32, tick u32, checkpoint u32, hash u64            | 21 |
+//!
+//! `input`: the driver's event as it filed it (`at_ns` since GO, game time; the page's driver
+//! returns the filed time, so the server's driver re-runs the same ticks). `ran`: every tick
+//! up to `tick` has run in the page (a heartbeat, a few times a second: it confirms that no
+//! input changed meanwhile). `split`: a checkpoint crossed for the first time, or the finish
+//! (`checkpoint` = [`FINISH`]), with the page's state hash after that tick.
+//!
+//! The server answers each racer with `ack` (0x90, the highest `seq` it holds, u32), and
+//! relays every message to the other members as `relay` (0x81: racer u8, the server's receive
+//! time in µs since GO as u64, then the message as the racer sent it). A member who joins (or
+//! resumes) mid-race first gets each racer's stream so far as one `backlog` (0x82: racer u8,
+//! then each relay frame of theirs preceded by its length, u8).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use pogo_core::{Buttons, Input};
+
+/// `split.checkpoint` for the finish.
+pub const FINISH: u32 = u32::MAX;
+
+/// The largest stream message (a `split`), bytes.
+pub const STREAM_MESSAGE_BYTES_MAX: usize = 21;
+
+/// Type bytes of the stream.
+const INPUT: u8 = 0x01;
+const RAN: u8 = 0x02;
+const SPLIT: u8 = 0x03;
+const RELAY: u8 = 0x81;
+const BACKLOG: u8 = 0x82;
+const ACK: u8 = 0x90;
+
+/// One message of a racer's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// The racer's input from `at_ns` (game time since GO, as the page's driver filed it).
+    Input { seq: u32, at_ns: u64, input: Input },
+    /// Every tick up to `tick` has run in the page.
+    Ran { seq: u32, tick: u32 },
+    /// A split at `tick`: checkpoint `checkpoint` (or [`FINISH`]), the page's state hash
+    /// after the tick.
+    Split {
+        seq: u32,
+        tick: u32,
+        checkpoint: u32,
+        hash: u64,
+    },
+}
+
+/// Why a binary frame is not a stream message (the close reason says it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Malformed {
+    Empty,
+    UnknownType(u8),
+    Length {
+        kind: &'static str,
+        expected: usize,
+        found: usize,
+    },
+    Buttons(u8),
+}
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Malformed::Empty => write!(f, "an empty binary message"),
+            Malformed::UnknownType(t) => write!(f, "unknown message type 0x{t:02x}"),
+            Malformed::Length {
+                kind,
+                expected,
+                found,
+            } => write!(f, "{kind} is {expected} bytes, found {found}"),
+            Malformed::Buttons(b) => write!(f, "unknown buttons 0x{b:02x}"),
+        }
+    }
+}
+
+impl Stream {
+    /// The message's sequence number.
+    pub fn seq(&self) -> u32 {
+        match *self {
+            Stream::Input { seq, .. } | Stream::Ran { seq, .. } | Stream::Split { seq, .. } => seq,
+        }
+    }
+
+    /// Its bytes, as a page sends them.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(STREAM_MESSAGE_BYTES_MAX);
+        match *self {
+            Stream::Input { seq, at_ns, input } => {
+                out.push(INPUT);
+                out.extend_from_slice(&seq.to_le_bytes());
+                out.extend_from_slice(&at_ns.to_le_bytes());
+                out.push(input.steer_x as u8);
+                out.push(input.steer_z as u8);
+                out.push(input.buttons.0);
+            }
+            Stream::Ran { seq, tick } => {
+                out.push(RAN);
+                out.extend_from_slice(&seq.to_le_bytes());
+                out.extend_from_slice(&tick.to_le_bytes());
+            }
+            Stream::Split {
+                seq,
+                tick,
+                checkpoint,
+                hash,
+            } => {
+                out.push(SPLIT);
+                out.extend_from_slice(&seq.to_le_bytes());
+                out.extend_from_slice(&tick.to_le_bytes());
+                out.extend_from_slice(&checkpoint.to_le_bytes());
+                out.extend_from_slice(&hash.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// A stream message from a binary frame; every byte checked.
+    pub fn decode(bytes: &[u8]) -> Result<Stream, Malformed> {
+        let (&kind, body) = bytes.split_first().ok_or(Malformed::Empty)?;
+        let want = |name: &'static str, len: usize| {
+            if body.len() == len {
+                Ok(())
+            } else {
+                Err(Malformed::Length {
+                    kind: name,
+                    expected: len + 1,
+                    found: bytes.len(),
+                })
+            }
+        };
+        let u32_at =
+            |i: usize| u32::from_le_bytes([body[i], body[i + 1], body[i + 2], body[i + 3]]);
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&body[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        match kind {
+            INPUT => {
+                want("an input", 15)?;
+                if body[14] & !Buttons::ALL.0 != 0 {
+                    return Err(Malformed::Buttons(body[14]));
+                }
+                let buttons = Buttons(body[14]);
+                Ok(Stream::Input {
+                    seq: u32_at(0),
+                    at_ns: u64_at(4),
+                    input: Input {
+                        steer_x: body[12] as i8,
+                        steer_z: body[13] as i8,
+                        buttons,
+                    },
+                })
+            }
+            RAN => {
+                want("a ran", 8)?;
+                Ok(Stream::Ran {
+                    seq: u32_at(0),
+                    tick: u32_at(4),
+                })
+            }
+            SPLIT => {
+                want("a split", 20)?;
+                Ok(Stream::Split {
+                    seq: u32_at(0),
+                    tick: u32_at(4),
+                    checkpoint: u32_at(8),
+                    hash: u64_at(12),
+                })
+            }
+            other => Err(Malformed::UnknownType(other)),
+        }
+    }
+}
+
+/// A relayed message: racer `racer`'s `message` (its bytes as sent), received by the server
+/// `received_us` µs after GO.
+pub fn relay(racer: u8, received_us: u64, message: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(10 + message.len());
+    out.push(RELAY);
+    out.push(racer);
+    out.extend_from_slice(&received_us.to_le_bytes());
+    out.extend_from_slice(message);
+    out
+}
+
+/// A relayed message back: `(racer, received_us, message)`.
+pub fn parse_relay(bytes: &[u8]) -> Option<(u8, u64, Stream)> {
+    if bytes.len() < 10 || bytes[0] != RELAY {
+        return None;
+    }
+    let mut us = [0u8; 8];
+    us.copy_from_slice(&bytes[2..10]);
+    let message = Stream::decode(&bytes[10..]).ok()?;
+    Some((bytes[1], u64::from_le_bytes(us), message))
+}
+
+/// Racer `racer`'s relay frames so far, as one message.
+pub fn backlog<F: AsRef<[u8]>>(racer: u8, frames: &[F]) -> Vec<u8> {
+    let mut out = vec![BACKLOG, racer];
+    for frame in frames {
+        let frame = frame.as_ref();
+        // A relay frame is at most 10 + STREAM_MESSAGE_BYTES_MAX = 31 bytes.
+        out.push(u8::try_from(frame.len()).unwrap_or(u8::MAX));
+        out.extend_from_slice(frame);
+    }
+    out
+}
+
+/// A backlog back: its racer and its relay frames (none if malformed).
+pub fn parse_backlog(bytes: &[u8]) -> Option<(u8, Vec<&[u8]>)> {
+    let [BACKLOG, racer, rest @ ..] = bytes else {
+        return None;
+    };
+    let mut frames = Vec::new();
+    let mut rest = rest;
+    while let Some((&len, tail)) = rest.split_first() {
+        let len = usize::from(len);
+        if tail.len() < len {
+            return None;
+        }
+        frames.push(&tail[..len]);
+        rest = &tail[len..];
+    }
+    Some((*racer, frames))
+}
+
+/// The acknowledgement of every message up to `seq`.
+pub fn ack(seq: u32) -> Vec<u8> {
+    let mut out = vec![ACK];
+    out.extend_from_slice(&seq.to_le_bytes());
+    out
+}
+
+/// An acknowledgement back: its `seq`.
+pub fn parse_ack(bytes: &[u8]) -> Option<u32> {
+    match bytes {
+        [ACK, a, b, c, d] => Some(u32::from_le_bytes([*a, *b, *c, *d])),
+        _ => None,
+    }
+}
+
+// -- control messages (JSON text frames) ---------------------------------------------------
+
+/// What a member of a room may send as text (JSON, `type` names the message).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LiveClientMessage {
+    /// The first message: join as a racer (with the player's token; without one, as a guest
+    /// whose run is relayed but never filed) or as a spectator. `resume`: the key of a racer
+    /// this page was (from its `welcome`), to take its place again after a cut.
+    Hello {
+        role: Role,
+        #[serde(default)]
+        token: Option<String>,
+        #[serde(default)]
+        resume: Option<String>,
+    },
+    /// A racer is ready (or not) for the countdown.
+    Ready { ready: bool },
+    /// A clock sample: the server answers `pong` with its clock.
+    Ping { id: u32 },
+    /// Leave the room (a racer racing: their run so far is kept, unranked).
+    Leave {},
+}
+
+/// Racer or spectator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Racer,
+    Spectator,
+}
+
+/// What the server sends as text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LiveServerMessage {
+    /// The answer to `hello`: who you are in the room, the room, the clock.
+    Welcome {
+        /// Your racer number (0…7), or none for a spectator.
+        racer: Option<u8>,
+        /// Give it in `hello.resume` to take your place again after a cut.
+        key: Option<String>,
+        /// The highest stream `seq` the server holds from you (after a resume: send from the
+        /// next one), or none.
+        acked: Option<u32>,
+        /// The server's clock now (Unix ms).
+        server_ms: i64,
+        room: RoomView,
+    },
+    /// The room changed: the whole of it.
+    Room { room: RoomView },
+    /// A clock sample: `id` as sent, and the server's clock when it answered (Unix ms, with
+    /// µs in `server_us`).
+    Pong {
+        id: u32,
+        server_ms: i64,
+        server_us: i64,
+    },
+    /// A racer's page disagrees with the server's re-simulation at a split.
+    Desync {
+        racer: u8,
+        tick: u32,
+        /// The server's state hash after the tick (16 hex digits).
+        expected: String,
+        /// The page's.
+        found: String,
+    },
+}
+
+/// A room, as every member sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RoomView {
+    pub id: String,
+    pub level: String,
+    pub tick_rate: u32,
+    pub phase: Phase,
+    /// GO on the server's clock (Unix ms), once the countdown has begun.
+    pub go_ms: Option<i64>,
+    /// When the race ends at the latest (Unix ms): GO plus the longest race.
+    pub ends_ms: Option<i64>,
+    /// How late after GO plus its game time a message may arrive (ms).
+    pub slack_ms: i64,
+    pub racers: Vec<RacerView>,
+    pub spectators: usize,
+}
+
+/// Where a room is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Racers join and ready up.
+    Lobby,
+    /// GO is set; everyone counts down to it.
+    Countdown,
+    /// After GO.
+    Racing,
+    /// Everyone finished, left or was cut off, or the time limit passed.
+    Over,
+}
+
+/// One racer, as every member sees them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RacerView {
+    pub racer: u8,
+    /// The player's name, or `guest N`.
+    pub name: String,
+    /// Racing under a token (the run is filed and ranked).
+    pub registered: bool,
+    pub ready: bool,
+    pub connected: bool,
+    pub state: RacerState,
+    /// The last tick the server has re-simulated for them.
+    pub tick: u32,
+    /// Their splits so far: `(checkpoint, tick)`, checkpoint null for the finish.
+    pub splits: Vec<(Option<u32>, u32)>,
+    pub finish_tick: Option<u32>,
+    /// Whether every message so far came on time.
+    pub realtime: bool,
+    /// Why not, for a human.
+    pub realtime_note: Option<String>,
+    /// The run filed for them (once finished, left or cut off).
+    pub run_id: Option<i64>,
+}
+
+/// Where a racer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RacerState {
+    Waiting,
+    Racing,
+    Finished,
+    /// Left the room during the race (their run so far is kept, unranked).
+    Left,
+    /// Cut off for good: not back within the resume grace (their run so far is kept, unranked).
+    Cut,
+    /// Their page disagreed with the server's re-simulation: not filed.
+    Desynced,
+    /// The time limit passed before the finish (kept, unranked).
+    Timeout,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn messages_round_trip_and_have_their_sizes() {
+        let input = Input {
+            steer_x: -127,
+            steer_z: 64,
+            buttons: Buttons::ALL,
+        };
+        for (message, len) in [
+            (
+                Stream::Input {
+                    seq: 7,
+                    at_ns: 1_234_567_890_123,
+                    input,
+                },
+                16,
+            ),
+            (Stream::Ran { seq: 8, tick: 3600 }, 9),
+            (
+                Stream::Split {
+                    seq: 9,
+                    tick: 812,
+                    checkpoint: FINISH,
+                    hash: 0x0123_4567_89ab_cdef,
+                },
+                21,
+            ),
+        ] {
+            let bytes = message.encode();
+            assert_eq!(bytes.len(), len);
+            assert_eq!(Stream::decode(&bytes), Ok(message));
+            let relayed = relay(3, 42, &bytes);
+            assert_eq!(parse_relay(&relayed), Some((3, 42, message)));
+        }
+        assert_eq!(parse_ack(&ack(77)), Some(77));
+        let frames = [
+            relay(1, 5, &[RAN, 0, 0, 0, 0, 1, 0, 0, 0]),
+            relay(1, 9, &[RAN, 1, 0, 0, 0, 2, 0, 0, 0]),
+        ];
+        let backlog = backlog(1, &frames);
+        let (racer, back) = parse_backlog(&backlog).unwrap();
+        assert_eq!(
+            (racer, back),
+            (1, frames.iter().map(|f| &f[..]).collect::<Vec<_>>())
+        );
+    }
+
+    #[test]
+    fn malformed_frames_say_what_is_wrong() {
+        assert_eq!(Stream::decode(&[]), Err(Malformed::Empty));
+        assert_eq!(Stream::decode(&[0x42]), Err(Malformed::UnknownType(0x42)));
+        assert_eq!(
+            Stream::decode(&[RAN, 0, 0, 0]).unwrap_err().to_string(),
+            "a ran is 9 bytes, found 4"
+        );
+        let mut bad = Stream::Input {
+            seq: 0,
+            at_ns: 0,
+            input: Input::default(),
+        }
+        .encode();
+        bad[15] = 0x80;
+        assert_eq!(Stream::decode(&bad), Err(Malformed::Buttons(0x80)));
+    }
+
+    #[test]
+    fn control_messages_are_tagged_json() {
+        let hello: LiveClientMessage =
+            serde_json::from_str(r#"{"type":"hello","role":"racer","token":"pogo_x"}"#).unwrap();
+        assert_eq!(
+            hello,
+            LiveClientMessage::Hello {
+                role: Role::Racer,
+                token: Some("pogo_x".into()),
+                resume: None
+            }
+        );
+        assert!(serde_json::from_str::<LiveClientMessage>(r#"{"type":"ready"}"#).is_err());
+        assert!(
+            serde_json::from_str::<LiveClientMessage>(r#"{"type":"leave","extra":1}"#).is_err()
+        );
+    }
+
+    proptest! {
+        /// No byte sequence panics the decoder; what decodes encodes back to the same bytes.
+        #[test]
+        fn any_bytes_decode_or_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..32)) {
+            if let Ok(message) = Stream::decode(&bytes) {
+                prop_assert_eq!(message.encode(), bytes);
+            }
+        }
+    }
+}
