@@ -14,48 +14,12 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pogo_core::world::{Aabb, Checkpoint, Solid, WorldDesc};
-use pogo_core::{Fx, Input, Vec3};
+use pogo_core::Input;
+use pogo_core::world::WorldDesc;
 use pogo_replay::Ghost;
 use serde_json::{Value, json};
 use sqlx::Connection;
 use support::*;
-
-/// A box spanning x = `x0`…`x1` m, the whole width of the track, from 1 m below the ground
-/// to 30 m above it.
-fn gate(x0: i32, x1: i32) -> Aabb {
-    let m = Fx::from_int;
-    Aabb::new(
-        Vec3::new(m(x0), m(-1), m(-20)),
-        Vec3::new(m(x1), m(30), m(20)),
-    )
-}
-
-/// A straight track east: a ground slab to x = `length` m, a checkpoint gate at each of
-/// `checkpoints` (2 m deep, its spawn in its middle), the finish gate at `finish`.
-fn track(name: &str, length: i32, checkpoints: &[i32], finish: i32) -> WorldDesc {
-    let m = Fx::from_int;
-    WorldDesc {
-        name: name.into(),
-        spawn: Vec3::ZERO,
-        solids: vec![Solid {
-            bounds: Aabb::new(
-                Vec3::new(m(-20), m(-1), m(-20)),
-                Vec3::new(m(length), m(0), m(20)),
-            ),
-            no_bounce: false,
-        }],
-        checkpoints: checkpoints
-            .iter()
-            .map(|&x| Checkpoint {
-                bounds: gate(x, x + 2),
-                spawn: Vec3::new(m(x + 1), m(0), m(0)),
-            })
-            .collect(),
-        finishes: vec![gate(finish, finish + 2)],
-        ..WorldDesc::default()
-    }
-}
 
 /// A dash east: a checkpoint 5 m from the spawn, the finish at 12 m (about 2 s).
 fn dash_level() -> WorldDesc {
@@ -136,15 +100,8 @@ struct Tracks {
 
 async fn tracks_server(db: &TestDb, slack_ms: Option<u64>) -> Tracks {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = config(db);
-    config.levels = [dash_level(), trek_level(), photo_level()]
-        .iter()
-        .map(|level| {
-            let file = dir.path().join(format!("{}.json", level.name));
-            std::fs::write(&file, pogo_replay::level_to_json(level)).unwrap();
-            file
-        })
-        .collect();
+    let mut config =
+        config_with_levels(db, dir.path(), &[dash_level(), trek_level(), photo_level()]);
     if let Some(slack_ms) = slack_ms {
         config.ticket_slack_ms = slack_ms;
     }

@@ -57,10 +57,14 @@ fn table() -> Table {
             seasons::list_seasons,
         )
         .add(Method::POST, "/api/levels/{level}/tickets", tickets::mint)
-        .add(Method::POST, "/api/levels/{level}/rooms", rooms::create)
-        .add(Method::GET, "/api/rooms", rooms::list)
+        .add(
+            Method::POST,
+            "/api/levels/{level}/rooms",
+            rooms::create_room,
+        )
+        .add(Method::GET, "/api/rooms", rooms::list_rooms)
         .add(Method::GET, "/api/rooms/{id}", rooms::room)
-        .add(Method::GET, "/api/rooms/{id}/socket", rooms::socket)
+        .add(Method::GET, "/api/rooms/{id}/socket", rooms::room_socket)
         .add(Method::POST, "/api/tickets/{id}/commits", tickets::commit)
         .add(Method::POST, "/api/players", players::register)
         .add(Method::POST, "/api/runs", runs::upload)

@@ -44,6 +44,7 @@ pub struct RoomList {
 /// `?level=`: one level's races only.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// A level's name.
     pub level: Option<String>,
@@ -59,7 +60,7 @@ pub struct ListQuery {
         (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
         (status = 503, description = "This process holds as many rooms as it may (`busy`), or the database is unavailable; see Retry-After", body = ErrorBody),
     ))]
-pub async fn create(
+pub async fn create_room(
     State(state): State<AppState>,
     level: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
@@ -93,7 +94,7 @@ pub async fn create(
         (status = 400, description = "A bad query", body = ErrorBody),
         (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
     ))]
-pub async fn list(
+pub async fn list_rooms(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<axum::Json<RoomList>, ApiError> {
@@ -153,7 +154,7 @@ pub async fn room(
         (status = 426, description = "Not a WebSocket handshake (`not_websocket`)", body = ErrorBody),
         (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
     ))]
-pub async fn socket(
+pub async fn room_socket(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,

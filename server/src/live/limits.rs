@@ -48,6 +48,10 @@ pub const TEXT_MESSAGE_BYTES_MAX: usize = 1024;
 /// Time to say hello after the socket opens.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a connection the server closes is read on (and what it sends dropped) for the
+/// member to answer the close, so the close frame and its reason are not lost to a reset.
+pub const CLOSE_DRAIN: Duration = Duration::from_secs(2);
+
 /// Commands waiting for a room's task: beyond it, a connection waits (backpressure).
 pub const ROOM_INBOX_MAX: usize = 1024;
 

@@ -47,6 +47,7 @@
 //! (`--advertise-url`) and rooms are spread by where they are made (any load balancer in
 //! front); the database holds only a row per room, written a few times a race.
 
+pub mod client;
 pub mod file;
 pub mod limits;
 pub mod proxy;

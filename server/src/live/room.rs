@@ -714,7 +714,12 @@ impl Racer {
             connected: self.conn.is_some(),
             state: self.state,
             tick: run.map_or(0, RacerRun::ticks),
-            splits: run.map(|r| r.splits().to_vec()).unwrap_or_default(),
+            splits: run.map_or_else(Vec::new, |r| {
+                r.splits()
+                    .iter()
+                    .map(|&(checkpoint, tick)| wire::SplitView { checkpoint, tick })
+                    .collect()
+            }),
             finish_tick: run.and_then(RacerRun::finish_tick),
             realtime: run.is_some_and(|r| r.realtime_note().is_none()),
             realtime_note: run.and_then(|r| r.realtime_note().map(str::to_string)),

@@ -39,7 +39,9 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
     let latency = ctx.settings.latency;
     let (sink, mut stream) = socket.split();
     let (out, outbox) = mpsc::channel::<Queued>(limits::MEMBER_OUTBOX_MAX);
-    let writer = tokio::spawn(write(sink, outbox, latency, conn));
+    // The writer says when it has sent a close (the room's, or the reader's).
+    let (closed_tx, mut closed) = oneshot::channel::<()>();
+    let writer = tokio::spawn(write(sink, outbox, latency, conn, closed_tx));
     let joined = match hello(&mut stream, &ctx).await {
         Ok(joining) => join(&room, conn, joining, out.clone()).await,
         Err(why) => Err(why),
@@ -50,10 +52,18 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
         let _ = writer.await;
         return;
     }
-    let why = read(&mut stream, &room, conn, latency).await;
+    let why = tokio::select! {
+        why = read(&mut stream, &room, conn, latency) => why,
+        _ = &mut closed => None,
+    };
     if let Some(why) = why {
         let _ = out.try_send((Instant::now(), Outgoing::Close(why)));
     }
+    // Read on (and drop) what the member still sends until it answers the close: a socket
+    // shut with unread bytes is reset, and the close frame with its reason lost. A member who
+    // never answers is dropped after the drain's bound.
+    let drain = async { while let Some(Ok(_)) = stream.next().await {} };
+    let _ = tokio::time::timeout(limits::CLOSE_DRAIN, drain).await;
     let _ = room.commands.send(Command::Gone { conn }).await;
     drop(out);
     let _ = writer.await;
@@ -190,6 +200,7 @@ async fn write(
     mut outbox: mpsc::Receiver<Queued>,
     latency: Option<Latency>,
     conn: u64,
+    closed: oneshot::Sender<()>,
 ) {
     let mut delay = Delay::new(latency, conn ^ 0x9e37_79b9_7f4a_7c15);
     while let Some((queued, message)) = outbox.recv().await {
@@ -203,7 +214,8 @@ async fn write(
                     reason: why.reason().into(),
                 };
                 let _ = sink.send(Message::Close(Some(frame))).await;
-                break;
+                let _ = closed.send(());
+                return;
             }
         };
         if sent.is_err() {

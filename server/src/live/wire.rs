@@ -370,8 +370,8 @@ pub struct RacerView {
     pub state: RacerState,
     /// The last tick the server has re-simulated for them.
     pub tick: u32,
-    /// Their splits so far: `(checkpoint, tick)`, checkpoint null for the finish.
-    pub splits: Vec<(Option<u32>, u32)>,
+    /// Their splits so far, in the order reached (the finish last).
+    pub splits: Vec<SplitView>,
     pub finish_tick: Option<u32>,
     /// Whether every message so far came on time.
     pub realtime: bool,
@@ -379,6 +379,15 @@ pub struct RacerView {
     pub realtime_note: Option<String>,
     /// The run filed for them (once finished, left or cut off).
     pub run_id: Option<i64>,
+}
+
+/// A checkpoint reached for the first time, or the finish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SplitView {
+    /// The checkpoint's index in the level; null for the finish.
+    pub checkpoint: Option<u32>,
+    /// The tick it was reached on (the first tick is 0).
+    pub tick: u32,
 }
 
 /// Where a racer is.

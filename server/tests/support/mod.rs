@@ -427,6 +427,56 @@ pub fn flat_run(name: &str, seed: u32, ticks: u32) -> Vec<u8> {
     })
 }
 
+/// A box spanning x = `x0`…`x1` m, the whole width of a [`track`], from 1 m below the ground
+/// to 30 m above it.
+pub fn gate(x0: i32, x1: i32) -> Aabb {
+    let m = Fx::from_int;
+    Aabb::new(
+        Vec3::new(m(x0), m(-1), m(-20)),
+        Vec3::new(m(x1), m(30), m(20)),
+    )
+}
+
+/// A straight track east: a ground slab to x = `length` m, a checkpoint gate at each of
+/// `checkpoints` (2 m deep, its spawn in its middle), the finish gate at `finish`.
+pub fn track(name: &str, length: i32, checkpoints: &[i32], finish: i32) -> WorldDesc {
+    let m = Fx::from_int;
+    WorldDesc {
+        name: name.into(),
+        spawn: Vec3::ZERO,
+        solids: vec![Solid {
+            bounds: Aabb::new(
+                Vec3::new(m(-20), m(-1), m(-20)),
+                Vec3::new(m(length), m(0), m(20)),
+            ),
+            no_bounce: false,
+        }],
+        checkpoints: checkpoints
+            .iter()
+            .map(|&x| pogo_core::world::Checkpoint {
+                bounds: gate(x, x + 2),
+                spawn: Vec3::new(m(x + 1), m(0), m(0)),
+            })
+            .collect(),
+        finishes: vec![gate(finish, finish + 2)],
+        ..WorldDesc::default()
+    }
+}
+
+/// A config serving `levels` (written as files into `dir`) on `db`.
+pub fn config_with_levels(db: &TestDb, dir: &Path, levels: &[WorldDesc]) -> Config {
+    let mut config = config(db);
+    config.levels = levels
+        .iter()
+        .map(|level| {
+            let file = dir.join(format!("{}.json", level.name));
+            std::fs::write(&file, pogo_replay::level_to_json(level)).unwrap();
+            file
+        })
+        .collect();
+    config
+}
+
 /// The path of a file in the repository.
 pub fn repo_file(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)

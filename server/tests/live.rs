@@ -1,0 +1,819 @@
+//! Live races over real WebSockets on loopback, against SQLite and a real PostgreSQL: racers
+//! race through a room, each receives the others' streams in order, a spectator who joins
+//! mid-race gets the stream so far, and at each finish the run is filed verified (its replay
+//! the bytes an independent tick-by-tick reference records), real-time when every message
+//! came on time. A slowed racer is filed open only; a cut racer resumes from the last ack and
+//! loses nothing; one cut for good is kept, unranked. Every bad message closes its socket
+//! with a code and a reason and changes nothing. Two server processes on one PostgreSQL share
+//! rooms (a join at the other process is proxied to the room's home).
+//!
+//! The racers are Rust clients (`pogo_server::live::client`) sending what a page sends, at
+//! the wall-clock moments a page would.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pogo_core::world::{World, WorldDesc};
+use pogo_core::{Buttons, Events, Input, Simulation, Tuning};
+use pogo_replay::{Header, Recorder};
+use pogo_server::live::client::{Client, Event, Receiver, page_stream};
+use pogo_server::live::wire::{
+    LiveClientMessage, LiveServerMessage, Phase, RacerState, Role, RoomView, Stream,
+};
+use serde_json::{Value, json};
+use support::*;
+
+/// A dash east: a checkpoint 5 m out, the finish at 12 m (about 2 s).
+fn dash_level() -> WorldDesc {
+    track("dash", 60, &[5], 12)
+}
+
+fn world() -> Arc<World> {
+    Arc::new(World::new(dash_level(), &Tuning::default()).unwrap())
+}
+
+const MS: u64 = 1_000_000;
+
+/// A racer's inputs: east at `steer`, a dive pressed for a moment.
+fn events(steer: i8) -> Vec<(u64, Input)> {
+    let east = Input {
+        steer_x: steer,
+        ..Input::default()
+    };
+    vec![
+        (0, east),
+        (
+            500 * MS + 7,
+            Input {
+                buttons: Buttons::DIVE,
+                ..east
+            },
+        ),
+        (650 * MS, east),
+    ]
+}
+
+/// The oracle: the replay of `events` recorded tick by tick without a driver (tick k takes
+/// the latest event with `ns · 60 ≤ k · 10⁹`), under `name` and `date`, to the finish.
+fn reference(events: &[(u64, Input)], name: &str, date: &str) -> Vec<u8> {
+    let mut sim = Simulation::new(world(), Tuning::default(), 1).unwrap();
+    let header = Header::for_simulation(&sim, Some(name.into()), Some(date.into()));
+    let mut recorder = Recorder::new(Vec::new(), header).unwrap();
+    for k in 0..3600u64 {
+        let input = events
+            .iter()
+            .rev()
+            .find(|(ns, _)| u128::from(*ns) * 60 <= u128::from(k) * 1_000_000_000)
+            .map_or(Input::default(), |e| e.1);
+        sim.step(&[input]);
+        recorder.record(&[input], || sim.state_hash()).unwrap();
+        if sim.state().pogos[0].events.contains(Events::FINISH) {
+            break;
+        }
+    }
+    recorder.finish_simulation(&sim).unwrap()
+}
+
+/// The messages a page sends for `events`, with their game times (µs since GO).
+fn stream_of(events: &[(u64, Input)]) -> Vec<(Stream, i64)> {
+    page_stream(world(), &Tuning::default(), events, 3600)
+}
+
+struct Live {
+    server: TestServer,
+    _dir: tempfile::TempDir,
+}
+
+async fn live_server(db: &TestDb, tweak: impl FnOnce(&mut pogo_server::Config)) -> Live {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_with_levels(db, dir.path(), &[dash_level()]);
+    tweak(&mut config);
+    Live {
+        server: TestServer::start(config).await,
+        _dir: dir,
+    }
+}
+
+async fn create_room(http: &reqwest::Client, base: &str) -> String {
+    let response = http
+        .post(format!("{base}/api/levels/dash/rooms"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["socket_url"],
+        format!("/api/rooms/{}/socket", body["id"].as_str().unwrap())
+    );
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// A racer in a room: their connection, seat and key.
+struct Seat {
+    client: Client,
+    racer: u8,
+    key: String,
+    acked: Option<u32>,
+}
+
+/// Joins `room` as a racer (with `token`, or as a guest, or resuming with `key`).
+async fn join(base: &str, room: &str, token: Option<&str>, key: Option<&str>) -> Seat {
+    let mut client = Client::connect(base, room).await.unwrap();
+    client.hello(Role::Racer, token, key).await.unwrap();
+    loop {
+        match next(&mut client).await {
+            Event::Control(LiveServerMessage::Welcome {
+                racer, key, acked, ..
+            }) => {
+                return Seat {
+                    client,
+                    racer: racer.unwrap(),
+                    key: key.unwrap(),
+                    acked,
+                };
+            }
+            Event::Closed { code, reason } => panic!("closed {code}: {reason}"),
+            _ => {}
+        }
+    }
+}
+
+async fn next(client: &mut Client) -> Event {
+    tokio::time::timeout(Duration::from_secs(20), client.next())
+        .await
+        .expect("the room answers within 20 s")
+        .expect("the socket is open")
+}
+
+/// Reads until the room is counting down; GO (Unix ms).
+async fn until_go(client: &mut Client) -> i64 {
+    loop {
+        if let Event::Control(LiveServerMessage::Room { room }) = next(client).await {
+            if let Some(go) = room.go_ms {
+                return go;
+            }
+        }
+    }
+}
+
+fn now_us() -> i64 {
+    pogo_server::live::now_us()
+}
+
+/// Sends `messages` (from index `from`) each at GO plus its game time times `slow` plus
+/// `delay_ms`, as a page playing them would.
+async fn send_from(
+    tx: &mut pogo_server::live::client::Sender,
+    messages: &[(Stream, i64)],
+    from: usize,
+    go_ms: i64,
+    slow: f64,
+    delay_ms: i64,
+) {
+    for (message, game_us) in &messages[from..] {
+        let due_us = go_ms * 1000 + (*game_us as f64 * slow) as i64 + delay_ms * 1000;
+        let wait = due_us - now_us();
+        if wait > 0 {
+            tokio::time::sleep(Duration::from_micros(wait as u64)).await;
+        }
+        tx.stream(message).await.unwrap();
+    }
+}
+
+/// Everything a member reads until the room says every racer's run is filed (or the
+/// socket closes); the last room view.
+async fn read_until_filed(rx: &mut Receiver, racers: usize) -> (Vec<Event>, RoomView) {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), rx.next())
+            .await
+            .expect("the race ends within 30 s")
+            .expect("the socket stays open");
+        if let Event::Control(LiveServerMessage::Room { room }) = &event {
+            let filed = room.racers.iter().filter(|r| r.run_id.is_some()).count();
+            if filed == racers && room.phase == Phase::Over {
+                let room = room.clone();
+                events.push(event);
+                return (events, room);
+            }
+        }
+        events.push(event);
+    }
+}
+
+/// The relayed messages of racer `racer` among `events`: backlog first, then live.
+fn relayed(events: &[Event], racer: u8) -> Vec<Stream> {
+    let mut out = Vec::new();
+    for event in events {
+        match event {
+            Event::Backlog { racer: r, messages } if *r == racer => {
+                out.extend(messages.iter().copied())
+            }
+            Event::Relay {
+                racer: r, message, ..
+            } if *r == racer => out.push(*message),
+            _ => {}
+        }
+    }
+    out
+}
+
+async fn run_status(http: &reqwest::Client, base: &str, id: i64) -> Value {
+    get_json(http, &format!("{base}/api/runs/{id}")).await.1
+}
+
+async fn replay_bytes(http: &reqwest::Client, base: &str, id: i64) -> Vec<u8> {
+    let response = http
+        .get(format!("{base}/api/runs/{id}/replay"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.bytes().await.unwrap().to_vec()
+}
+
+/// Two racers race the dash through a room at real speed; each gets the other's stream in
+/// order, and a spectator who joins mid-race gets both streams whole. At the finish each run
+/// is filed verified and real-time, ranked on both boards, its replay byte for byte the
+/// reference's under the racer's name and GO's date; the room lists its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_racers_race_and_their_runs_are_filed_real_time_with_a_spectator_watching() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |_| {}).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let tokens = [
+            register(http, &base, "ana").await,
+            register(http, &base, "bob").await,
+        ];
+        let room = create_room(http, &base).await;
+        let mut seats = Vec::new();
+        for token in &tokens {
+            seats.push(join(&base, &room, Some(token), None).await);
+        }
+        assert_eq!(seats.iter().map(|s| s.racer).collect::<Vec<_>>(), [0, 1]);
+        let (listed, body) = get_json(http, &format!("{base}/api/rooms?level=dash")).await;
+        assert_eq!(listed, 200);
+        assert_eq!(body["rooms"][0]["id"], json!(room), "{body}");
+        for seat in &mut seats {
+            seat.client
+                .send(&LiveClientMessage::Ready { ready: true })
+                .await
+                .unwrap();
+        }
+        let mut go = 0;
+        for seat in &mut seats {
+            go = until_go(&mut seat.client).await;
+        }
+        let inputs = [events(127), events(110)];
+        let streams = [stream_of(&inputs[0]), stream_of(&inputs[1])];
+        let mut readers = Vec::new();
+        let mut senders = Vec::new();
+        for (seat, stream) in seats.into_iter().zip(streams.clone()) {
+            let (mut tx, mut rx) = seat.client.split();
+            senders.push(tokio::spawn(async move {
+                send_from(&mut tx, &stream, 0, go, 1.0, 15).await;
+                tx
+            }));
+            readers.push(tokio::spawn(
+                async move { read_until_filed(&mut rx, 2).await },
+            ));
+        }
+        // A spectator, 0.8 s into the race.
+        tokio::time::sleep(Duration::from_micros(
+            (go * 1000 + 800_000 - now_us()).max(0) as u64,
+        ))
+        .await;
+        let mut spectator = Client::connect(&base, &room).await.unwrap();
+        spectator.hello(Role::Spectator, None, None).await.unwrap();
+        let (_, mut watch) = spectator.split();
+        let watcher = tokio::spawn(async move { read_until_filed(&mut watch, 2).await });
+
+        let mut seen = Vec::new();
+        for reader in readers {
+            seen.push(reader.await.unwrap());
+        }
+        let (watched, result) = watcher.await.unwrap();
+        for sender in senders {
+            drop(sender.await.unwrap());
+        }
+        // Each racer got the other's whole stream, in order; the spectator got both.
+        for (me, (events, _)) in seen.iter().enumerate() {
+            let other = 1 - me;
+            let theirs: Vec<Stream> = streams[other].iter().map(|m| m.0).collect();
+            assert_eq!(
+                relayed(events, other as u8),
+                theirs,
+                "racer {me} sees racer {other}"
+            );
+            assert!(
+                relayed(events, me as u8).is_empty(),
+                "racer {me} is not sent their own"
+            );
+        }
+        for racer in 0..2 {
+            let whole: Vec<Stream> = streams[racer].iter().map(|m| m.0).collect();
+            assert_eq!(
+                relayed(&watched, racer as u8),
+                whole,
+                "the spectator sees racer {racer}"
+            );
+        }
+        assert!(
+            watched.iter().any(|e| matches!(e, Event::Backlog { .. })),
+            "the spectator joined mid-race: it caught up from a backlog"
+        );
+        // Filed: verified, real-time, both boards; the replay is the reference's.
+        let date = pogo_server::times::rfc3339_seconds(go);
+        for (racer, name) in ["ana", "bob"].iter().enumerate() {
+            let view = &result.racers[racer];
+            assert_eq!(
+                (view.state, view.realtime),
+                (RacerState::Finished, true),
+                "{view:?}"
+            );
+            let id = view.run_id.unwrap();
+            let status = run_status(http, &base, id).await;
+            assert_eq!(status["status"], "verified", "{status}");
+            assert_eq!(status["realtime"], true, "{}: {status}", backend.name());
+            assert!(status["realtime_rank"].is_number(), "{status}");
+            assert_eq!(status["finish_tick"], json!(view.finish_tick.unwrap()));
+            assert_eq!(
+                replay_bytes(http, &base, id).await,
+                reference(&inputs[racer], name, &date),
+                "racer {racer}'s replay"
+            );
+        }
+        let (status, body) = get_json(http, &format!("{base}/api/rooms/{room}")).await;
+        assert_eq!((status, &body["phase"]), (200, &json!("over")), "{body}");
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
+/// A racer whose game runs at two thirds of real speed is filed verified, open only, with the
+/// reason; the honest racer beside them is real-time. A guest's run is relayed but not filed.
+/// (A 400 ms slack: the dash's 1.45 s at 1.5× falls 0.72 s behind.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slowed_racer_is_open_only_and_a_guest_is_not_filed() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |c| c.ticket_slack_ms = 400).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let token = register(http, &base, "sly").await;
+        let room = create_room(http, &base).await;
+        let mut seats = vec![
+            join(&base, &room, Some(&token), None).await,
+            join(&base, &room, None, None).await,
+        ];
+        for seat in &mut seats {
+            seat.client
+                .send(&LiveClientMessage::Ready { ready: true })
+                .await
+                .unwrap();
+        }
+        let mut go = 0;
+        for seat in &mut seats {
+            go = until_go(&mut seat.client).await;
+        }
+        let mut tasks = Vec::new();
+        for (seat, slow) in seats.into_iter().zip([1.5, 1.0]) {
+            let (mut tx, mut rx) = seat.client.split();
+            let stream = stream_of(&events(120));
+            tasks.push(tokio::spawn(async move {
+                send_from(&mut tx, &stream, 0, go, slow, 10).await;
+                let mut last = None;
+                while let Some(event) = tokio::time::timeout(Duration::from_secs(20), rx.next())
+                    .await
+                    .ok()
+                    .flatten()
+                {
+                    if let Event::Control(LiveServerMessage::Room { room }) = &event {
+                        last = Some(room.clone());
+                        if room.phase == Phase::Over && room.racers[0].run_id.is_some() {
+                            break;
+                        }
+                    }
+                }
+                last.unwrap()
+            }));
+        }
+        let mut rooms = Vec::new();
+        for task in tasks {
+            rooms.push(task.await.unwrap());
+        }
+        let room = rooms.pop().unwrap();
+        let sly = &room.racers[0];
+        assert_eq!(
+            (sly.state, sly.realtime),
+            (RacerState::Finished, false),
+            "{sly:?}"
+        );
+        let note = sly.realtime_note.clone().unwrap();
+        assert!(
+            note.contains("after its game time since GO (at most 0.4 s allowed)"),
+            "{note}"
+        );
+        let status = run_status(http, &base, sly.run_id.unwrap()).await;
+        assert_eq!(
+            (&status["status"], &status["realtime"]),
+            (&json!("verified"), &json!(false)),
+            "{status}"
+        );
+        assert_eq!(status["realtime_note"], json!(note));
+        let guest = &room.racers[1];
+        assert_eq!(
+            (guest.state, guest.registered, guest.realtime),
+            (RacerState::Finished, false, true)
+        );
+        assert_eq!(guest.run_id, None, "a guest's run is not filed");
+        assert_eq!(guest.name, "guest 1");
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
+/// A racer cut off mid-race comes back with their key: the server says the last message it
+/// holds, the page sends from the next, and the run is whole and real-time (the cut was
+/// shorter than the slack). A racer cut for good is marked so, their run so far kept and not
+/// ranked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |c| c.live_resume_grace_ms = Some(1500)).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let tokens = [
+            register(http, &base, "kit").await,
+            register(http, &base, "lou").await,
+        ];
+        let room = create_room(http, &base).await;
+        let mut kit = join(&base, &room, Some(&tokens[0]), None).await;
+        let mut lou = join(&base, &room, Some(&tokens[1]), None).await;
+        for seat in [&mut kit, &mut lou] {
+            seat.client
+                .send(&LiveClientMessage::Ready { ready: true })
+                .await
+                .unwrap();
+        }
+        let go = until_go(&mut kit.client).await;
+        until_go(&mut lou.client).await;
+        let stream = stream_of(&events(127));
+        let half = stream.len() / 2;
+        let key = kit.key.clone();
+        // Both race the first half; then both connections drop, with no close frame.
+        let (mut kit_tx, kit_rx) = kit.client.split();
+        let (mut lou_tx, lou_rx) = lou.client.split();
+        tokio::join!(
+            send_from(&mut kit_tx, &stream[..half], 0, go, 1.0, 5),
+            send_from(&mut lou_tx, &stream[..half], 0, go, 1.0, 5)
+        );
+        // The server acknowledges as it takes: give the last acks a moment on loopback.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop((kit_tx, kit_rx, lou_tx, lou_rx));
+        // Kit is back 300 ms later: the server holds everything sent (nothing lost), and Kit
+        // sends on from the next message, late by the cut, within the slack.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let kit = join(&base, &room, Some(&tokens[0]), Some(&key)).await;
+        assert_eq!(kit.racer, 0);
+        let acked = kit.acked.expect("the server holds Kit's stream") as usize;
+        assert_eq!(
+            acked,
+            half - 1,
+            "every message sent before the cut was taken"
+        );
+        let (mut tx, mut rx) = kit.client.split();
+        let reader = tokio::spawn(async move { read_until_filed(&mut rx, 2).await });
+        send_from(&mut tx, &stream, acked + 1, go, 1.0, 5).await;
+        let (_, room_view) = reader.await.unwrap();
+        let kit_view = &room_view.racers[0];
+        assert_eq!(
+            (kit_view.state, kit_view.realtime),
+            (RacerState::Finished, true),
+            "{kit_view:?}"
+        );
+        let status = run_status(http, &base, kit_view.run_id.unwrap()).await;
+        assert_eq!(
+            (&status["realtime"], &status["status"]),
+            (&json!(true), &json!("verified"))
+        );
+        let date = pogo_server::times::rfc3339_seconds(go);
+        assert_eq!(
+            replay_bytes(http, &base, kit_view.run_id.unwrap()).await,
+            reference(&events(127), "kit", &date),
+            "the resumed run is whole"
+        );
+        // Lou never came back: cut for good after the grace, the run so far kept, unranked.
+        let lou_view = &room_view.racers[1];
+        assert_eq!(lou_view.state, RacerState::Cut, "{lou_view:?}");
+        let status = run_status(http, &base, lou_view.run_id.unwrap()).await;
+        assert_eq!(status["status"], "verified", "{status}");
+        assert_eq!(
+            (&status["finish_tick"], &status["rank"]),
+            (&Value::Null, &Value::Null),
+            "{status}"
+        );
+        assert_eq!(status["realtime"], false);
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
+/// Reads until the room closes the socket: the code and the reason.
+async fn closed(client: &mut Client) -> (u16, String) {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), client.next()).await {
+            Ok(Some(Event::Closed { code, reason })) => return (code, reason),
+            Ok(Some(_)) => {}
+            Ok(None) => return (1006, "ended without a close frame".into()),
+            Err(_) => panic!("no close within 20 s"),
+        }
+    }
+}
+
+/// A connection that says `hello` as `role` and is refused: the close.
+async fn refused_hello(
+    base: &str,
+    room: &str,
+    role: Role,
+    token: Option<&str>,
+    key: Option<&str>,
+) -> (u16, String) {
+    let mut client = Client::connect(base, room).await.unwrap();
+    client.hello(role, token, key).await.unwrap();
+    closed(&mut client).await
+}
+
+/// Every bad message a cheater or a broken page would send, each on its own connection,
+/// beside an honest racer: each closes its socket with a code and a reason, changes nothing
+/// (a refused racer resumes with what the server held before), and the honest racer's run is
+/// filed real-time all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_messages_close_the_socket_with_a_reason_and_change_nothing() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |c| c.live_resume_grace_ms = Some(1000)).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let room = create_room(http, &base).await;
+        let other_room = create_room(http, &base).await;
+        let expect = |got: (u16, String), code: u16, starts: &str| {
+            assert_eq!(got.0, code, "{}: {got:?}", backend.name());
+            assert!(
+                got.1.starts_with(starts),
+                "{got:?} does not start with {starts:?}"
+            );
+        };
+        // Before any race: no hello first, bad JSON, a bad token, another room's racer key,
+        // hello twice, a stream message in the lobby, an oversized frame.
+        let mut c = Client::connect(&base, &room).await.unwrap();
+        c.send(&LiveClientMessage::Ready { ready: true })
+            .await
+            .unwrap();
+        expect(closed(&mut c).await, 4000, "the first message is a hello");
+        let mut c = Client::connect(&base, &room).await.unwrap();
+        c.raw_text("{\"type\":").await.unwrap();
+        expect(closed(&mut c).await, 4000, "malformed message");
+        expect(
+            refused_hello(&base, &room, Role::Racer, Some("pogo_nope"), None).await,
+            4008,
+            "token refused",
+        );
+        let elsewhere = join(&base, &other_room, None, None).await;
+        expect(
+            refused_hello(&base, &room, Role::Racer, None, Some(&elsewhere.key)).await,
+            4009,
+            "no racer of this room",
+        );
+        let mut twice = join(&base, &room, None, None).await;
+        twice.client.hello(Role::Racer, None, None).await.unwrap();
+        expect(
+            closed(&mut twice.client).await,
+            4000,
+            "hello was said already",
+        );
+        let mut early = join(&base, &room, None, None).await;
+        early
+            .client
+            .stream(&Stream::Ran { seq: 0, tick: 0 })
+            .await
+            .unwrap();
+        expect(
+            closed(&mut early.client).await,
+            4004,
+            "nothing is streamed before the countdown",
+        );
+        let mut big = join(&base, &room, None, None).await;
+        big.client.raw(vec![1; 4096]).await.unwrap();
+        let (code, _) = closed(&mut big.client).await;
+        assert_ne!(code, 1000, "an oversized frame is refused");
+        let (status, body) = get_json(http, &format!("{base}/api/rooms/{room}")).await;
+        assert_eq!(
+            (status, body["racers"].as_array().unwrap().len()),
+            (200, 0),
+            "the lobby is empty again: {body}"
+        );
+
+        // The race: an honest racer and four who misbehave after GO.
+        let names = ["ana", "mal", "gap", "fut", "flo"];
+        let mut seats = Vec::new();
+        for name in names {
+            let token = register(http, &base, name).await;
+            seats.push(join(&base, &room, Some(&token), None).await);
+        }
+        for seat in &mut seats {
+            seat.client
+                .send(&LiveClientMessage::Ready { ready: true })
+                .await
+                .unwrap();
+        }
+        let mut go = 0;
+        for seat in &mut seats {
+            go = until_go(&mut seat.client).await;
+        }
+        let stream = stream_of(&events(127));
+        let mut seats = seats.into_iter();
+        let ana = seats.next().unwrap();
+        let (mut tx, mut rx) = ana.client.split();
+        let honest = {
+            let stream = stream.clone();
+            tokio::spawn(async move {
+                send_from(&mut tx, &stream, 0, go, 1.0, 10).await;
+                tx
+            })
+        };
+        let watcher = tokio::spawn(async move { read_until_filed(&mut rx, 5).await });
+        tokio::time::sleep(Duration::from_micros(
+            (go * 1000 - now_us()).max(0) as u64 + 50_000,
+        ))
+        .await;
+        // A message of no known type.
+        let mut mal = seats.next().unwrap();
+        mal.client.raw(vec![0x42, 0, 0]).await.unwrap();
+        expect(
+            closed(&mut mal.client).await,
+            4000,
+            "malformed message: unknown message type 0x42",
+        );
+        // A skipped sequence number; resuming, the server holds what it held before.
+        let mut gap = seats.next().unwrap();
+        gap.client.stream(&stream[0].0).await.unwrap();
+        gap.client.stream(&stream[2].0).await.unwrap();
+        expect(
+            closed(&mut gap.client).await,
+            4001,
+            "sequence gap: expected message 1, found 2",
+        );
+        let gap_key = gap.key.clone();
+        let back = join(&base, &room, None, Some(&gap_key)).await;
+        assert_eq!(back.acked, Some(0), "the refused message changed nothing");
+        let (mut back_tx, _back_rx) = back.client.split();
+        back_tx.send(&LiveClientMessage::Leave {}).await.unwrap();
+        // A tick 10 s ahead of the clock.
+        let mut fut = seats.next().unwrap();
+        fut.client
+            .stream(&Stream::Ran { seq: 0, tick: 600 })
+            .await
+            .unwrap();
+        expect(closed(&mut fut.client).await, 4001, "from the future");
+        // A flood of pings.
+        let mut flo = seats.next().unwrap();
+        for id in 0..1000 {
+            if flo
+                .client
+                .send(&LiveClientMessage::Ping { id })
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        expect(closed(&mut flo.client).await, 4002, "too many messages");
+        // A spectator streaming.
+        let mut spectator = Client::connect(&base, &room).await.unwrap();
+        spectator.hello(Role::Spectator, None, None).await.unwrap();
+        spectator.stream(&stream[0].0).await.unwrap();
+        expect(
+            closed(&mut spectator).await,
+            4004,
+            "only a racer sends that",
+        );
+
+        drop(honest.await.unwrap());
+        let (_, result) = watcher.await.unwrap();
+        let states: Vec<RacerState> = result.racers.iter().map(|r| r.state).collect();
+        assert_eq!(
+            states,
+            [
+                RacerState::Finished,
+                RacerState::Cut,
+                RacerState::Left,
+                RacerState::Cut,
+                RacerState::Cut
+            ],
+            "{result:?}"
+        );
+        let ana = &result.racers[0];
+        let status = run_status(http, &base, ana.run_id.unwrap()).await;
+        assert_eq!(
+            (&status["status"], &status["realtime"]),
+            (&json!("verified"), &json!(true)),
+            "{status}"
+        );
+        let date = pogo_server::times::rfc3339_seconds(go);
+        assert_eq!(
+            replay_bytes(http, &base, ana.run_id.unwrap()).await,
+            reference(&events(127), "ana", &date)
+        );
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
+/// Two server processes on one PostgreSQL: a room made at one is joined at the other (the
+/// join is proxied to the room's home) and raced; both runs are filed; either process
+/// answers the room and lists it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_on_one_postgresql_share_their_rooms() {
+    let Some(backend) = backends()
+        .await
+        .into_iter()
+        .find(|b| matches!(b, Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let db = TestDb::new(&backend).await;
+    let home = live_server(&db, |_| {}).await;
+    let away = live_server(&db, |_| {}).await;
+    let (http, home_base, away_base) = (
+        &home.server.http,
+        home.server.base.clone(),
+        away.server.base.clone(),
+    );
+    let tokens = [
+        register(http, &home_base, "hal").await,
+        register(http, &away_base, "ivy").await,
+    ];
+    let room = create_room(http, &home_base).await;
+    let (status, body) = get_json(http, &format!("{away_base}/api/rooms/{room}")).await;
+    assert_eq!(
+        (status, &body["id"]),
+        (200, &json!(room)),
+        "the other process reads the room: {body}"
+    );
+    let mut seats = vec![
+        join(&home_base, &room, Some(&tokens[0]), None).await,
+        join(&away_base, &room, Some(&tokens[1]), None).await,
+    ];
+    assert_eq!(seats[1].racer, 1, "the proxied racer sits in the same room");
+    for seat in &mut seats {
+        seat.client
+            .send(&LiveClientMessage::Ready { ready: true })
+            .await
+            .unwrap();
+    }
+    let mut go = 0;
+    for seat in &mut seats {
+        go = until_go(&mut seat.client).await;
+    }
+    let mut tasks = Vec::new();
+    for (seat, steer) in seats.into_iter().zip([127, 115]) {
+        let (mut tx, mut rx) = seat.client.split();
+        let stream = stream_of(&events(steer));
+        tasks.push(tokio::spawn(async move {
+            send_from(&mut tx, &stream, 0, go, 1.0, 10).await;
+            let seen = read_until_filed(&mut rx, 2).await;
+            drop(tx);
+            seen
+        }));
+    }
+    let mut results = Vec::new();
+    for task in tasks {
+        results.push(task.await.unwrap());
+    }
+    let (events_away, room_view) = results.pop().unwrap();
+    assert_eq!(
+        relayed(&events_away, 0),
+        stream_of(&events(127))
+            .into_iter()
+            .map(|m| m.0)
+            .collect::<Vec<_>>(),
+        "the proxied racer saw the home racer's whole stream"
+    );
+    for (racer, name) in ["hal", "ivy"].iter().enumerate() {
+        let view = &room_view.racers[racer];
+        assert_eq!(
+            (view.state, view.realtime),
+            (RacerState::Finished, true),
+            "{view:?}"
+        );
+        let status = run_status(http, &away_base, view.run_id.unwrap()).await;
+        assert_eq!(status["player"], json!(name));
+        assert_eq!(status["realtime"], true, "{status}");
+    }
+    home.server.stop().await;
+    away.server.stop().await;
+    db.remove().await;
+}
