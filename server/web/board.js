@@ -109,11 +109,17 @@ export async function renderBoard(main, levelName, params, view) {
   try {
     board = await getJson(`/api/levels/${segment(level.name)}/leaderboard?${query}`, { signal: view.signal });
   } catch (e) {
-    if (e instanceof ApiError && around && (e.code === 'unknown_player' || e.code === 'not_ranked')) {
+    if (e instanceof ApiError && around && e.code === 'unknown_player') {
       section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(href(), 'Back to the top'));
       return;
     }
     throw e;
+  }
+  if (around && board.entries.length === 0) {
+    // A player absent from this board: the server's ordinary answer, no entries.
+    section.append(el('p', { class: 'empty', role: 'status' }, `${board.around ?? around} has no run on this board yet.`),
+      link(href(), 'Back to the top'));
+    return;
   }
   if (board.entries.length === 0) {
     const none = category === 'realtime' ? 'No real-time runs yet: race this level here with a name to be the first.' : 'No verified runs yet. Upload one!';
