@@ -439,7 +439,7 @@ describe('the play view at 1280×800', () => {
     });
     await openPlay(page, '#/play/course?leader=no');
     const units = await page.evaluate(async () => {
-      const { quantiseAxis, deadZone } = await import('/web/play-input.js');
+      const { quantiseAxis, deadZone } = await import('/web/play/input.js');
       return {
         q: [1, -1, 0.5, -0.999, 0, NaN, Infinity, 2, -2, 1 / 127, 0.0078].map(quantiseAxis),
         d: [0, 0.1, 0.15, -0.15, 0.575, -0.575, 1, -1, 1.5, NaN].map(deadZone),

@@ -80,7 +80,7 @@ async function fromDisk(context) {
     if (!csp.includes('wasm-unsafe-eval')) headers['content-security-policy'] = csp.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'");
     await route.fulfill({ response, headers });
   });
-  await context.route(/\/web\/[^/?]+(\?.*)?$/, async (route) => {
+  await context.route(/\/web\/([^/?]+\/)?[^/?]+(\?.*)?$/, async (route) => {
     const name = new URL(route.request().url()).pathname.slice('/web/'.length);
     const path = name === 'pogo.mjs' ? join(REPO, 'ffi/js/pogo.mjs')
       : name === 'pogo_ffi.wasm' ? WASM : join(REPO, 'server/web', name);
@@ -135,7 +135,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const entry = run(file);
     const browserHash = entry.verdict === 'verified' ? cliVerify(file).final_hash : claimedHash(file);
     await page.evaluate(async ({ bytes, ...spec }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       holder.className = 'play-finish';
       document.getElementById('main').replaceChildren(holder);
@@ -149,7 +149,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     return { entry, browserHash, panel: page.locator('section.finish-panel') };
   };
   /** Waits for the latest panel's verdict (or failure). */
-  const settled = () => page.waitForFunction(() => ['verified', 'rejected', 'error'].includes(window.__pogo.submit?.state), null, { timeout: 30_000 });
+  const settled = () => page.waitForFunction(() => ['verified', 'rejected', 'refused', 'error'].includes(window.__pogo.submit?.state), null, { timeout: 30_000 });
   const inState = (state) => page.locator(`section.finish-panel[data-state=${state}]`).waitFor({ timeout: 30_000 });
 
   before(async () => {
@@ -306,7 +306,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const file = 'unknown-level.pogo';
     const bytes = [...bytesOf(file)];
     await page.evaluate(async ({ bytes: b, rate: r, level }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       document.getElementById('main').replaceChildren(holder);
       renderFinish(holder, { level, bytes: new Uint8Array(b), browserHash: 'f'.repeat(16), finishTick: 10, tickRate: r, playerName: 'mallory', ticket: null },
@@ -315,7 +315,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const panel = page.locator('section.finish-panel');
     assert.equal((await pending()).length, 1);
     await panel.getByRole('button', { name: 'Upload as mallory' }).click();
-    await inState('error');
+    await inState('refused');
     const text = await panel.locator('.finish-status').innerText();
     assert.ok(text.includes(fx.manifest.unknown_level), text);
     assert.match(text, /404 unknown_level/);
@@ -382,7 +382,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       await page.goto(`${other.base}/#/upload`);
       await page.locator('form.upload-form').waitFor();
       const failure = await page.evaluate(async () => {
-        const { loadCore } = await import('/web/wasm.js');
+        const { loadCore } = await import('/web/shared/wasm.js');
         try {
           await loadCore();
           return null;
@@ -402,7 +402,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     before(async () => {
       await open('#/upload');
       hasReplay = await page.evaluate(async () => {
-        const { loadCore } = await import('/web/wasm.js');
+        const { loadCore } = await import('/web/shared/wasm.js');
         return typeof (await loadCore()).pogo.replay === 'function';
       });
     });
@@ -411,8 +411,8 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
       const cli = cliVerify('ben.pogo');
       const out = await page.evaluate(async (bytes) => {
-        const { rerecord } = await import('/web/play-submit.js');
-        const { loadCore, hex64 } = await import('/web/wasm.js');
+        const { rerecord } = await import('/web/shared/rerecord.js');
+        const { loadCore, hex64 } = await import('/web/shared/wasm.js');
         const { pogo, tuning } = await loadCore();
         const handles = pogo.handleCount();
         const again = rerecord(pogo, tuning, new Uint8Array(bytes), "Zoë d'Arc 2");
@@ -520,7 +520,7 @@ describe('at a phone\'s viewport (390×844)', () => {
     await page.evaluate(() => localStorage.clear());
     const dee = run('dee.pogo');
     await page.evaluate(async ({ bytes, ...spec }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       holder.className = 'play-finish';
       document.getElementById('main').replaceChildren(holder);

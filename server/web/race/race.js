@@ -7,49 +7,31 @@
 // `seek(t)` moves the race to tick t. The legend's items carry the positions as `data-x`,
 // `data-y`, `data-z` too.
 
-import { getJson, segment } from './api.js';
-import { el, link, replace } from './dom.js';
+import { raceHref, runHref } from '../routes.js';
+import { getJson, segment } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { checkpointLabel, gap, tickClock } from '../shared/format.js';
+import { GHOSTS_MAX, GHOST_COLOURS, runIds } from '../shared/ghosts.js';
+import { prepareLevel, raceBounds } from '../shared/level.js';
 import { cameras, drawGhosts, drawLevel, sizeCanvas, toScreen } from './draw.js';
-import { checkpointLabel, gap, tickClock } from './format.js';
 import { checkpointGaps, makeGhost, positionAt, raceTicks, trail } from './ghost.js';
-import { prepareLevel, raceBounds } from './level.js';
-
-/** One colour per ghost; also the most ghosts in one race. */
-export const PALETTE = ['#ff5a5f', '#3ec1ff', '#ffd23f', '#7ee081', '#c77dff', '#ff9f1c'];
-export const RACE_GHOSTS_MAX = PALETTE.length;
 /** Playback speeds (× real time), slowest first. */
 export const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const SPEED_LABELS = ['¼×', '½×', '1×', '2×', '4×'];
 
-/** The race's URL. */
-export function raceHref(runIds, extra = {}) {
-  const query = new URLSearchParams({ runs: runIds.join(','), ...extra });
-  return `#/race?${query.toString().replaceAll('%2C', ',')}`;
-}
-
-/** Parses `runs=1,2,3`: distinct positive ids, in order. */
-function parseRuns(text) {
-  const ids = [];
-  for (const part of (text ?? '').split(',')) {
-    const id = Number(part);
-    if (Number.isInteger(id) && id > 0 && !ids.includes(id)) ids.push(id);
-  }
-  return ids;
-}
-
 export async function renderRace(main, params, view) {
-  const ids = parseRuns(params.get('runs'));
+  const ids = runIds(params.get('runs'));
   const every = Math.max(1, Math.floor(Number(params.get('every')) || 1));
   const section = el('section', { class: 'race', 'aria-busy': 'true' }, el('h2', {}, 'Ghost race'));
   replace(main, section);
-  if (ids.length < 1 || ids.length > RACE_GHOSTS_MAX) {
-    section.append(el('p', { class: 'error' }, `A race needs 1 to ${RACE_GHOSTS_MAX} run ids (runs=1,2,…).`));
+  if (ids.length < 1 || ids.length > GHOSTS_MAX) {
+    section.append(el('p', { class: 'error' }, `A race needs 1 to ${GHOSTS_MAX} run ids (runs=1,2,…).`));
     return;
   }
   const loading = el('p', { class: 'muted' }, `Loading ${ids.length} ghost${ids.length > 1 ? 's' : ''}…`);
   section.append(loading);
   const jsons = await Promise.all(ids.map((id) => getJson(`/api/runs/${id}/ghost?every=${every}`, { signal: view.signal })));
-  const ghosts = jsons.map((json, i) => makeGhost(json, PALETTE[i]));
+  const ghosts = jsons.map((json, i) => makeGhost(json, GHOST_COLOURS[i]));
   const levelName = ghosts[0].level;
   const other = ghosts.find((g) => g.level !== levelName);
   if (other) {
@@ -78,7 +60,7 @@ function startRace(section, ghosts, level, params, view) {
   section.querySelector('h2').textContent = `Ghost race on ${level.name}`;
   const legend = el('ol', { class: 'legend' }, ghosts.map((g) => el('li', { dataset: { run: g.id } },
     el('span', { class: 'swatch', 'aria-hidden': 'true' }),
-    link(`#/run/${g.id}`, g.player),
+    link(runHref(g.id), g.player),
     ' ',
     el('span', { class: 'muted' }, g.finish ? `${g.finish.time} (tick ${g.finish.tick})` : 'no finish'),
     ' ',

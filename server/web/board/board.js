@@ -8,24 +8,17 @@
 // with past seasons lists them (`seasons.js`); a past season's board opens read-only: no Play,
 // no races.
 
-import { ApiError, getJson, segment } from './api.js';
-import { el, link, replace } from './dom.js';
-import { checkpointLabel, date } from './format.js';
-import { RACE_GHOSTS_MAX, raceHref } from './race.js';
-import { GHOSTS_MAX, playHref } from './play.js';
-import { renderPending } from './play-submit.js';
+import { UPLOAD_HREF, boardHref, playHref, raceHref, runHref } from '../routes.js';
+import { ApiError, getJson, segment } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { checkpointLabel, date } from '../shared/format.js';
+import { GHOSTS_MAX } from '../shared/ghosts.js';
+import { renderPending } from '../shared/pending-list.js';
 import { pastNotice, seasonList } from './seasons.js';
 
 /** Entries per page unless the URL says otherwise (the API allows 1–100). */
 export const PAGE_LIMIT_DEFAULT = 20;
 const PAGE_LIMIT_MAX = 100;
-
-/** The page of a level's board. */
-export function boardHref(level, query = {}) {
-  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
-  const text = q.toString();
-  return `#/level/${segment(level)}${text ? `?${text}` : ''}`;
-}
 
 export async function renderBoard(main, levelName, params, view) {
   const levels = await getJson('/api/levels', { signal: view.signal });
@@ -161,7 +154,7 @@ export async function renderBoard(main, levelName, params, view) {
   const rows = board.entries.map((entry) => {
     const box = el('input', { type: 'checkbox', 'aria-label': `Select ${entry.player}'s run for a race` });
     box.addEventListener('change', () => {
-      if (box.checked && selected.size >= RACE_GHOSTS_MAX) box.checked = false;
+      if (box.checked && selected.size >= GHOSTS_MAX) box.checked = false;
       if (box.checked) selected.add(entry.run_id);
       else selected.delete(entry.run_id);
       updateRace();
@@ -173,7 +166,7 @@ export async function renderBoard(main, levelName, params, view) {
     return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
       el('td', { class: 'select' }, box),
       el('td', { class: 'rank' }, String(entry.rank)),
-      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'player' }, link(runHref(entry.run_id), entry.player)),
       el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
       el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
       el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
@@ -188,7 +181,7 @@ export async function renderBoard(main, levelName, params, view) {
         el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits', 'versus'][i] }, h)))),
     el('tbody', {}, rows));
 
-  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
+  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(UPLOAD_HREF, 'Upload a run') : null),
     el('div', { class: 'table-wrap' }, table), pager(board, href, params));
   section.dataset.ready = 'true';
 }
@@ -199,7 +192,7 @@ function renderPastBoard(section, level, board, href, params) {
     const isAround = board.around !== null && entry.player.toLowerCase() === board.around.toLowerCase();
     return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
       el('td', { class: 'rank' }, String(entry.rank)),
-      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'player' }, link(runHref(entry.run_id), entry.player)),
       el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
       el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
       el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
