@@ -442,6 +442,60 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       assert.equal(verdict.final_hash, cli.final_hash);
     });
 
+    test('a run raced without a name and registered on the panel keeps its date, and every header field but the name', BOUNDED, async (t) => {
+      if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
+      const date = '2026-12-03T21:04:05Z';
+      await open('#/upload');
+      await setStorage({});
+      // The demo bot's run on course, recorded in the page as the play view records one:
+      // no name (nobody registered in this browser), the date the run began.
+      const { bytes, hash, finishTick } = await page.evaluate(async (when) => {
+        const { loadCore, hex64 } = await import('/web/shared/wasm.js');
+        const { pogo, tuning } = await loadCore();
+        const level = pogo.level('course');
+        const sim = pogo.simulation({ level, tuning, players: 1 });
+        const recorder = pogo.recorder({ sim, playerName: '', date: when });
+        const bot = pogo.bot();
+        while (!sim.player(0).finished) {
+          sim.step([bot.input(sim, 0)]);
+          recorder.record();
+        }
+        recorder.finish();
+        const out = { bytes: [...recorder.bytes()], hash: hex64(sim.stateHash()), finishTick: sim.player(0).finishTick };
+        for (const object of [bot, recorder, sim, level]) object.free();
+        return out;
+      }, date);
+      await page.evaluate(async ({ bytes: b, ...spec }) => {
+        const { renderFinish } = await import('/web/shared/finish-panel.js');
+        const holder = document.createElement('div');
+        holder.className = 'play-finish';
+        document.getElementById('main').replaceChildren(holder);
+        renderFinish(holder, { ...spec, bytes: new Uint8Array(b), ticket: null }, { signal: new AbortController().signal, cleanup: () => {} });
+      }, { bytes, level: 'course', browserHash: hash, finishTick, tickRate: rate, playerName: '' });
+      const panel = page.locator('section.finish-panel');
+      await panel.locator('.finish-register input').fill('Dated Racer');
+      await panel.getByRole('button', { name: 'Register and upload' }).click();
+      await settled();
+      const hook = await submit();
+      assert.equal(hook.state, 'verified', hook.message);
+      // `pogo inspect` of the racer's file and of the server's copy: only the name differs
+      // (and with it the file's size).
+      const dir = mkdtempSync(join(tmpdir(), 'pogo-rerecord-'));
+      const saved = join(dir, 'saved.pogo');
+      const served = join(dir, 'served.pogo');
+      writeFileSync(saved, Buffer.from(bytes));
+      writeFileSync(served, Buffer.from(await (await fetch(`${server.base}/api/runs/${hook.runId}/replay`)).arrayBuffer()));
+      const inspect = (file) => new Map(execFileSync(POGO_BIN, ['inspect', file], { encoding: 'utf8' }).trim().split('\n')
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+      const [before, after] = [inspect(saved), inspect(served)];
+      assert.equal(before.get('date'), date, 'the saved file has the date');
+      assert.equal(after.get('date'), date, 'the server\'s copy has it too');
+      assert.deepEqual([before.get('player name'), after.get('player name')], ['-', 'Dated Racer']);
+      const others = (m) => [...m].filter(([k]) => !['file', 'player name', 'size'].includes(k));
+      assert.deepEqual(others(after), others(before), 'every other line of pogo inspect');
+      assert.ok(others(before).length >= 12, [...before.keys()].join(', '));
+    });
+
     test('registering in the panel re-records the run under the new name; a new best shows the gain and the rank it was', BOUNDED, async (t) => {
       if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
       // ben has a run on the board; a faster one (another fixture's inputs) raced here, then
