@@ -414,7 +414,12 @@ async fn the_leaderboard_ranks_each_players_best_ties_by_upload() {
         .await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(
-            (&body["entries"], &body["offset"], &body["total"], &body["around"]),
+            (
+                &body["entries"],
+                &body["offset"],
+                &body["total"],
+                &body["around"]
+            ),
             (&json!([]), &json!(0), &json!(0), &json!("amy")),
             "{body}"
         );
@@ -423,7 +428,12 @@ async fn the_leaderboard_ranks_each_players_best_ties_by_upload() {
             get_json(http, &format!("{board_url}?around=absent%20al&limit=3")).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(
-            (&body["entries"], &body["offset"], &body["total"], &body["around"]),
+            (
+                &body["entries"],
+                &body["offset"],
+                &body["total"],
+                &body["around"]
+            ),
             (
                 &json!([]),
                 &json!(0),

@@ -372,6 +372,11 @@ describe('the play view at 1280×800', () => {
     assert.equal(status.rank, rank);
     assert.equal(submit.rank, rank);
     assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+    // What next: the run, the board around the racer, the run as a ghost (links, nothing else).
+    const next = page.locator('.finish-next');
+    assert.deepEqual(await next.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
+      [`#/run/${submit.runId}`, `#/level/course?around=${name}`, `#/play/course?ghosts=${submit.runId}`]);
+    assert.equal(await next.innerText(), 'See the run · See the board · Race this run as a ghost');
     await page.close();
   });
 
@@ -578,7 +583,6 @@ describe('what a racer hit (issue 29 item 6)', () => {
     const page = await newPage(context, errors);
     await page.goto(`${server.base}/#/play/nosuchlevel`);
     await page.locator('main .error').waitFor();
-    await page.waitForFunction(() => document.getElementById('main').dataset.rendered === 'true');
     const text = await page.locator('main').innerText();
     assert.doesNotMatch(text, /Loading/, text);
     assert.equal(await page.locator('main .error').count(), 1, text);
@@ -657,6 +661,7 @@ describe('what a racer hit (issue 29 item 6)', () => {
     for (let i = 0; i < 9; i++) await boxes.nth(i).click();
     const ticked = await boxes.evaluateAll((all) => all.map((b) => b.checked));
     assert.deepEqual(ticked.slice(0, 9), [true, true, true, true, true, true, true, true, false], 'eight ticked, the ninth refused');
+    assert.equal(await page.locator('.race-full').innerText(), '8 runs at most in one race', 'and the board says why');
     const ids = await page.locator('table.leaderboard tbody tr').evaluateAll((trs) => trs.slice(0, 8).map((tr) => Number(tr.dataset.run)));
     const link = page.locator('a.race-ghosts');
     assert.equal(await link.innerText(), 'Race these ghosts (8)');

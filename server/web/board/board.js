@@ -177,7 +177,10 @@ async function renderCurrentBoard(section, level, board, { category, href }, par
       ghostsLink.removeAttribute('aria-disabled');
     }
     ghostsLink.textContent = `Race these ghosts (${ids.length})`;
+    full.hidden = selected.size < GHOSTS_MAX;
   };
+  // Said when the selection is full (a ninth box does not tick).
+  const full = el('span', { class: 'muted small race-full', role: 'status', hidden: true }, `${GHOSTS_MAX} runs at most in one race`);
   updateRace();
   updateGhosts();
 
@@ -211,7 +214,7 @@ async function renderCurrentBoard(section, level, board, { category, href }, par
         el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits', 'versus'][i] }, h)))),
     el('tbody', {}, rows));
 
-  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(UPLOAD_HREF, 'Upload a run') : null),
+  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, full, leader ? link(UPLOAD_HREF, 'Upload a run') : null),
     el('div', { class: 'table-wrap' }, table), pager(board, href, params));
   section.dataset.ready = 'true';
 }

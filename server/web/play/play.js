@@ -140,9 +140,10 @@ function screens(ctx) {
         ctx.hud.setMessage(`${why} Press R to race again.`);
         return;
       }
-      if (!page.finishPanel.hidden && page.finishPanel.dataset.run === run.hash) return; // an upload that failed
+      // Back from an upload that failed (the run kept): its panel stays, with its retry.
+      if (!page.finishPanel.hidden && page.finishPanel.dataset.hash === run.hash) return;
       page.finishPanel.hidden = false;
-      page.finishPanel.dataset.run = run.hash;
+      page.finishPanel.dataset.hash = run.hash;
       renderFinish(page.finishPanel, {
         level: ctx.levelName, bytes: run.bytes, browserHash: run.hash, finishTick: run.finishTick, tickRate: ctx.rate,
         playerName: ctx.identity?.name ?? '', ticket: run.ticket, openWhy: run.openWhy,

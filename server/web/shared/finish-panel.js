@@ -192,7 +192,7 @@ class FinishPanel {
 
   /** The links after a verdict. */
   next(s, identity) {
-    replace(this.nextLine, nextLinks(s, identity));
+    replace(this.nextLine, ...nextLinks(s, identity));
   }
 
   /** Who uploads: the name kept in this browser (and a way to change it), or the forms. */
