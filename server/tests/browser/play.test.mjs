@@ -258,6 +258,34 @@ describe('the play view at 1280×800', () => {
     assert.deepEqual(errors, [], 'no script errors, no CSP violations');
   });
 
+  test('the race takes only the events its state accepts (play/race.js\'s table)', BOUNDED, async () => {
+    const page = await newPage(context, errors);
+    await page.goto(`${server.base}/`);
+    const seen = await page.evaluate(async () => {
+      const { EVENTS, Race } = await import('/web/play/race.js');
+      const states = Object.keys(EVENTS);
+      const targets = Object.values(EVENTS).flatMap((events) => Object.values(events));
+      const entered = [];
+      const screens = Object.fromEntries(states.map((s) => [s, () => entered.push(s)]));
+      const race = new Race({ screens, manual: true });
+      // Loading accepts none of these: each is refused, the state stays.
+      race.go(0);
+      race.finish();
+      await race.start();
+      const whileLoading = race.state;
+      race.fail(new Error('no level'));
+      race.coreMissing(new Error('no core')); // failed accepts nothing
+      return { states, targets, whileLoading, entered, state: race.state, inProgress: race.inProgress };
+    });
+    assert.ok(seen.targets.every((t) => seen.states.includes(t)), `every event leads to a state: ${seen.targets}`);
+    assert.deepEqual(['ready', 'countdown', 'racing', 'finished', 'submitting', 'verified', 'refused'].filter((s) => !seen.targets.includes(s)), []);
+    assert.equal(seen.whileLoading, 'loading');
+    assert.deepEqual(seen.entered, ['failed']);
+    assert.equal(seen.state, 'failed');
+    assert.equal(seen.inProgress, false);
+    await page.close();
+  });
+
   test('WebGL is there (SwiftShader), so the 3D view is tested for real', BOUNDED, async () => {
     const page = await newPage(context, errors);
     await page.goto(`${server.base}/`);
@@ -372,6 +400,7 @@ describe('the play view at 1280×800', () => {
     assert.equal(status.rank, rank);
     assert.equal(submit.rank, rank);
     assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'verified', 'the race followed its upload');
     // What next: the run, the board around the racer, the run as a ghost (links, nothing else).
     const next = page.locator('.finish-next');
     assert.deepEqual(await next.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))),

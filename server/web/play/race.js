@@ -1,14 +1,16 @@
 // The race, as a state machine you can draw:
 //
 //   loading ─loaded─▶ ready ─start─▶ countdown ─go─▶ racing ─finish─▶ finished ─upload─▶ submitting
-//      │                                ▲                                 ▲  ─verified─▶ verified
-//      ├─coreMissing─▶ missing-core     └──────── start (R, Play, Race again) ──┤  ─refused─▶ refused
-//      └─fail─▶ failed                                       submitting ─kept─▶ finished
+//     ├─coreMissing─▶ missing-core                                     ▲                  ├─verified─▶ verified
+//     └─fail─▶ failed                                                  └───────kept───────┤
+//                                                                                         └─refused─▶ refused
+//   and from countdown, racing, finished, submitting, verified, refused: ─start─▶ countdown
+//   (R, Play, Race again: a new run).
 //
 // `EVENTS` is the table: each state and the events it accepts, with the state each leads to.
 // Each transition is one method of `Race`, and `#take` — the only code that assigns the
-// state — refuses an event the state does not accept (a late ticket after a restart, a
-// verdict for a run the racer has left behind).
+// state — refuses an event the state does not accept (a finish before GO, an upload's
+// verdict once the racer has started another run).
 //
 // - start: a new run (LiveRun): simulation, driver, recorder; the ghosts back to tick 0. With
 //   a token, a run ticket is asked for (play/ticket.js). The countdown runs on the wall clock
@@ -158,7 +160,7 @@ export class Race {
   /** racing → finished: the finish line (`run.finishTick` set), the time limit, or a stop
    * (`why`: for a run that did not finish). */
   finish(why = `Time is up (${RUN_SECONDS_MAX / 60} minutes): the run did not finish.`) {
-    if (this.#state !== 'racing') return;
+    if (!EVENTS[this.#state].finish) return;
     this.run.end();
     this.#take('finish', why);
   }

@@ -64,9 +64,6 @@ export const EVENTS = {
   refused: {},
 };
 
-/** States after which the server has the run or will never take it: nothing left to send. */
-export const FINAL = new Set(['verified', 'rejected', 'refused']);
-
 /**
  * One run's upload. `run` = {level, bytes, browserHash, finishTick, tickRate, playerName,
  * ticket: {id, settled()} | null, openWhy}; `signal` ends it; `ui` = {show(state, ...message),
