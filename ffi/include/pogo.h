@@ -1159,6 +1159,19 @@ PogoStatus pogo_replay_player_name(struct PogoReplay replay,
                                    size_t *len);
 
 /**
+ * The date stored in the replay's header (what the recorder's `date` was: ISO 8601 text,
+ * not interpreted), as `pogo_replay_level_name` gives names; empty (`*len` 0) if the replay
+ * has none. With the player name it is what re-recording a run under another name must
+ * carry over.
+ *
+ * # Safety
+ *
+ * `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+ * `size_t`.
+ */
+PogoStatus pogo_replay_date(struct PogoReplay replay, char *buffer, size_t capacity, size_t *len);
+
+/**
  * Copies player `player`'s inputs for ticks `first_tick`, `first_tick + 1`, … into `out`,
  * which holds `count` inputs: min(`count`, ticks − `first_tick`) of them, that number
  * written to `*written` (0 at the end of the replay). Input `i` is the one tick

@@ -593,6 +593,11 @@ export class Replay extends Handle {
     return this.pogo.decoder.decode(this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_replay_player_name(this.id, b, c, l)));
   }
 
+  /** The date stored in its header (the recorder's `date`, ISO 8601 text), '' if none. */
+  get date() {
+    return this.pogo.decoder.decode(this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_replay_date(this.id, b, c, l)));
+  }
+
   /** Player `player`'s input for every tick, in one Int8Array of 3 × ticks: tick t is
    * [3t] steerX, [3t + 1] steerZ, [3t + 2] buttons (Button bits; & 0xff for a byte) — the
    * bytes of PogoInput, copied in batches. `Replay.inputAt(inputs, t)` reads one tick. */

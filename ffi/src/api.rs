@@ -1037,6 +1037,29 @@ pub unsafe extern "C" fn pogo_replay_player_name(
     })
 }
 
+/// The date stored in the replay's header (what the recorder's `date` was: ISO 8601 text,
+/// not interpreted), as `pogo_replay_level_name` gives names; empty (`*len` 0) if the replay
+/// has none. With the player name it is what re-recording a run under another name must
+/// carry over.
+///
+/// # Safety
+///
+/// `buffer` is NULL or valid for writing `capacity` bytes; `len` is valid for writing a
+/// `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_replay_date(
+    replay: PogoReplay,
+    buffer: *mut c_char,
+    capacity: usize,
+    len: *mut usize,
+) -> PogoStatus {
+    call(replay.id, || {
+        let len = ptr::out(len, "len")?;
+        let object = handle::with(|r| Ok::<_, Error>(r.replay(replay)?.clone()))?;
+        ptr::copy_out(object.date().as_bytes(), buffer.cast::<u8>(), capacity, len)
+    })
+}
+
 /// Copies player `player`'s inputs for ticks `first_tick`, `first_tick + 1`, … into `out`,
 /// which holds `count` inputs: min(`count`, ticks − `first_tick`) of them, that number
 /// written to `*written` (0 at the end of the replay). Input `i` is the one tick

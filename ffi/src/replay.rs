@@ -126,6 +126,11 @@ impl ReplayObject {
         self.header.player_name.as_deref().unwrap_or("")
     }
 
+    /// The date stored in the header (ISO 8601, not interpreted), "" if none.
+    pub fn date(&self) -> &str {
+        self.header.date.as_deref().unwrap_or("")
+    }
+
     /// Player `player`'s inputs from tick `first_tick` on, at most `count` of them.
     pub fn inputs(&self, player: u32, first_tick: u32, count: u32) -> Result<&[PogoInput], Error> {
         let stored = self.inputs.get(player as usize).ok_or_else(|| {

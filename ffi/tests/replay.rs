@@ -220,6 +220,10 @@ fn golden_replays_decode_and_resimulate_to_the_verified_run() {
             name(replay, pogo_replay_player_name),
             oracle.header.player_name.clone().unwrap_or_default()
         );
+        assert_eq!(
+            name(replay, pogo_replay_date),
+            oracle.header.date.clone().unwrap_or_default()
+        );
 
         // The inputs are the decoder's, whatever the batch size (a batch boundary inside a
         // run, at a chunk's end, one tick at a time).
@@ -285,6 +289,7 @@ fn a_recorded_run_decodes_to_its_inputs_and_name() {
         let mut rdef = pogo_default_recorder_def();
         rdef.sim = sim;
         (rdef.player_name, rdef.player_name_len) = (c"Ghost Tester".as_ptr(), 12);
+        (rdef.date, rdef.date_len) = (c"2026-01-02T03:04:05Z".as_ptr(), 20);
         assert_eq!(pogo_recorder_create(&rdef, &mut recorder), PogoStatus::Ok);
         for tick in &played {
             assert_eq!(pogo_sim_step(sim, tick.as_ptr(), 2), PogoStatus::Ok);
@@ -322,6 +327,7 @@ fn a_recorded_run_decodes_to_its_inputs_and_name() {
     assert_eq!(info.finished_mask, 0);
     assert_eq!(name(replay, pogo_replay_player_name), "Ghost Tester");
     assert_eq!(name(replay, pogo_replay_level_name), "flat");
+    assert_eq!(name(replay, pogo_replay_date), "2026-01-02T03:04:05Z");
     for player in 0..2 {
         let got = inputs(replay, player, 64);
         for (tick, (got, want)) in got.iter().zip(&played).enumerate() {
@@ -507,6 +513,8 @@ fn bad_arguments_say_what_is_wrong() {
         let status = pogo_replay_level_name(replay, null_mut(), 4, &mut len);
         assert_eq!(status, PogoStatus::NullPointer);
         let status = pogo_replay_player_name(replay, null_mut(), 0, null_mut());
+        assert_eq!(status, PogoStatus::NullPointer);
+        let status = pogo_replay_date(replay, null_mut(), 0, null_mut());
         assert_eq!(status, PogoStatus::NullPointer);
 
         // Handles: zero, another kind, freed.

@@ -81,10 +81,6 @@ pub enum ApiError {
     UnknownPlayer {
         name: String,
     },
-    /// `around=P` for a player with no entry on the board.
-    NotRanked {
-        name: String,
-    },
     /// A replay or ghost of a run that has not been verified (yet, or ever).
     NotVerified {
         id: i64,
@@ -203,7 +199,6 @@ impl ApiError {
             | UnknownSeason { .. }
             | UnknownRun { .. }
             | UnknownPlayer { .. }
-            | NotRanked { .. }
             | UnknownTicket { .. }
             | UnknownRoom { .. }
             | WasmMissing
@@ -253,7 +248,6 @@ impl ApiError {
             RulesMismatch(_) => "rules_mismatch",
             UnknownRun { .. } => "unknown_run",
             UnknownPlayer { .. } => "unknown_player",
-            NotRanked { .. } => "not_ranked",
             NotVerified { .. } => "not_verified",
             RateLimited { .. } => "rate_limited",
             UnknownTicket { .. } => "unknown_ticket",
@@ -315,7 +309,6 @@ impl ApiError {
             RulesMismatch(e) => format!("the replay does not match this server: {e}"),
             UnknownRun { id } => format!("no run {id}"),
             UnknownPlayer { name } => format!("no player {name:?}"),
-            NotRanked { name } => format!("player {name:?} has no verified finish on this level"),
             NotVerified { id, status } => format!("run {id} is {status}, not verified"),
             RateLimited { retry_after_s } => {
                 format!("too many requests: try again in {retry_after_s} s")

@@ -26,7 +26,7 @@ use crate::{catalog, web};
             \"message\": TEXT}` with a fitting status; 429 and 503 carry Retry-After."
     ),
     paths(
-        web::index, web::file, web::wasm, web::vendor_file, ops::healthz, ops::metrics, ops::openapi,
+        web::index, web::file, web::wasm, web::folder_file, ops::healthz, ops::metrics, ops::openapi,
         levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
         tickets::mint, tickets::commit,

@@ -1,7 +1,8 @@
-//! The web page: the plain ES modules, stylesheet and HTML under `server/web/` (and the
-//! vendored three.js under `server/web/vendor/`), embedded in the binary at build time (no
-//! build step, no CDN: the page works with no internet), served at `/` (the HTML),
-//! `/web/{file}` and `/web/vendor/{file}`; plus the simulation core the page runs: the JS
+//! The web page: the plain ES modules, stylesheet and HTML under `server/web/` — the entry
+//! point and the routes at the top, a folder per view (`board/`, `play/`, `race/`, `run/`,
+//! `upload/`), what they share in `shared/`, the vendored three.js in `vendor/` — embedded in
+//! the binary at build time (no build step, no CDN: the page works with no internet), served
+//! at `/` (the HTML), `/web/{file}` and `/web/{folder}/{file}`; plus the simulation core the page runs: the JS
 //! binding `ffi/js/pogo.mjs` (embedded, at `/web/pogo.mjs`) and the WebAssembly module it
 //! loads, `/web/pogo_ffi.wasm`, which is *not* embedded — `cargo build` of the server must not
 //! need the wasm32 target — but read at run time from the build of `scripts/build-wasm.sh`
@@ -30,7 +31,8 @@ use crate::state::AppState;
 
 /// One embedded file.
 pub struct Asset {
-    /// Its name in `/web/{name}` (`vendor/…` for `/web/vendor/{file}`).
+    /// Its path under `/web/`: `app.js`, or `folder/file.js` in one of the page's folders
+    /// (one level deep: the routes serve no deeper path).
     pub name: &'static str,
     /// Where it comes from, relative to the server's crate directory: `web/{name}`, or
     /// elsewhere in the repository (`../ffi/js/pogo.mjs`).
@@ -67,33 +69,44 @@ const CSS: &str = "text/css; charset=utf-8";
 const TEXT: &str = "text/plain; charset=utf-8";
 const WASM: &str = "application/wasm";
 
-/// Every file of `server/web/` and `server/web/vendor/` (a test checks that none is missing
-/// from this list), and the JS binding of the simulation core.
+/// Every file of `server/web/` and its folders (a test checks that none is missing from this
+/// list), and the JS binding of the simulation core.
 pub const ASSETS: &[Asset] = &[
     asset!("index.html", HTML),
     asset!("style.css", CSS),
     asset!("app.js", JS),
-    asset!("api.js", JS),
-    asset!("dom.js", JS),
-    asset!("format.js", JS),
-    asset!("board.js", JS),
-    asset!("seasons.js", JS),
-    asset!("race.js", JS),
-    asset!("ghost.js", JS),
-    asset!("level.js", JS),
-    asset!("draw.js", JS),
-    asset!("run.js", JS),
-    asset!("upload.js", JS),
-    asset!("wasm.js", JS),
-    asset!("identity.js", JS),
-    asset!("play.js", JS),
-    asset!("play-input.js", JS),
-    asset!("play-hud.js", JS),
-    asset!("play-submit.js", JS),
-    asset!("play-ticket.js", JS),
-    asset!("play-scene.js", JS),
-    asset!("play-rig.js", JS),
-    asset!("play-camera.js", JS),
+    asset!("routes.js", JS),
+    asset!("shared/api.js", JS),
+    asset!("shared/dom.js", JS),
+    asset!("shared/finish-panel.js", JS),
+    asset!("shared/format.js", JS),
+    asset!("shared/ghosts.js", JS),
+    asset!("shared/identity.js", JS),
+    asset!("shared/level.js", JS),
+    asset!("shared/pending-list.js", JS),
+    asset!("shared/pending.js", JS),
+    asset!("shared/rerecord.js", JS),
+    asset!("shared/submission.js", JS),
+    asset!("shared/wasm.js", JS),
+    asset!("board/board.js", JS),
+    asset!("board/seasons.js", JS),
+    asset!("race/draw.js", JS),
+    asset!("race/ghost.js", JS),
+    asset!("race/race.js", JS),
+    asset!("run/run.js", JS),
+    asset!("upload/upload.js", JS),
+    asset!("play/camera.js", JS),
+    asset!("play/ghosts.js", JS),
+    asset!("play/hooks.js", JS),
+    asset!("play/hud.js", JS),
+    asset!("play/input.js", JS),
+    asset!("play/live-run.js", JS),
+    asset!("play/loop.js", JS),
+    asset!("play/play.js", JS),
+    asset!("play/race.js", JS),
+    asset!("play/rig.js", JS),
+    asset!("play/scene.js", JS),
+    asset!("play/ticket.js", JS),
     // The one JS binding of pogo-ffi (not a copy: the file the Node tests run).
     asset!("pogo.mjs" from "../ffi/js/pogo.mjs", JS),
     // three.js, from the npm package pinned in server/vendor/ (scripts/vendor-three.sh).
@@ -202,8 +215,8 @@ pub async fn index(headers: HeaderMap) -> Result<Response, ApiError> {
     serve("index.html", &headers)
 }
 
-/// One of the page's files (ES modules, the stylesheet, `pogo.mjs`: the simulation core's JS
-/// binding).
+/// One of the page's top-level files (the entry point `app.js`, `routes.js`, the stylesheet,
+/// `pogo.mjs`: the simulation core's JS binding).
 #[utoipa::path(get, path = "/web/{file}", tag = "web",
     params(("file" = String, Path, description = "File name, e.g. `app.js`")),
     responses(
@@ -217,30 +230,37 @@ pub async fn file(
 ) -> Result<Response, ApiError> {
     let Path(name) = name?;
     if name.contains('/') {
-        // `/web/vendor%2Fx.js`: vendored files have their own route.
+        // `/web/play%2Fplay.js`: a folder's files have their own route.
         return Ok(unknown_file(&name));
     }
     serve(&name, &headers)
 }
 
-/// A vendored file of the page: three.js (`three.module.min.js`, which imports
-/// `three.core.min.js`) and its `LICENSE`.
-#[utoipa::path(get, path = "/web/vendor/{file}", tag = "web",
-    params(("file" = String, Path, description = "File name, e.g. `three.module.min.js`")),
+/// A file in one of the page's folders: a view's modules (`board/`, `play/`, `race/`, `run/`,
+/// `upload/`), what they share (`shared/`), or the vendored three.js (`vendor/`:
+/// `three.module.min.js`, which imports `three.core.min.js`, and its `LICENSE`). Only the
+/// embedded files exist: a path is looked up in their list, never on a disk.
+#[utoipa::path(get, path = "/web/{folder}/{file}", tag = "web",
+    params(
+        ("folder" = String, Path, description = "Folder, e.g. `play`"),
+        ("file" = String, Path, description = "File name, e.g. `play.js`"),
+    ),
     responses(
         (status = 200, description = "The file, with its content type", body = String),
         (status = 304, description = "Not modified (If-None-Match)"),
         (status = 404, description = "No such file", body = crate::error::ErrorBody),
     ))]
-pub async fn vendor_file(
+pub async fn folder_file(
     headers: HeaderMap,
-    name: Result<Path<String>, PathRejection>,
+    path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
-    let Path(name) = name?;
-    if name.contains('/') {
-        return Ok(unknown_file(&name));
+    let Path((folder, name)) = path?;
+    let path = format!("{folder}/{name}");
+    if folder.contains('/') || name.contains('/') {
+        // `/web/play/..%2Fapp.js`: one folder, one file name.
+        return Ok(unknown_file(&path));
     }
-    serve(&format!("vendor/{name}"), &headers)
+    serve(&path, &headers)
 }
 
 /// The largest WebAssembly module served, in bytes. The `wasm-release` profile builds
@@ -488,22 +508,23 @@ pub async fn wasm(State(state): State<AppState>, headers: HeaderMap) -> Result<R
 mod tests {
     use super::*;
 
-    /// The names of the files under `dir` (`server/web/`), with the files of its `vendor/`
-    /// directory as `vendor/NAME`; any other directory is an error (nothing would serve it).
+    /// The names of the files under `dir` (`server/web/`), with the files of its folders as
+    /// `folder/NAME`; a folder within a folder is an error (no route serves it).
     fn files_on_disk(dir: &FsPath) -> Vec<String> {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
             let name = entry.file_name().into_string().unwrap();
             if entry.file_type().unwrap().is_dir() {
-                assert_eq!(name, "vendor", "server/web/{name}/: no route serves it");
                 for inner in std::fs::read_dir(entry.path()).unwrap() {
                     let inner = inner.unwrap();
-                    assert!(inner.file_type().unwrap().is_file(), "{:?}", inner.path());
-                    names.push(format!(
-                        "vendor/{}",
-                        inner.file_name().into_string().unwrap()
-                    ));
+                    assert!(
+                        inner.file_type().unwrap().is_file(),
+                        "{:?}: no route serves a folder in a folder",
+                        inner.path()
+                    );
+                    let file = inner.file_name().into_string().unwrap();
+                    names.push(format!("{name}/{file}"));
                 }
             } else {
                 names.push(name);

@@ -404,12 +404,45 @@ async fn the_leaderboard_ranks_each_players_best_ties_by_upload() {
                 "{query}: {body}"
             );
         }
+        // A registered player absent from a board is an ordinary answer, not an error: no
+        // entries, offset 0, the name as registered, the board's size (an empty board, and
+        // one of `expected.len()` players that they are not on).
         let (status, body) = get_json(
             http,
-            &format!("{base}/api/levels/course/leaderboard?around=amy"),
+            &format!("{base}/api/levels/course/leaderboard?around=AMY&limit=3"),
         )
         .await;
-        assert_eq!((status, body["error"].clone()), (404, json!("not_ranked")));
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            (
+                &body["entries"],
+                &body["offset"],
+                &body["total"],
+                &body["around"]
+            ),
+            (&json!([]), &json!(0), &json!(0), &json!("amy")),
+            "{body}"
+        );
+        register(http, base, "Absent Al").await;
+        let (status, body) =
+            get_json(http, &format!("{board_url}?around=absent%20al&limit=3")).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            (
+                &body["entries"],
+                &body["offset"],
+                &body["total"],
+                &body["around"]
+            ),
+            (
+                &json!([]),
+                &json!(0),
+                &json!(expected.len()),
+                &json!("Absent Al")
+            ),
+            "{}: {body}",
+            backend.name()
+        );
         let (status, body) = get_json(http, &format!("{base}/api/levels/nope/leaderboard")).await;
         assert_eq!(
             (status, body["error"].clone()),

@@ -314,8 +314,8 @@ async fn two_racers_race_and_their_runs_are_filed_real_time_with_a_spectator_wat
                 "racer {me} is not sent their own"
             );
         }
-        for racer in 0..2 {
-            let whole: Vec<Stream> = streams[racer].iter().map(|m| m.0).collect();
+        for (racer, stream) in streams.iter().enumerate() {
+            let whole: Vec<Stream> = stream.iter().map(|m| m.0).collect();
             assert_eq!(
                 relayed(&watched, racer as u8),
                 whole,

@@ -31,8 +31,18 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
             "text/javascript; charset=utf-8",
         ),
         (
-            "/web/race.js",
-            "server/web/race.js",
+            "/web/routes.js",
+            "server/web/routes.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/race/race.js",
+            "server/web/race/race.js",
+            "text/javascript; charset=utf-8",
+        ),
+        (
+            "/web/play/play.js",
+            "server/web/play/play.js",
             "text/javascript; charset=utf-8",
         ),
         (
@@ -100,7 +110,7 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
         let url = format!("{base}{path}");
         async move { http.get(url).send().await.unwrap().headers()["etag"].clone() }
     };
-    assert_ne!(tag("/web/app.js").await, tag("/web/race.js").await);
+    assert_ne!(tag("/web/app.js").await, tag("/web/race/race.js").await);
     let page = http
         .get(format!("{base}/"))
         .send()
@@ -115,13 +125,22 @@ async fn the_page_and_its_files_are_served_with_types_etags_and_a_policy() {
     for (missing, code) in [
         ("/web/nope.js", "unknown_file"),
         ("/web/..%2Fsrc%2Flib.rs", "unknown_file"),
+        ("/web/..%2F..%2FCargo.toml", "unknown_file"),
         ("/web/%7Bfile%7D", "unknown_file"),
         ("/web/", "no_route"),
-        ("/web/a/b.js", "no_route"),
+        ("/web/a/b.js", "unknown_file"),
+        ("/web/play/nope.js", "unknown_file"),
+        ("/web/play/..%2Fapp.js", "unknown_file"),
+        ("/web/..%2Fsrc/web.rs", "unknown_file"),
+        ("/web/../Cargo.toml", "no_route"),
+        ("/web/play/../../Cargo.toml", "no_route"),
+        ("/web/play%2Fplay.js", "unknown_file"),
+        ("/web/play.js", "unknown_file"),
         ("/web/vendor/nope.js", "unknown_file"),
         ("/web/vendor/..%2Findex.html", "unknown_file"),
         ("/web/vendor%2FLICENSE", "unknown_file"),
         ("/web/vendor/", "no_route"),
+        ("/web/play/a/b.js", "no_route"),
     ] {
         let (status, body) = get_json(http, &format!("{base}{missing}")).await;
         assert_eq!(status, 404, "{missing}: {body}");

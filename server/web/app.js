@@ -1,24 +1,34 @@
-// The page's entry point: a hash router over the views. Every view reads only the server's
-// JSON API; every URL is linkable:
+// The page's entry point: a hash router over the views (routes.js reads the address and
+// builds every link). Every view reads only the server's JSON API; every URL is linkable.
 //
-//   #/                       the first level's leaderboard
-//   #/level/NAME?offset&limit&around   a level's leaderboard
-//   #/race?runs=1,2&tick&every          a ghost race
-//   #/run/ID                 a run's page
-//   #/play/LEVEL?ghosts=1,2  race the level in 3D against ghosts
-//   #/upload                 the upload form
+// A view is rendered by `render(main, …args, params, view)`; `view` = {signal, cleanup,
+// guard}: aborting `signal` stops its requests, polls and animation when another view opens,
+// `cleanup(f)` runs `f` then, and `guard(f)` names what leaving would lose: `f()` returns a
+// question for the racer (or null when nothing would be lost), asked before the page is
+// reloaded or closed (`beforeunload`) and before another view opens (a `confirm`; cancelling
+// keeps the address and the view as they were).
 
-import { ApiError } from './api.js';
-import { el, replace } from './dom.js';
-import { renderBoard } from './board.js';
-import { renderPlay } from './play.js';
-import { renderRace } from './race.js';
-import { renderRun } from './run.js';
-import { renderUpload } from './upload.js';
+import { renderBoard } from './board/board.js';
+import { renderPlay } from './play/play.js';
+import { renderRace } from './race/race.js';
+import { renderRun } from './run/run.js';
+import { renderUpload } from './upload/upload.js';
+import { HOME_HREF, parseRoute } from './routes.js';
+import { ApiError } from './shared/api.js';
+import { el, replace } from './shared/dom.js';
 
 const main = document.getElementById('main');
 
-/** The open view: aborting its signal stops its requests, polls and animation. */
+/** Each view's render function, by the route's name. */
+const VIEWS = {
+  board: renderBoard,
+  play: renderPlay,
+  race: renderRace,
+  run: renderRun,
+  upload: renderUpload,
+};
+
+/** The open view: its address, abort controller, cleanups and guard. */
 let current = null;
 
 function openView() {
@@ -27,31 +37,34 @@ function openView() {
     for (const f of current.cleanups) f();
   }
   const controller = new AbortController();
-  current = { controller, cleanups: [] };
-  const view = current;
-  return { signal: controller.signal, cleanup: (f) => view.cleanups.push(f) };
+  const view = { hash: location.hash, controller, cleanups: [], guard: null };
+  current = view;
+  return {
+    signal: controller.signal,
+    cleanup: (f) => view.cleanups.push(f),
+    guard: (f) => { view.guard = f; },
+  };
+}
+
+/** What leaving the open view now would lose (a question), or null. */
+function leaveQuestion() {
+  return current?.guard?.() ?? null;
 }
 
 async function route() {
   const view = openView();
-  const url = new URL(location.hash.slice(1) || '/', 'http://page.invalid');
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  const params = url.searchParams;
+  const { name, args, params, section } = parseRoute(location.hash);
   document.querySelectorAll('header nav a').forEach((a) => {
-    a.toggleAttribute('aria-current', a.dataset.route === (parts[0] ?? 'level'));
+    a.toggleAttribute('aria-current', a.dataset.route === section);
   });
-  main.dataset.view = parts[0] ?? 'level';
+  main.dataset.view = section;
   // Which route the content is of, and whether it has finished rendering (tests wait on it).
   main.dataset.route = location.hash;
   delete main.dataset.rendered;
   try {
-    if (parts.length === 0) await renderBoard(main, null, params, view);
-    else if (parts[0] === 'level' && parts.length === 2) await renderBoard(main, parts[1], params, view);
-    else if (parts[0] === 'play' && parts.length === 2) await renderPlay(main, parts[1], params, view);
-    else if (parts[0] === 'race') await renderRace(main, params, view);
-    else if (parts[0] === 'run' && parts.length === 2) await renderRun(main, Number(parts[1]), view);
-    else if (parts[0] === 'upload') renderUpload(main, params, view);
-    else replace(main, el('p', { class: 'error' }, 'No such page. '), el('a', { href: '#/' }, 'The leaderboards'));
+    const render = VIEWS[name];
+    if (render) await render(main, ...args, params, view);
+    else replace(main, el('p', { class: 'error' }, 'No such page. '), el('a', { href: HOME_HREF }, 'The leaderboards'));
     if (!view.signal.aborted) main.dataset.rendered = 'true';
   } catch (e) {
     if (e.name === 'AbortError' || view.signal.aborted) return;
@@ -61,6 +74,26 @@ async function route() {
   }
 }
 
+/** A new address: the open view may ask first; cancelled, the old address comes back (it
+ * replaces the new one in the history, which fires no `hashchange`). */
+function onHashChange() {
+  if (current && location.hash === current.hash) return;
+  const question = leaveQuestion();
+  if (question && !window.confirm(question)) {
+    history.replaceState(null, '', current.hash || `${location.pathname}${location.search}`);
+    return;
+  }
+  route();
+}
+
+/** Reload or close: the browser asks its own question when the view has one. */
+function onBeforeUnload(event) {
+  if (!leaveQuestion()) return;
+  event.preventDefault();
+  event.returnValue = '';
+}
+
 window.__pogo = { route: () => location.hash };
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', onHashChange);
+window.addEventListener('beforeunload', onBeforeUnload);
 route();

@@ -96,7 +96,7 @@ test('a run recorded in wasm comes back with its name and inputs, across input b
   const { bytes } = goldenRun(pogo, GOLDEN_RUNS[1], { record: true });
   const level = pogo.level('flat'), tuning = pogo.tuning();
   const sim = pogo.simulation({ level, tuning });
-  const recorder = pogo.recorder({ sim, playerName: 'Ghost Tester' });
+  const recorder = pogo.recorder({ sim, playerName: 'Ghost Tester', date: '2026-01-02T03:04:05Z' });
   const played = [];
   for (let t = 0; t < 5000; t++) {
     const input = { steerX: (t * 37) % 255 - 127, steerZ: (t % 7) - 3, buttons: (t >> 4) % 4 };
@@ -110,11 +110,13 @@ test('a run recorded in wasm comes back with its name and inputs, across input b
 
   const bot = pogo.replay(bytes);
   assert.equal(bot.playerName, '');
+  assert.equal(bot.date, '');
   assert.equal(bot.info.ticks, 3294);
   bot.free();
 
   const replay = pogo.replay(long);
   assert.equal(replay.playerName, 'Ghost Tester');
+  assert.equal(replay.date, '2026-01-02T03:04:05Z');
   assert.equal(replay.levelName, 'flat');
   assert.equal(replay.info.ticks, 5000);
   assert.deepEqual(replay.info.finishTicks, [null]);

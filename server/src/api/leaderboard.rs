@@ -32,7 +32,9 @@ pub struct BoardQuery {
     /// Entries to skip (default 0). Not with `around`.
     pub offset: Option<u64>,
     /// A player name (any case): the page of `limit` entries with this player's in the
-    /// middle (or as near it as the top of the board allows).
+    /// middle (or as near it as the top of the board allows). A registered player with no
+    /// entry on this board is an ordinary answer: no entries, `offset` 0, `around` the name
+    /// as registered, `total` the board's players.
     pub around: Option<String>,
     /// `open` (default: every verified run) or `realtime` (runs played in real time under a
     /// run ticket only).
@@ -78,7 +80,8 @@ pub struct Leaderboard {
     pub total: i64,
     pub offset: u64,
     pub limit: u32,
-    /// The `around` player, as registered, when asked for.
+    /// The `around` player, as registered, when asked for. `entries` holds their entry, or
+    /// is empty when they have none on this board (not yet raced it, or no verified finish).
     pub around: Option<String>,
     pub entries: Vec<EntryJson>,
 }
@@ -87,9 +90,9 @@ pub struct Leaderboard {
 #[utoipa::path(get, path = "/api/levels/{level}/leaderboard", tag = "leaderboards",
     params(("level" = String, Path, description = "Level name"), BoardQuery),
     responses(
-        (status = 200, body = Leaderboard),
+        (status = 200, description = "The page; with `around` a player who has no entry on this board gets no entries (`entries` empty, `offset` 0), not an error", body = Leaderboard),
         (status = 400, description = "Bad `limit`/`offset`, both `offset` and `around`, or a malformed `season` (`bad_parameter`)", body = ErrorBody),
-        (status = 404, description = "No such level (`unknown_level`), season (`unknown_season`), player (`unknown_player`), or the player has no entry (`not_ranked`)", body = ErrorBody),
+        (status = 404, description = "No such level (`unknown_level`), season (`unknown_season`) or player (`unknown_player`: no visible player has the `around` name)", body = ErrorBody),
     ))]
 pub async fn leaderboard(
     State(state): State<AppState>,
@@ -135,11 +138,12 @@ pub async fn leaderboard(
         entries: rows,
     } = match state.store.board_page(&board, at, limit).await? {
         Some(page) => page,
-        None => {
-            return Err(ApiError::NotRanked {
-                name: around.unwrap_or_default(),
-            });
-        }
+        // `around` a player with no entry: absent from this board, which is an answer.
+        None => BoardPage {
+            offset: 0,
+            total: state.store.board_size(&board).await?,
+            entries: Vec::new(),
+        },
     };
     let entries = rows
         .into_iter()

@@ -39,7 +39,7 @@ fn table() -> Table {
         .add(Method::GET, "/", crate::web::index)
         .add(Method::GET, "/web/{file}", crate::web::file)
         .add(Method::GET, "/web/pogo_ffi.wasm", crate::web::wasm)
-        .add(Method::GET, "/web/vendor/{file}", crate::web::vendor_file)
+        .add(Method::GET, "/web/{folder}/{file}", crate::web::folder_file)
         .add(Method::GET, "/healthz", ops::healthz)
         .add(Method::GET, "/metrics", ops::metrics)
         .add(Method::GET, "/api/openapi.json", ops::openapi)

@@ -86,6 +86,25 @@ function botRun(levelName, idle = 0) {
   }
 }
 
+/** The demo bot after `idle` neutral ticks, recorded by the Node core under `playerName`. */
+function recordBot(levelName, idle, playerName) {
+  const { pogo } = core;
+  const level = pogo.level(levelName);
+  const sim = pogo.simulation({ level, tuning: core.tuning, players: 1 });
+  const recorder = pogo.recorder({ sim, playerName });
+  const bot = pogo.bot();
+  try {
+    for (let t = 0; t < 7200 && !sim.player(0).finished; t++) {
+      sim.step([t < idle ? { steerX: 0, steerZ: 0, buttons: 0 } : bot.input(sim, 0)]);
+      recorder.record();
+    }
+    recorder.finish();
+    return recorder.bytes();
+  } finally {
+    for (const object of [bot, recorder, sim, level]) object.free();
+  }
+}
+
 /**
  * Per-tick inputs as driver events: one per change, at tick k's start rounded down to a
  * whole ns, `floor(k · 10⁹ / rate)` — the driver applies an event at `t` to tick k iff
@@ -239,6 +258,34 @@ describe('the play view at 1280×800', () => {
     assert.deepEqual(errors, [], 'no script errors, no CSP violations');
   });
 
+  test('the race takes only the events its state accepts (play/race.js\'s table)', BOUNDED, async () => {
+    const page = await newPage(context, errors);
+    await page.goto(`${server.base}/`);
+    const seen = await page.evaluate(async () => {
+      const { EVENTS, Race } = await import('/web/play/race.js');
+      const states = Object.keys(EVENTS);
+      const targets = Object.values(EVENTS).flatMap((events) => Object.values(events));
+      const entered = [];
+      const screens = Object.fromEntries(states.map((s) => [s, () => entered.push(s)]));
+      const race = new Race({ screens, manual: true });
+      // Loading accepts none of these: each is refused, the state stays.
+      race.go(0);
+      race.finish();
+      await race.start();
+      const whileLoading = race.state;
+      race.fail(new Error('no level'));
+      race.coreMissing(new Error('no core')); // failed accepts nothing
+      return { states, targets, whileLoading, entered, state: race.state, inProgress: race.inProgress };
+    });
+    assert.ok(seen.targets.every((t) => seen.states.includes(t)), `every event leads to a state: ${seen.targets}`);
+    assert.deepEqual(['ready', 'countdown', 'racing', 'finished', 'submitting', 'verified', 'refused'].filter((s) => !seen.targets.includes(s)), []);
+    assert.equal(seen.whileLoading, 'loading');
+    assert.deepEqual(seen.entered, ['failed']);
+    assert.equal(seen.state, 'failed');
+    assert.equal(seen.inProgress, false);
+    await page.close();
+  });
+
   test('WebGL is there (SwiftShader), so the 3D view is tested for real', BOUNDED, async () => {
     const page = await newPage(context, errors);
     await page.goto(`${server.base}/`);
@@ -353,6 +400,12 @@ describe('the play view at 1280×800', () => {
     assert.equal(status.rank, rank);
     assert.equal(submit.rank, rank);
     assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'verified', 'the race followed its upload');
+    // What next: the run, the board around the racer, the run as a ghost (links, nothing else).
+    const next = page.locator('.finish-next');
+    assert.deepEqual(await next.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href'))),
+      [`#/run/${submit.runId}`, `#/level/course?around=${name}`, `#/play/course?ghosts=${submit.runId}`]);
+    assert.equal(await next.innerText(), 'See the run · See the board · Race this run as a ghost');
     await page.close();
   });
 
@@ -439,7 +492,7 @@ describe('the play view at 1280×800', () => {
     });
     await openPlay(page, '#/play/course?leader=no');
     const units = await page.evaluate(async () => {
-      const { quantiseAxis, deadZone } = await import('/web/play-input.js');
+      const { quantiseAxis, deadZone } = await import('/web/play/input.js');
       return {
         q: [1, -1, 0.5, -0.999, 0, NaN, Infinity, 2, -2, 1 / 127, 0.0078].map(quantiseAxis),
         d: [0, 0.1, 0.15, -0.15, 0.575, -0.575, 1, -1, 1.5, NaN].map(deadZone),
@@ -539,6 +592,132 @@ describe('the play view at 1280×800', () => {
       return [`run-${u.id}`, d, d < 0 ? 'ahead' : d > 0 ? 'behind' : 'even'];
     }));
     await page.screenshot({ path: join(SCREENSHOTS, 'play-desktop.png') });
+    await page.close();
+  });
+});
+
+describe('what a racer hit (issue 29 item 6)', () => {
+  let context;
+  const errors = [];
+
+  before(async () => {
+    context = await openBrowser(DESKTOP);
+  });
+  after(async () => {
+    await context?.close();
+    assert.deepEqual(errors, [], 'no script errors, no CSP violations');
+  });
+
+  test('#/play/nosuchlevel shows only the error, not "Loading…" beside it', BOUNDED, async () => {
+    const page = await newPage(context, errors);
+    await page.goto(`${server.base}/#/play/nosuchlevel`);
+    await page.locator('main .error').waitFor();
+    const text = await page.locator('main').innerText();
+    assert.doesNotMatch(text, /Loading/, text);
+    assert.equal(await page.locator('main .error').count(), 1, text);
+    assert.equal(await page.locator('main .error').innerText(), 'No level named “nosuchlevel” on this server.');
+    assert.equal(await page.locator('main').getAttribute('data-play-state'), 'failed');
+    assert.equal(await page.locator('main canvas, main .play-overlay').count(), 0, 'nothing of the race view stays');
+    assert.equal(await page.locator('main a[href="#/"]').count(), 1, 'the way back');
+    await page.screenshot({ path: join(SCREENSHOTS, 'play-no-such-level.png') });
+    await page.close();
+  });
+
+  test('a run in progress asks before the page is left: a link (cancel: the race goes on), a reload; not before or after a run', BOUNDED, async () => {
+    const page = await newPage(context, errors);
+    const dialogs = [];
+    let answer = 'dismiss';
+    page.on('dialog', async (dialog) => {
+      dialogs.push(dialog.type());
+      await (answer === 'accept' ? dialog.accept() : dialog.dismiss());
+    });
+    const hash = '#/play/flat?leader=no&render=none';
+    await openPlay(page, hash);
+    // Ready, nothing to lose: a link leaves at once.
+    await page.locator('.play-head a').click();
+    await page.waitForFunction(() => document.getElementById('main').dataset.route === '#/level/flat');
+    assert.deepEqual(dialogs, [], 'no question before a run');
+    await page.goBack();
+    await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready');
+    await page.locator('.play-button').click();
+    await page.waitForFunction(() => window.__pogo.play.state === 'racing', null, { timeout: 10_000 });
+    // The leaderboard link during the run: asked, cancelled, the race goes on where it was.
+    await page.locator('.play-head a').click();
+    await page.waitForFunction(() => window.__pogo.play.tick() > 30);
+    assert.deepEqual(dialogs, ['confirm']);
+    assert.equal(await page.evaluate(() => location.hash), hash, 'the address is the race\'s again');
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'racing');
+    const ticks = await page.evaluate(() => window.__pogo.play.tick());
+    await page.waitForFunction((t) => window.__pogo.play.tick() > t + 30, ticks);
+    // A reload during the run: the browser's own question; stayed.
+    const asked = page.waitForEvent('dialog');
+    await page.evaluate(() => setTimeout(() => location.reload(), 0));
+    await asked;
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, ['confirm', 'beforeunload']);
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'racing', 'the run survives a cancelled reload');
+    // Leaving for good: accepted, the board opens.
+    answer = 'accept';
+    await page.locator('.play-head a').click();
+    await page.waitForFunction(() => document.getElementById('main').dataset.route === '#/level/flat');
+    assert.equal(dialogs.length, 3);
+    // After a run: nothing to lose (a finished run is kept until uploaded), nothing asked.
+    await page.goBack();
+    await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready');
+    await page.locator('.play-button').click();
+    await page.waitForFunction(() => window.__pogo.play.state === 'racing', null, { timeout: 10_000 });
+    await page.evaluate(() => window.__pogo.play.stop());
+    assert.equal(await page.evaluate(() => window.__pogo.play.state), 'finished');
+    await page.locator('.play-head a').click();
+    await page.waitForFunction(() => document.getElementById('main').dataset.route === '#/level/flat');
+    assert.equal(dialogs.length, 3, 'no question after the run');
+    await page.close();
+  });
+
+  test('the board lets a racer tick 8 runs (the ninth is refused) and the play view races all 8', BOUNDED, async () => {
+    // Nine more runs on course, so the board has more than 8 to tick.
+    for (let i = 0; i < 9; i++) {
+      const name = `ghost ${i + 1}`;
+      const { status, body } = await client.upload(await client.register(name), recordBot('course', 50 + 3 * i, name));
+      assert.equal(status, 202, JSON.stringify(body));
+      assert.equal((await client.verdict(body.id)).status, 'verified');
+    }
+    const page = await newPage(context, errors);
+    await page.goto(`${server.base}/#/level/course?limit=20`);
+    await page.locator('section.board[data-ready]').waitFor();
+    const boxes = page.locator('table.leaderboard tbody input[type=checkbox]');
+    assert.ok(await boxes.count() >= 9, `${await boxes.count()} runs on the board`);
+    for (let i = 0; i < 9; i++) await boxes.nth(i).click();
+    const ticked = await boxes.evaluateAll((all) => all.map((b) => b.checked));
+    assert.deepEqual(ticked.slice(0, 9), [true, true, true, true, true, true, true, true, false], 'eight ticked, the ninth refused');
+    assert.equal(await page.locator('.race-full').innerText(), '8 runs at most in one race', 'and the board says why');
+    const ids = await page.locator('table.leaderboard tbody tr').evaluateAll((trs) => trs.slice(0, 8).map((tr) => Number(tr.dataset.run)));
+    const link = page.locator('a.race-ghosts');
+    assert.equal(await link.innerText(), 'Race these ghosts (8)');
+    assert.equal(await link.getAttribute('href'), `#/play/course?ghosts=${ids.join(',')}`);
+    await page.screenshot({ path: join(SCREENSHOTS, 'board-eight-ghosts.png'), fullPage: true });
+    await link.click();
+    await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready', null, { timeout: 40_000 });
+    const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
+    assert.deepEqual(ghosts.map((g) => [g.runId, g.refused ?? null]), ids.map((id) => [id, null]), 'every ticked run is a ghost');
+    // The replay race takes as many.
+    await page.goto(`${server.base}/#/race?runs=${ids.join(',')}`);
+    await page.locator('section.race[data-ready]').waitFor();
+    assert.equal(await page.locator('ol.legend li').count(), 8);
+    await page.close();
+  });
+
+  test('a registered racer with no run on the level opens Play without a 404 or a warning', BOUNDED, async () => {
+    const name = 'newcomer';
+    const token = await client.register(name);
+    const page = await newPage(context, errors, { identity: { name, token } });
+    const noise = [];
+    page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') noise.push(`${m.type()}: ${m.text()}`); });
+    page.on('response', (r) => { if (r.status() >= 400) noise.push(`${r.status()} ${r.url()}`); });
+    await openPlay(page, '#/play/course?clock=manual&render=none');
+    const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
+    assert.deepEqual(ghosts.map((g) => g.label), [`${entry('bot.pogo').player} (leader)`], 'the leader, and no "your best"');
+    assert.deepEqual(noise, []);
     await page.close();
   });
 });

@@ -80,7 +80,7 @@ async function fromDisk(context) {
     if (!csp.includes('wasm-unsafe-eval')) headers['content-security-policy'] = csp.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'");
     await route.fulfill({ response, headers });
   });
-  await context.route(/\/web\/[^/?]+(\?.*)?$/, async (route) => {
+  await context.route(/\/web\/([^/?]+\/)?[^/?]+(\?.*)?$/, async (route) => {
     const name = new URL(route.request().url()).pathname.slice('/web/'.length);
     const path = name === 'pogo.mjs' ? join(REPO, 'ffi/js/pogo.mjs')
       : name === 'pogo_ffi.wasm' ? WASM : join(REPO, 'server/web', name);
@@ -135,7 +135,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const entry = run(file);
     const browserHash = entry.verdict === 'verified' ? cliVerify(file).final_hash : claimedHash(file);
     await page.evaluate(async ({ bytes, ...spec }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       holder.className = 'play-finish';
       document.getElementById('main').replaceChildren(holder);
@@ -149,7 +149,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     return { entry, browserHash, panel: page.locator('section.finish-panel') };
   };
   /** Waits for the latest panel's verdict (or failure). */
-  const settled = () => page.waitForFunction(() => ['verified', 'rejected', 'error'].includes(window.__pogo.submit?.state), null, { timeout: 30_000 });
+  const settled = () => page.waitForFunction(() => ['verified', 'rejected', 'refused', 'error'].includes(window.__pogo.submit?.state), null, { timeout: 30_000 });
   const inState = (state) => page.locator(`section.finish-panel[data-state=${state}]`).waitFor({ timeout: 30_000 });
 
   before(async () => {
@@ -306,7 +306,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const file = 'unknown-level.pogo';
     const bytes = [...bytesOf(file)];
     await page.evaluate(async ({ bytes: b, rate: r, level }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       document.getElementById('main').replaceChildren(holder);
       renderFinish(holder, { level, bytes: new Uint8Array(b), browserHash: 'f'.repeat(16), finishTick: 10, tickRate: r, playerName: 'mallory', ticket: null },
@@ -315,7 +315,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     const panel = page.locator('section.finish-panel');
     assert.equal((await pending()).length, 1);
     await panel.getByRole('button', { name: 'Upload as mallory' }).click();
-    await inState('error');
+    await inState('refused');
     const text = await panel.locator('.finish-status').innerText();
     assert.ok(text.includes(fx.manifest.unknown_level), text);
     assert.match(text, /404 unknown_level/);
@@ -382,7 +382,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       await page.goto(`${other.base}/#/upload`);
       await page.locator('form.upload-form').waitFor();
       const failure = await page.evaluate(async () => {
-        const { loadCore } = await import('/web/wasm.js');
+        const { loadCore } = await import('/web/shared/wasm.js');
         try {
           await loadCore();
           return null;
@@ -402,7 +402,7 @@ describe('finish → verified → ranked, and verify in your browser', () => {
     before(async () => {
       await open('#/upload');
       hasReplay = await page.evaluate(async () => {
-        const { loadCore } = await import('/web/wasm.js');
+        const { loadCore } = await import('/web/shared/wasm.js');
         return typeof (await loadCore()).pogo.replay === 'function';
       });
     });
@@ -411,8 +411,8 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
       const cli = cliVerify('ben.pogo');
       const out = await page.evaluate(async (bytes) => {
-        const { rerecord } = await import('/web/play-submit.js');
-        const { loadCore, hex64 } = await import('/web/wasm.js');
+        const { rerecord } = await import('/web/shared/rerecord.js');
+        const { loadCore, hex64 } = await import('/web/shared/wasm.js');
         const { pogo, tuning } = await loadCore();
         const handles = pogo.handleCount();
         const again = rerecord(pogo, tuning, new Uint8Array(bytes), "Zoë d'Arc 2");
@@ -440,6 +440,60 @@ describe('finish → verified → ranked, and verify in your browser', () => {
       assert.equal(verdict.status, 'verified');
       assert.equal(verdict.finish_tick, cli.finish[0]);
       assert.equal(verdict.final_hash, cli.final_hash);
+    });
+
+    test('a run raced without a name and registered on the panel keeps its date, and every header field but the name', BOUNDED, async (t) => {
+      if (!hasReplay) return t.skip('pogo.mjs has no replay() yet');
+      const date = '2026-12-03T21:04:05Z';
+      await open('#/upload');
+      await setStorage({});
+      // The demo bot's run on course, recorded in the page as the play view records one:
+      // no name (nobody registered in this browser), the date the run began.
+      const { bytes, hash, finishTick } = await page.evaluate(async (when) => {
+        const { loadCore, hex64 } = await import('/web/shared/wasm.js');
+        const { pogo, tuning } = await loadCore();
+        const level = pogo.level('course');
+        const sim = pogo.simulation({ level, tuning, players: 1 });
+        const recorder = pogo.recorder({ sim, playerName: '', date: when });
+        const bot = pogo.bot();
+        while (!sim.player(0).finished) {
+          sim.step([bot.input(sim, 0)]);
+          recorder.record();
+        }
+        recorder.finish();
+        const out = { bytes: [...recorder.bytes()], hash: hex64(sim.stateHash()), finishTick: sim.player(0).finishTick };
+        for (const object of [bot, recorder, sim, level]) object.free();
+        return out;
+      }, date);
+      await page.evaluate(async ({ bytes: b, ...spec }) => {
+        const { renderFinish } = await import('/web/shared/finish-panel.js');
+        const holder = document.createElement('div');
+        holder.className = 'play-finish';
+        document.getElementById('main').replaceChildren(holder);
+        renderFinish(holder, { ...spec, bytes: new Uint8Array(b), ticket: null }, { signal: new AbortController().signal, cleanup: () => {} });
+      }, { bytes, level: 'course', browserHash: hash, finishTick, tickRate: rate, playerName: '' });
+      const panel = page.locator('section.finish-panel');
+      await panel.locator('.finish-register input').fill('Dated Racer');
+      await panel.getByRole('button', { name: 'Register and upload' }).click();
+      await settled();
+      const hook = await submit();
+      assert.equal(hook.state, 'verified', hook.message);
+      // `pogo inspect` of the racer's file and of the server's copy: only the name differs
+      // (and with it the file's size).
+      const dir = mkdtempSync(join(tmpdir(), 'pogo-rerecord-'));
+      const saved = join(dir, 'saved.pogo');
+      const served = join(dir, 'served.pogo');
+      writeFileSync(saved, Buffer.from(bytes));
+      writeFileSync(served, Buffer.from(await (await fetch(`${server.base}/api/runs/${hook.runId}/replay`)).arrayBuffer()));
+      const inspect = (file) => new Map(execFileSync(POGO_BIN, ['inspect', file], { encoding: 'utf8' }).trim().split('\n')
+        .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+      const [before, after] = [inspect(saved), inspect(served)];
+      assert.equal(before.get('date'), date, 'the saved file has the date');
+      assert.equal(after.get('date'), date, 'the server\'s copy has it too');
+      assert.deepEqual([before.get('player name'), after.get('player name')], ['-', 'Dated Racer']);
+      const others = (m) => [...m].filter(([k]) => !['file', 'player name', 'size'].includes(k));
+      assert.deepEqual(others(after), others(before), 'every other line of pogo inspect');
+      assert.ok(others(before).length >= 12, [...before.keys()].join(', '));
     });
 
     test('registering in the panel re-records the run under the new name; a new best shows the gain and the rank it was', BOUNDED, async (t) => {
@@ -520,7 +574,7 @@ describe('at a phone\'s viewport (390×844)', () => {
     await page.evaluate(() => localStorage.clear());
     const dee = run('dee.pogo');
     await page.evaluate(async ({ bytes, ...spec }) => {
-      const { renderFinish } = await import('/web/play-submit.js');
+      const { renderFinish } = await import('/web/shared/finish-panel.js');
       const holder = document.createElement('div');
       holder.className = 'play-finish';
       document.getElementById('main').replaceChildren(holder);

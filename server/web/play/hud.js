@@ -2,8 +2,8 @@
 // the countdown, the last checkpoint's split with its delta to each ghost (ahead in green,
 // behind in red, as ghost-racing games show it), and the ghosts' legend. DOM text only.
 
-import { el, replace } from './dom.js';
-import { checkpointLabel, clock, millis, tickClock } from './format.js';
+import { el, replace } from '../shared/dom.js';
+import { checkpointLabel, clock, millis, tickClock } from '../shared/format.js';
 
 /** How long a split stays large in the middle of the screen (ms of wall time). */
 const SPLIT_SHOW_MS = 2500;

@@ -3,8 +3,8 @@
 // shows. A season is one board: the level's content under one tuning and rules version; when
 // the server's change, uploads go to a new season and the old one stays, read-only.
 
-import { el, link } from './dom.js';
-import { date } from './format.js';
+import { el, link } from '../shared/dom.js';
+import { date } from '../shared/format.js';
 
 /** A hash shown short: its first 8 hex digits (the full one is in the title). */
 const short = (hash) => hash.slice(0, 8);

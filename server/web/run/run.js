@@ -4,18 +4,16 @@
 // same verifier the server ran, compiled to WebAssembly, in this page; its verdict, finish
 // tick and final hash are shown beside the server's. And raced: "Race this ghost".
 
-import { ApiError, getJson, segment, sleep } from './api.js';
-import { el, link, replace } from './dom.js';
-import { checkpointLabel, date } from './format.js';
-import { boardHref } from './board.js';
-import { playHref } from './play.js';
-import { raceHref } from './race.js';
-import { CoreMismatch, CoreMissing, hex64, loadCore } from './wasm.js';
+import { boardHref, playHref, raceHref, runHref } from '../routes.js';
+import { ApiError, getJson, segment, sleep } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { checkpointLabel, date } from '../shared/format.js';
+import { CoreMismatch, CoreMissing, hex64, loadCore } from '../shared/wasm.js';
 
 /** Time between two status polls while a run waits for its verdict (ms). */
 const POLL_INTERVAL_MS = 500;
 
-export async function renderRun(main, id, view) {
+export async function renderRun(main, id, params, view) {
   if (!Number.isInteger(id) || id <= 0) {
     replace(main, el('p', { class: 'error' }, 'Not a run id.'));
     return;
@@ -57,7 +55,7 @@ async function draw(section, run, inspection, view) {
     fact('player', link(boardHref(run.level, { around: run.player }), run.player)),
     fact('level', link(boardHref(run.level), run.level)),
     fact('season', link(boardHref(run.level, { season: run.current_season ? null : run.season }), `${run.season} (${run.current_season ? 'current' : 'past'})`)),
-    run.reverified_from !== null ? fact('re-verified from', link(`#/run/${run.reverified_from}`, `run ${run.reverified_from}`)) : null,
+    run.reverified_from !== null ? fact('re-verified from', link(runHref(run.reverified_from), `run ${run.reverified_from}`)) : null,
     fact('uploaded', date(run.uploaded_at)),
     run.verified_at ? fact('verdict at', date(run.verified_at)) : null,
     run.ticks !== null ? fact('ticks', String(run.ticks)) : null);

@@ -6,7 +6,7 @@
 // from above and −y from the side. Both views share `s` and `x0`, so a ghost is at the same
 // screen x in both.
 
-import { platformAt } from './level.js';
+import { platformAt } from '../shared/level.js';
 
 /** The views: which world axis is drawn downwards, and how. */
 export const VIEWS = {

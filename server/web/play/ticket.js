@@ -11,7 +11,7 @@
 // commitment is worth nothing anyway. Without a token, or when the ticket cannot be had (rate
 // limited, offline), the race is open: it still verifies and ranks on the open board.
 
-import { ApiError, request, segment } from './api.js';
+import { ApiError, request, segment } from '../shared/api.js';
 
 /** How long the upload waits for commitments still on their way (ms). */
 const SETTLE_WAIT_MAX_MS = 5000;

@@ -1,7 +1,7 @@
 // The chase camera: behind the pogo along where it has been going, above it, looking a little
 // ahead; smooth enough not to make anyone sick. Metres, seconds, radians; world axes x east,
 // y up, z south. A heading is an angle atan2(z, x) on the ground: 0 looks east (+x), π/2
-// south (+z) — play-input.js steers relative to it (`chase.heading`).
+// south (+z) — input.js steers relative to it (`chase.heading`).
 //
 // What moves how (every smoothing is exponential with a time constant τ, a fraction
 // 1 − exp(−dt/τ) of the way per frame, so it is the same at 30, 60 or 144 frames per second):
@@ -15,7 +15,7 @@
 //   a fraction of its height, not all of it;
 // - it pulls back a little with speed.
 
-import * as THREE from './vendor/three.module.min.js';
+import * as THREE from '../vendor/three.module.min.js';
 
 /** Distance behind the followed point (m) at rest, plus this much per m/s of horizontal speed,
  * up to DISTANCE_SPEED_MAX_M more. */

@@ -15,7 +15,7 @@
 // started). The same quantisation as the core's: an axis is an integer in −127…127, rounded
 // toward zero; the core itself scales a diagonal back onto the unit circle.
 
-import { Button } from './pogo.mjs';
+import { Button } from '../pogo.mjs';
 
 /** Camera headings steering can be relative to: 64 steps of 5.625°. */
 export const HEADING_STEPS = 64;

@@ -17,7 +17,7 @@
 // rig is opaque and unlabelled. Geometries shared by every rig are reference-counted and
 // disposed with the last rig; materials and the label texture are per rig.
 
-import * as THREE from './vendor/three.module.min.js';
+import * as THREE from '../vendor/three.module.min.js';
 
 /** The visual rig's dimensions (m, from the tip up; inside the 1.6 × 0.25 m capsule; +x is
  * the way the rider faces). */

@@ -8,24 +8,17 @@
 // with past seasons lists them (`seasons.js`); a past season's board opens read-only: no Play,
 // no races.
 
-import { ApiError, getJson, segment } from './api.js';
-import { el, link, replace } from './dom.js';
-import { checkpointLabel, date } from './format.js';
-import { RACE_GHOSTS_MAX, raceHref } from './race.js';
-import { GHOSTS_MAX, playHref } from './play.js';
-import { renderPending } from './play-submit.js';
+import { UPLOAD_HREF, boardHref, playHref, raceHref, runHref } from '../routes.js';
+import { ApiError, getJson, segment } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { checkpointLabel, date } from '../shared/format.js';
+import { GHOSTS_MAX } from '../shared/ghosts.js';
+import { renderPending } from '../shared/pending-list.js';
 import { pastNotice, seasonList } from './seasons.js';
 
 /** Entries per page unless the URL says otherwise (the API allows 1–100). */
 export const PAGE_LIMIT_DEFAULT = 20;
 const PAGE_LIMIT_MAX = 100;
-
-/** The page of a level's board. */
-export function boardHref(level, query = {}) {
-  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ''));
-  const text = q.toString();
-  return `#/level/${segment(level)}${text ? `?${text}` : ''}`;
-}
 
 export async function renderBoard(main, levelName, params, view) {
   const levels = await getJson('/api/levels', { signal: view.signal });
@@ -34,48 +27,77 @@ export async function renderBoard(main, levelName, params, view) {
     return;
   }
   const level = levels.find((l) => l.name === levelName) ?? (levelName === null ? levels[0] : null);
-  const tabs = el('nav', { class: 'levels', 'aria-label': 'Levels' },
-    levels.map((l) => link(boardHref(l.name), l.name)));
-  tabs.querySelectorAll('a').forEach((a, i) => {
-    if (level && levels[i].name === level.name) a.setAttribute('aria-current', 'page');
-  });
   const pending = el('div', { class: 'board-pending', hidden: true });
-  const section = el('section', { class: 'board' }, tabs, pending);
+  const section = el('section', { class: 'board' }, levelTabs(levels, level), pending);
   replace(main, section);
   renderPending(pending, view);
   if (!level) {
     section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
     return;
   }
+  const at = await boardAt(level, params, view);
+  section.append(levelHead(level, at), ...[seasonList(at.seasons, at.season?.id ?? null, at.seasonHref)].filter(Boolean),
+    categoryToggle(at));
+  section.dataset.category = at.category;
+  if (at.seasonParam !== null && at.season === null) {
+    section.append(el('p', { class: 'error', role: 'alert' }, `${level.name} has no season “${at.seasonParam}”.`),
+      link(boardHref(level.name), 'The current season'));
+    return;
+  }
+  if (at.past) section.append(pastNotice(at.season, boardHref(level.name)));
+  section.append(searchForm(at, params));
+  const board = await readBoard(section, level, at, params, view);
+  if (!board) return;
+  if (at.past) renderPastBoard(section, level, board, at.href, params);
+  else await renderCurrentBoard(section, level, board, at, params, view);
+}
+
+/** The levels as tabs, the shown one marked. */
+function levelTabs(levels, level) {
+  const tabs = el('nav', { class: 'levels', 'aria-label': 'Levels' },
+    levels.map((l) => link(boardHref(l.name), l.name)));
+  tabs.querySelectorAll('a').forEach((a, i) => {
+    if (level && levels[i].name === level.name) a.setAttribute('aria-current', 'page');
+  });
+  return tabs;
+}
+
+/**
+ * Which board of `level` the address asks for: {category, around, seasons, season (null: no
+ * such season), seasonParam, past, href(query) (a link on this board, keeping the season and
+ * the category; the current season and the open board are the defaults, not written),
+ * seasonHref(season)}.
+ */
+async function boardAt(level, params, view) {
   const category = params.get('category') === 'realtime' ? 'realtime' : 'open';
-  const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
-  const offset = clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0);
-  const around = params.get('around');
   // The season shown: `?season=ID`, else the current one. Links within the board keep it.
   const seasons = await getJson(`/api/levels/${segment(level.name)}/seasons`, { signal: view.signal });
   const seasonParam = params.get('season') || null;
   const season = seasonParam === null ? seasons.seasons[0] : seasons.seasons.find((s) => s.id === seasonParam) ?? null;
   const past = season !== null && !season.current;
-  const kept = past ? season.id : null;
-  /** `boardHref` on this level, keeping the season and the category (the current season and
-   * the open board are the defaults, not written). */
   const href = (query = {}) => {
     const c = query.category ?? category;
-    return boardHref(level.name, { ...query, season: kept, category: c === 'realtime' ? 'realtime' : undefined });
+    return boardHref(level.name, { ...query, season: past ? season.id : null, category: c === 'realtime' ? 'realtime' : undefined });
   };
   const seasonHref = (s) => boardHref(level.name, { season: s.current ? null : s.id });
-  section.append(
-    el('header', { class: 'level-head' },
-      el('div', { class: 'level-title' },
-        el('h2', {}, level.name),
-        past ? el('span', { class: 'season-badge' }, 'past season')
-          : el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
-      el('p', { class: 'muted' }, level.description),
-      el('p', { class: 'muted small' }, past
-        ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
-        : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`)),
-    // No list while the level has had one season only (`seasonList` gives null then).
-    ...[seasonList(seasons, season?.id ?? null, seasonHref)].filter(Boolean));
+  return { category, around: params.get('around'), seasons, season, seasonParam, past, href, seasonHref };
+}
+
+/** The level's name, Play (not on a past season), description and keys. */
+function levelHead(level, { past, season }) {
+  return el('header', { class: 'level-head' },
+    el('div', { class: 'level-title' },
+      el('h2', {}, level.name),
+      past ? el('span', { class: 'season-badge' }, 'past season')
+        : el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
+    el('p', { class: 'muted' }, level.description),
+    el('p', { class: 'muted small' }, past
+      ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
+      : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`));
+}
+
+/** Open / Real-time. */
+function categoryToggle({ category, href }) {
   const toggle = el('nav', { class: 'category-toggle', 'aria-label': 'Board', dataset: { category } },
     link(href({ category: 'open' }), 'Open'),
     link(href({ category: 'realtime' }), 'Real-time'),
@@ -83,15 +105,11 @@ export async function renderBoard(main, levelName, params, view) {
       ? 'runs played in real time under a run ticket (raced on this page with a name)'
       : 'every verified run: the page\'s, the CLI\'s, files made offline, tool-assisted'));
   toggle.querySelectorAll('a')[category === 'realtime' ? 1 : 0].setAttribute('aria-current', 'page');
-  section.append(toggle);
-  section.dataset.category = category;
-  if (seasonParam !== null && season === null) {
-    section.append(el('p', { class: 'error', role: 'alert' }, `${level.name} has no season “${seasonParam}”.`),
-      link(boardHref(level.name), 'The current season'));
-    return;
-  }
-  if (past) section.append(pastNotice(season, boardHref(level.name)));
+  return toggle;
+}
 
+/** "Find a player": the page around them. */
+function searchForm({ around, href }, params) {
   const search = el('input', { type: 'search', name: 'player', placeholder: 'Find a player', 'aria-label': 'Player name', value: around ?? '' });
   const form = el('form', { class: 'search', role: 'search' }, search, el('button', { type: 'submit' }, 'Find'));
   form.addEventListener('submit', (e) => {
@@ -99,32 +117,43 @@ export async function renderBoard(main, levelName, params, view) {
     const name = search.value.trim();
     location.hash = href(name ? { around: name, limit: params.get('limit') } : { limit: params.get('limit') });
   });
-  section.append(form);
+  return form;
+}
 
+/** The page of the board asked for, or null after saying why there is none to show. */
+async function readBoard(section, level, { category, around, past, season, href }, params, view) {
+  const limit = clampInt(params.get('limit'), 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT);
   const query = new URLSearchParams({ limit: String(limit), category });
   if (around) query.set('around', around);
-  else query.set('offset', String(offset));
+  else query.set('offset', String(clampInt(params.get('offset'), 0, Number.MAX_SAFE_INTEGER, 0)));
   if (past) query.set('season', season.id);
   let board;
   try {
     board = await getJson(`/api/levels/${segment(level.name)}/leaderboard?${query}`, { signal: view.signal });
   } catch (e) {
-    if (e instanceof ApiError && around && (e.code === 'unknown_player' || e.code === 'not_ranked')) {
+    if (e instanceof ApiError && around && e.code === 'unknown_player') {
       section.append(el('p', { class: 'error', role: 'alert' }, e.message), link(href(), 'Back to the top'));
-      return;
+      return null;
     }
     throw e;
+  }
+  if (around && board.entries.length === 0) {
+    // A player absent from this board: the server's ordinary answer, no entries.
+    section.append(el('p', { class: 'empty', role: 'status' }, `${board.around ?? around} has no run on this board yet.`),
+      link(href(), 'Back to the top'));
+    return null;
   }
   if (board.entries.length === 0) {
     const none = category === 'realtime' ? 'No real-time runs yet: race this level here with a name to be the first.' : 'No verified runs yet. Upload one!';
     section.append(el('p', { class: 'empty' }, board.total === 0 ? none : 'No entries on this page.'));
     if (board.total > 0) section.append(link(href(), 'Back to the top'));
-    return;
+    return null;
   }
-  if (past) {
-    renderPastBoard(section, level, board, href, params);
-    return;
-  }
+  return board;
+}
+
+/** The current season's board: the ranking, and runs to tick for a race (up to GHOSTS_MAX). */
+async function renderCurrentBoard(section, level, board, { category, href }, params, view) {
   // "Race the leader": the top entry, from this page or asked for.
   const leader = board.offset === 0 ? board.entries[0]
     : (await getJson(`/api/levels/${segment(level.name)}/leaderboard?limit=1&category=${category}`, { signal: view.signal })).entries[0];
@@ -148,14 +177,17 @@ export async function renderBoard(main, levelName, params, view) {
       ghostsLink.removeAttribute('aria-disabled');
     }
     ghostsLink.textContent = `Race these ghosts (${ids.length})`;
+    full.hidden = selected.size < GHOSTS_MAX;
   };
+  // Said when the selection is full (a ninth box does not tick).
+  const full = el('span', { class: 'muted small race-full', role: 'status', hidden: true }, `${GHOSTS_MAX} runs at most in one race`);
   updateRace();
   updateGhosts();
 
   const rows = board.entries.map((entry) => {
     const box = el('input', { type: 'checkbox', 'aria-label': `Select ${entry.player}'s run for a race` });
     box.addEventListener('change', () => {
-      if (box.checked && selected.size >= RACE_GHOSTS_MAX) box.checked = false;
+      if (box.checked && selected.size >= GHOSTS_MAX) box.checked = false;
       if (box.checked) selected.add(entry.run_id);
       else selected.delete(entry.run_id);
       updateRace();
@@ -167,7 +199,7 @@ export async function renderBoard(main, levelName, params, view) {
     return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
       el('td', { class: 'select' }, box),
       el('td', { class: 'rank' }, String(entry.rank)),
-      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'player' }, link(runHref(entry.run_id), entry.player)),
       el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
       el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
       el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>
@@ -182,7 +214,7 @@ export async function renderBoard(main, levelName, params, view) {
         el('th', { scope: 'col', class: ['rank', 'player', 'time', 'uploaded', 'splits', 'versus'][i] }, h)))),
     el('tbody', {}, rows));
 
-  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, leader ? link(`#/upload`, 'Upload a run') : null),
+  section.append(el('div', { class: 'actions' }, raceButton, ghostsLink, full, leader ? link(UPLOAD_HREF, 'Upload a run') : null),
     el('div', { class: 'table-wrap' }, table), pager(board, href, params));
   section.dataset.ready = 'true';
 }
@@ -193,7 +225,7 @@ function renderPastBoard(section, level, board, href, params) {
     const isAround = board.around !== null && entry.player.toLowerCase() === board.around.toLowerCase();
     return el('tr', { class: isAround ? 'around' : null, dataset: { run: entry.run_id, rank: entry.rank, player: entry.player, finishTick: entry.finish_tick } },
       el('td', { class: 'rank' }, String(entry.rank)),
-      el('td', { class: 'player' }, link(`#/run/${entry.run_id}`, entry.player)),
+      el('td', { class: 'player' }, link(runHref(entry.run_id), entry.player)),
       el('td', { class: 'time' }, el('span', { class: 'clock' }, entry.time), ' ', el('span', { class: 'ticks muted' }, `tick ${entry.finish_tick}`)),
       el('td', { class: 'uploaded' }, el('time', { datetime: entry.uploaded_at }, date(entry.uploaded_at))),
       el('td', { class: 'splits' }, el('ol', { class: 'split-list' }, entry.splits.map((s) =>

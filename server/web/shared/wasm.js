@@ -68,7 +68,7 @@ async function instantiate() {
 
 async function importBinding() {
   try {
-    return await import('./pogo.mjs');
+    return await import('../pogo.mjs');
   } catch (e) {
     throw new CoreMissing(`The page's binding of the simulation (/web/pogo.mjs) did not load: ${e.message}`);
   }

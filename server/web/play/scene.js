@@ -3,7 +3,7 @@
 //
 // Conventions are the geometry JSON's: metres, x east, y up, z south; boxes {min, max}.
 // What is drawn, and how:
-// - solid boxes: opaque, blue-grey, lighter the higher their top (as draw.js shades them);
+// - solid boxes: opaque, blue-grey, lighter the higher their top (as race/draw.js shades them);
 //   `no_bounce` solids (walls, ledges: the tip never bounces on them) wine red. One shared
 //   unit box scaled per instance, in InstancedMeshes of CHUNK_M × CHUNK_M ground cells so that
 //   the renderer culls what is behind the camera or beyond the fog (sprawl has 102 401 boxes);
@@ -11,7 +11,7 @@
 //   a plain floor;
 // - ramps: the quad through their `corners` with sides down to their bounds' floor (a ramp
 //   without corners, unbounded or vertical, is not drawn);
-// - moving platforms: orange, moved by `setTick` with level.js's `platformAt`, interpolated
+// - moving platforms: orange, moved by `setTick` with shared/level.js's `platformAt`, interpolated
 //   between ticks; a faint dashed line shows their travel;
 // - zones: translucent boxes coloured by kind, with streaks drifting through them — wind
 //   (|wind| > 0, gravity unchanged): cyan, streaks along the wind; low gravity
@@ -28,9 +28,9 @@
 //   camera inside one sees its edges and streaks, not a tint over everything;
 // - a sky gradient and fog into the page's dark theme; a blob shadow under each pogo.
 
-import * as THREE from './vendor/three.module.min.js';
-import { platformAt } from './level.js';
-import { PogoRig, makeLabel } from './play-rig.js';
+import * as THREE from '../vendor/three.module.min.js';
+import { platformAt } from '../shared/level.js';
+import { PogoRig, makeLabel } from './rig.js';
 
 /** Side of the ground cells solids are grouped by for culling (m). */
 export const CHUNK_M = 160;
@@ -59,7 +59,7 @@ const STREAKS_MAX = 90;
 /** Device pixels per CSS pixel are capped here (a phone at 3× would draw 2.25× the pixels). */
 export const PIXEL_RATIO_MAX = 2;
 
-/** Colours (CSS), chosen for the page's dark theme (#101820 in draw.js, #0c1218 the page). */
+/** Colours (CSS), chosen for the page's dark theme (#101820 in race/draw.js, #0c1218 the page). */
 export const COLOURS = Object.freeze({
   skyTop: '#0a1219',
   horizon: '#1a2734', // the fog's colour too
@@ -452,7 +452,7 @@ export class Stage {
 
   /**
    * The level as it is at `tick` (a float: race tick, with the fraction between two ticks for
-   * interpolation; the tick of level.js's `platformAt`): platforms, zone streaks.
+   * interpolation; the tick of shared/level.js's `platformAt`): platforms, zone streaks.
    */
   setTick(tick) {
     const t = Math.max(0, tick);
@@ -484,7 +484,7 @@ export class Stage {
     }
   }
 
-  /** A pogo rig in the scene (see play-rig.js): `colour` CSS, `label` a ghost's name. */
+  /** A pogo rig in the scene (see rig.js): `colour` CSS, `label` a ghost's name. */
   addPogo({ colour, label = '', ghost = false }) {
     const rig = new PogoRig({ colour, label, ghost });
     this.scene.add(rig.object);

@@ -4,9 +4,10 @@
 // The token field starts with the token this browser keeps (identity.js); a name registered
 // here is kept as the browser's identity.
 
-import { ApiError, getJson, request, sleep } from './api.js';
-import { el, link, replace } from './dom.js';
-import { getIdentity, setIdentity } from './identity.js';
+import { runHref } from '../routes.js';
+import { ApiError, getJson, request, sleep } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { getIdentity, setIdentity } from '../shared/identity.js';
 
 /** Time between two status polls (ms): 4 requests a second stays well under the API's rate. */
 const POLL_INTERVAL_MS = 250;
@@ -81,10 +82,10 @@ export function renderUpload(main, params, view) {
           show('verified', el('strong', {}, 'Verified. '),
             run.finish_tick === null ? 'The run does not finish, so it is not ranked. '
               : `${run.time} (finish tick ${run.finish_tick})${run.rank ? `, rank ${run.rank} on ${run.level}` : `: not your best on ${run.level}, so not ranked`}. `,
-            link(`#/run/${id}`, 'See the run'));
+            link(runHref(id), 'See the run'));
         } else if (run.status === 'rejected') {
           show('rejected', el('strong', {}, 'Rejected: '), el('span', { class: 'reason' }, run.reason ?? 'no reason given'),
-            run.reason_kind ? el('span', { class: 'muted' }, ` (${run.reason_kind})`) : null, ' ', link(`#/run/${id}`, 'See the run'));
+            run.reason_kind ? el('span', { class: 'muted' }, ` (${run.reason_kind})`) : null, ' ', link(runHref(id), 'See the run'));
         } else {
           show(run.status, `Run ${id} is ${run.status}…`);
         }
@@ -95,7 +96,7 @@ export function renderUpload(main, params, view) {
         }
       }
       if (performance.now() - started > POLL_DURATION_MAX_MS) {
-        show('waiting', `Still ${run.status} after ${POLL_DURATION_MAX_MS / 1000} s; `, link(`#/run/${id}`, 'check the run later'));
+        show('waiting', `Still ${run.status} after ${POLL_DURATION_MAX_MS / 1000} s; `, link(runHref(id), 'check the run later'));
         return;
       }
       await sleep(POLL_INTERVAL_MS, view.signal);

@@ -1,0 +1,236 @@
+// The play view (`#/play/LEVEL?ghosts=ID,ID`): race a level in 3D against live ghosts on the
+// same WebAssembly core the server verifies with, then upload the run from the finish panel.
+//
+// Set up once (the page's elements, then the level, the core, the 3D stage and the ghosts),
+// then one loop: `animate` asks for the next frame and runs `loop.frame` (play/loop.js:
+// countdown, input, advance, render, hud). The race is a state machine (play/race.js); what
+// each of its states shows is `screens` below, and nothing else changes the state.
+//
+// A ranked run cannot be paused. A hidden tab does not stop the clock: on the way out the
+// controls let go of every key (at that moment), and when the tab comes back the driver
+// catches up every tick that fell due meanwhile, so the run's game time always equals the
+// wall-clock time since GO. Restart (R, Start, the button) begins a new run at any moment;
+// leaving the page (reload, close, another view) during a run asks first.
+//
+// A run ticket (play/ticket.js) makes a race real-time: with a token, one is asked for when
+// the countdown starts; the start is committed at GO, each checkpoint and the finish the tick
+// they happen, and the upload names it. Without a token (or a ticket) the race is open.
+//
+// For tests: `?clock=manual` replaces the animation loop by `__pogo.play.frame(ns)` and the
+// devices by `__pogo.play.input(ns, input)`; `?render=none` skips the 3D view (a browser
+// without WebGL still races and records). `window.__pogo.play` (play/hooks.js) reads the
+// race back; `data-play-state` on the page's main element is the race's state.
+
+import { HOME_HREF, boardHref } from '../routes.js';
+import { ApiError, getJson, segment } from '../shared/api.js';
+import { el, link, replace } from '../shared/dom.js';
+import { renderFinish } from '../shared/finish-panel.js';
+import { getIdentity } from '../shared/identity.js';
+import { renderPending } from '../shared/pending-list.js';
+import { CoreMissing, loadCore } from '../shared/wasm.js';
+import { loadGhosts } from './ghosts.js';
+import { playHook } from './hooks.js';
+import { Hud } from './hud.js';
+import { Controls } from './input.js';
+import { FrameLoop } from './loop.js';
+import { Race } from './race.js';
+
+/** The player's own colour. */
+export const PLAYER_COLOUR = '#e8fbff';
+/** How long GO stays on screen (ms). */
+const GO_SHOWN_MS = 700;
+/** What leaving during a run asks. */
+const LEAVE_QUESTION = 'Leave the race? The run in progress will be lost.';
+
+/** The view's elements: the stage (canvas, HUD, touch controls, overlay) and the panels. */
+function layout(main, levelName) {
+  const page = {
+    canvas: el('canvas', { class: 'play-canvas', 'aria-label': `The level ${levelName} in 3D` }),
+    hudLayer: el('div', { class: 'play-hud' }),
+    touchLayer: el('div', { class: 'play-touch' }),
+    overlay: el('div', { class: 'play-overlay' }),
+    finishPanel: el('div', { class: 'play-finish', hidden: true }),
+    pending: el('div', { class: 'play-pending' }),
+  };
+  page.stageBox = el('div', { class: 'play-stage' }, page.canvas, page.hudLayer, page.touchLayer, page.overlay);
+  page.section = el('section', { class: 'play', dataset: { level: levelName } },
+    el('div', { class: 'play-head' },
+      el('h2', {}, 'Race ', el('span', { class: 'level-name' }, levelName)),
+      el('span', { class: 'muted small play-keys' }, 'Steer: arrows or WASD · Trick: Space · Dive: Shift · Restart: R'),
+      link(boardHref(levelName), 'Leaderboard')),
+    page.pending, page.stageBox, page.finishPanel);
+  replace(main, page.section);
+  replace(page.overlay, el('p', {}, 'Loading the level and the simulation…'));
+  return page;
+}
+
+/** The 3D stage and chase camera, or `{failure}` (a paragraph) when there is no 3D view. */
+async function makeStage(canvas, geometry) {
+  try {
+    const [{ Stage }, { ChaseCamera }] = await Promise.all([import('./scene.js'), import('./camera.js')]);
+    const stage = new Stage(canvas, geometry);
+    return { stage, chase: new ChaseCamera(stage.camera, { heading: stage.startHeading }) };
+  } catch (e) {
+    return { stage: null, chase: null, failure: el('p', { class: 'error', role: 'alert' }, `No 3D view: ${e.message}. The race runs without it.`) };
+  }
+}
+
+/**
+ * What each state of the race shows (`race.screens`); `ctx` holds the page's parts, filled
+ * in as the view loads: {main, page, hud, loop, controls, view, levelName, rate, identity,
+ * noStage, ghostCount}.
+ */
+function screens(ctx) {
+  const { main, page } = ctx;
+  const mirror = (state) => {
+    page.section.dataset.state = state;
+    main.dataset.playState = state;
+  };
+  const raceAgain = () => el('div', { class: 'play-again' },
+    el('button', { type: 'button', class: 'play-button', onclick: () => ctx.race.start() }, 'Race again'),
+    el('span', { class: 'muted small' }, ' or press R'));
+  return {
+    'missing-core': (race, error) => {
+      mirror('missing-core');
+      replace(page.overlay, el('div', { class: 'play-missing', role: 'alert' },
+        el('h3', {}, 'The simulation module is not built'),
+        el('p', {}, error.message),
+        el('p', { class: 'muted' }, 'The leaderboards, races and uploads work without it; playing needs it.')));
+    },
+    failed: (race, error) => {
+      mirror('failed');
+      const why = error instanceof ApiError && error.code === 'unknown_level'
+        ? `No level named “${ctx.levelName}” on this server.`
+        : `The race cannot start: ${error instanceof ApiError ? `${error.message} (${error.status} ${error.code})` : error.message}`;
+      // Only the error: nothing of a view that never loaded stays on screen.
+      replace(main, el('p', { class: 'error', role: 'alert' }, why), el('p', {}, link(HOME_HREF, 'The leaderboards')));
+    },
+    ready: (race) => {
+      mirror('ready');
+      ctx.loop.resetView();
+      const playButton = el('button', { type: 'button', class: 'play-button', onclick: () => race.start() }, 'Play');
+      const n = ctx.ghostCount;
+      replace(page.overlay, el('div', { class: 'play-ready' },
+        ctx.noStage,
+        playButton,
+        el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
+        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · the run is recorded and verified by replaying your inputs`)));
+      if (!race.manual) playButton.focus();
+    },
+    countdown: (race) => {
+      mirror('countdown');
+      ctx.loop.resetView();
+      page.finishPanel.hidden = true;
+      replace(page.overlay);
+      ctx.hud.setMessage();
+      // Whatever is held when the countdown ends applies from tick 0.
+      ctx.controls?.update(performance.now());
+    },
+    racing: (race) => {
+      mirror('racing');
+      if (race.manual) return;
+      ctx.hud.setCountdown('GO');
+      setTimeout(() => ctx.hud.setCountdown(null), GO_SHOWN_MS);
+    },
+    finished: (race, why) => {
+      mirror('finished');
+      replace(page.overlay, raceAgain());
+      const run = race.run;
+      if (run.finishTick === null) {
+        ctx.hud.setMessage(`${why} Press R to race again.`);
+        return;
+      }
+      // Back from an upload that failed (the run kept): its panel stays, with its retry.
+      if (!page.finishPanel.hidden && page.finishPanel.dataset.hash === run.hash) return;
+      page.finishPanel.hidden = false;
+      page.finishPanel.dataset.hash = run.hash;
+      renderFinish(page.finishPanel, {
+        level: ctx.levelName, bytes: run.bytes, browserHash: run.hash, finishTick: run.finishTick, tickRate: ctx.rate,
+        playerName: ctx.identity?.name ?? '', ticket: run.ticket, openWhy: run.openWhy,
+      }, ctx.view, (submission) => race.follow(submission));
+    },
+    submitting: () => mirror('submitting'),
+    verified: () => mirror('verified'),
+    refused: () => mirror('refused'),
+  };
+}
+
+/** Loads what a race needs; null when it cannot be had (the race has failed, said why). */
+async function load(ctx, params) {
+  const { race, view, levelName } = ctx;
+  let geometry;
+  let core;
+  try {
+    geometry = await getJson(`/api/levels/${segment(levelName)}`, { signal: view.signal });
+    core = await loadCore(view.signal);
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    if (e instanceof CoreMissing) race.coreMissing(e);
+    else race.fail(e);
+    return null;
+  }
+  const { pogo, tuning } = core;
+  const level = pogo.level(levelName);
+  view.cleanup(() => level.free());
+  const ghosts = await loadGhosts({ pogo, tuning, level, levelName, params, identity: ctx.identity, view });
+  view.cleanup(() => ghosts.forEach((g) => g.free()));
+  return { geometry, pogo, tuning, level, ghosts };
+}
+
+export async function renderPlay(main, levelName, params, view) {
+  const manual = params.get('clock') === 'manual';
+  const page = layout(main, levelName);
+  const ctx = { main, page, view, levelName, identity: getIdentity() };
+  const race = new Race({ screens: screens(ctx), manual });
+  ctx.race = race;
+  view.guard(() => (race.inProgress ? LEAVE_QUESTION : null));
+  view.cleanup(() => race.dispose());
+  const loaded = await load(ctx, params);
+  if (!loaded) return;
+  const { geometry, pogo, tuning, level, ghosts } = loaded;
+  ctx.rate = geometry.tick_rate;
+
+  const { stage, chase, failure } = params.get('render') === 'none' ? {} : await makeStage(page.canvas, geometry);
+  view.cleanup(() => stage?.dispose());
+  if (failure) replace(page.overlay, failure);
+  ctx.noStage = failure ?? null;
+  ctx.hud = new Hud(page.hudLayer, ctx.rate);
+  ctx.hud.setLegend(ghosts.map((g) => ({ key: g.key, name: g.label, colour: g.colour, status: g.refused })));
+  const live = ghosts.filter((g) => !g.refused);
+  ctx.ghostCount = live.length;
+  for (const ghost of live) ghost.rig = stage?.addPogo({ colour: ghost.colour, label: ghost.label, ghost: true }) ?? null;
+  const playerRig = stage?.addPogo({ colour: PLAYER_COLOUR, label: ctx.identity?.name ?? 'you', ghost: false }) ?? null;
+  renderPending(page.pending, view);
+
+  ctx.controls = manual ? null : new Controls({
+    touchLayer: page.touchLayer,
+    onChange: (input, atMs) => {
+      if (race.state === 'countdown' || race.state === 'racing') race.run.input(race.run.nsAt(atMs), input);
+    },
+    onAction: (name) => {
+      if (name === 'restart') race.start();
+    },
+  });
+  view.cleanup(() => ctx.controls?.dispose());
+  ctx.loop = new FrameLoop({ race, controls: ctx.controls, stage, chase, playerRig, hud: ctx.hud, ghosts: live, geometry });
+  race.loaded({ pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, ghosts: live, signal: view.signal });
+  window.__pogo = { ...window.__pogo, play: playHook({ race, loop: ctx.loop, ghosts, controls: ctx.controls, pogo, rate: ctx.rate }) };
+  animate(ctx, stage, view, manual);
+}
+
+/** The one loop: a frame per animation frame until the view closes (none with the manual
+ * clock: the test calls `frame`); the stage follows the page's size. */
+function animate(ctx, stage, view, manual) {
+  const resize = () => stage?.resize(ctx.page.stageBox.clientWidth, ctx.page.stageBox.clientHeight);
+  window.addEventListener('resize', resize);
+  view.cleanup(() => window.removeEventListener('resize', resize));
+  resize();
+  if (manual) return;
+  const loop = (ms) => {
+    if (view.signal.aborted) return;
+    requestAnimationFrame(loop);
+    ctx.loop.frame(ms);
+  };
+  requestAnimationFrame(loop);
+  ctx.loop.frame(performance.now());
+}
