@@ -256,6 +256,13 @@ impl Driver {
         u64::try_from(ns).unwrap_or(u64::MAX)
     }
 
+    /// How many ticks have ended by `now_ns`: ticks `k` with `now · rate ≥ (k + 1) · 10⁹`,
+    /// `floor(now · rate / 10⁹)` of them (saturating at `u32::MAX`).
+    pub fn ticks_due(&self, now_ns: u64) -> u32 {
+        let scaled = u128::from(now_ns) * u128::from(self.tick_rate);
+        u32::try_from(scaled / u128::from(NS_PER_SECOND)).unwrap_or(u32::MAX)
+    }
+
     /// When the next tick to run ([`total_ticks`](Driver::total_ticks)) ends (ns):
     /// [`tick_end_ns`](Driver::tick_end_ns) of it.
     pub fn next_tick_end_ns(&self) -> u64 {
@@ -314,8 +321,7 @@ impl Driver {
         self.now_ns = self.now_ns.max(now_ns);
         let rate = u128::from(self.tick_rate);
         let scaled_now = u128::from(self.now_ns) * rate;
-        // Ticks k with now · rate ≥ (k + 1) · 10⁹ have ended: floor(now · rate / 10⁹) of them.
-        let due = u32::try_from(scaled_now / u128::from(NS_PER_SECOND)).unwrap_or(u32::MAX);
+        let due = self.ticks_due(self.now_ns);
         let mut ran = 0u32;
         while self.ticks_run < due && ran < self.ticks_per_frame_max {
             let tick = self.ticks_run;

@@ -510,6 +510,12 @@ export class Driver extends Handle {
     return p.view().getBigUint64(this.block + 8, true);
   }
 
+  /** When tick `tick` ends (BigInt ns): advancing to it runs every tick up to `tick`. The
+   * driver keeps the schedule; a page asks it, never computes it. */
+  tickEndNs(tick) {
+    return this.pogo.outU64((out) => this.pogo.x.pogo_driver_tick_end_ns(this.id, tick, out));
+  }
+
   /** Advances to `nowNs`, stepping `sim` (and recording with `recorder`, if given). */
   advance(sim, recorder, nowNs) {
     const p = this.pogo;

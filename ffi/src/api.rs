@@ -669,12 +669,37 @@ pub extern "C" fn pogo_driver_free(driver: PogoDriver) -> PogoStatus {
     })
 }
 
+/// When tick `tick` ends (nanoseconds since the run started): the first time at which
+/// `pogo_driver_advance` runs it, `ceil((tick + 1) · 10⁹ / rate)`. With `tick` the
+/// simulation's next tick, the time to advance to to run exactly one more tick. The driver
+/// alone keeps the schedule: a host never computes it.
+///
+/// # Safety
+///
+/// `out` is valid for writing a `uint64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_driver_tick_end_ns(
+    driver: PogoDriver,
+    tick: u32,
+    out: *mut u64,
+) -> PogoStatus {
+    call(driver.id, || {
+        let out = ptr::out(out, "out")?;
+        out.write(handle::with(|r| {
+            Ok::<_, Error>(r.driver(driver)?.tick_end_ns(tick))
+        })?);
+        Ok(())
+    })
+}
+
 /// Queues `*input` as player `player`'s input from time `at_ns` (nanoseconds since the run
 /// started) on: each tick uses the input of the latest event at or before its own start, so
 /// the ticks' inputs do not depend on the frame rate. Push every event up to `now` before
 /// `pogo_driver_advance(…, now)`. An event older than the last one pushed is filed at the
-/// last one's time; `*filed_at_ns` (if not NULL) says when it was filed. A full queue (4096
-/// events) is `POGO_STATUS_LIMIT` and changes nothing.
+/// last one's time, and one whose tick already ran at the next tick's start; `*filed_at_ns`
+/// (if not NULL) says when it was filed: those times, pushed in order into a fresh driver
+/// before their ticks run, give the same ticks (what a live race sends its server). A full
+/// queue (4096 events) is `POGO_STATUS_LIMIT` and changes nothing.
 ///
 /// # Safety
 ///

@@ -7,7 +7,7 @@
 //! ticks run with which inputs, then steps (and records) them. So a call either runs its ticks
 //! completely or changes nothing.
 
-use pogo_core::driver::{Driver, NS_PER_SECOND, TICKS_PER_FRAME_MAX};
+use pogo_core::driver::{Driver, TICKS_PER_FRAME_MAX};
 use pogo_core::{Input, PLAYERS_MAX, TuningSpec};
 
 use crate::error::Error;
@@ -106,7 +106,7 @@ pub fn advance(
                 driver.total_ticks()
             )));
         }
-        let due = due_ticks(rate, driver.now_ns().max(now_ns));
+        let due = driver.ticks_due(driver.now_ns().max(now_ns));
         let at_most = due.saturating_sub(at).min(driver.ticks_per_frame_max());
         if recording {
             let recorder = reg.recorder(recorder_h)?;
@@ -152,10 +152,4 @@ pub fn advance(
         ticks_pending: frame.ticks_pending,
         reserved: 0,
     })
-}
-
-/// Ticks due at `now_ns`: floor(now · rate / 10⁹), as the driver counts them.
-fn due_ticks(rate: u32, now_ns: u64) -> u32 {
-    let scaled = u128::from(now_ns) * u128::from(rate);
-    u32::try_from(scaled / u128::from(NS_PER_SECOND)).unwrap_or(u32::MAX)
 }

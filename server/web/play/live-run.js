@@ -8,8 +8,6 @@
 
 import { hex } from '../pogo.mjs';
 
-const NS_PER_S = 1_000_000_000n;
-
 /** A neutral input: no steering, no buttons. */
 const NEUTRAL = Object.freeze({ steerX: 0, steerZ: 0, buttons: 0 });
 
@@ -65,11 +63,10 @@ export class LiveRun {
   advance(nowNs, afterTick) {
     const t = nowNs > this.lastNs ? nowNs : this.lastNs;
     this.lastNs = t;
-    const rate = BigInt(this.rate);
     for (;;) {
       if (this.over) return null;
-      const k = BigInt(this.sim.tick);
-      const tickEnd = ((k + 1n) * NS_PER_S + rate - 1n) / rate; // the first ns tick k has ended
+      // The driver says when the next tick ends; the view never computes the schedule.
+      const tickEnd = this.driver.tickEndNs(this.sim.tick);
       if (tickEnd > t) break;
       this.driver.advance(this.sim, this.recorder, tickEnd);
       afterTick(this.sim.tick - 1);
