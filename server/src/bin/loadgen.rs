@@ -58,6 +58,17 @@ const PROCESSES_MAX: usize = 8;
 
 #[path = "loadgen/boards.rs"]
 mod boards;
+#[path = "loadgen/live.rs"]
+mod live;
+
+/// What to load, when not the uploads.
+#[derive(Debug, clap::Subcommand)]
+enum Mode {
+    #[command(flatten)]
+    Boards(boards::Mode),
+    /// Live races: how many concurrent racers one server process holds (see `loadgen/live.rs`).
+    Live(live::LiveArgs),
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -66,9 +77,10 @@ mod boards;
     subcommand_negates_reqs = true
 )]
 struct Args {
-    /// `seed` a big board, or time its `reads` (without one: the upload load test).
+    /// `seed` a big board, time its `reads`, or race `live` (without one: the upload load
+    /// test).
     #[command(subcommand)]
-    mode: Option<boards::Mode>,
+    mode: Option<Mode>,
     /// A server's base URL (loopback only); repeat for several processes on one database.
     /// Not with `--spawn`.
     #[arg(
@@ -119,8 +131,10 @@ struct Args {
 
 fn main() -> Result<(), String> {
     let args = Args::parse();
-    if let Some(mode) = args.mode {
-        return boards::run(mode);
+    match args.mode {
+        Some(Mode::Boards(mode)) => return boards::run(mode),
+        Some(Mode::Live(live)) => return live::run(live),
+        None => {}
     }
     for server in &args.servers {
         check_loopback(server)?;
@@ -540,6 +554,11 @@ impl Spawned {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// The started processes' ids.
+    fn pids(&self) -> Vec<u32> {
+        self.children.iter().map(std::process::Child::id).collect()
     }
 
     fn stop_all(&mut self) {

@@ -203,23 +203,32 @@ async fn write(
     closed: oneshot::Sender<()>,
 ) {
     let mut delay = Delay::new(latency, conn ^ 0x9e37_79b9_7f4a_7c15);
-    while let Some((queued, message)) = outbox.recv().await {
-        delay.wait(queued).await;
-        let sent = match message {
-            Outgoing::Text(text) => sink.send(Message::Text(text.into())).await,
-            Outgoing::Binary(bytes) => sink.send(Message::Binary(bytes.into())).await,
-            Outgoing::Close(why) => {
-                let frame = CloseFrame {
-                    code: why.code(),
-                    reason: why.reason().into(),
-                };
-                let _ = sink.send(Message::Close(Some(frame))).await;
-                let _ = closed.send(());
+    // Every message already queued is written before one flush: under load a member gets
+    // several relays at once, and one system call sends them all.
+    while let Some(first) = outbox.recv().await {
+        let mut next = Some(first);
+        while let Some((queued, message)) = next.take() {
+            delay.wait(queued).await;
+            let frame = match message {
+                Outgoing::Text(text) => Message::Text(text.into()),
+                Outgoing::Binary(bytes) => Message::Binary(bytes.into()),
+                Outgoing::Close(why) => {
+                    let frame = CloseFrame {
+                        code: why.code(),
+                        reason: why.reason().into(),
+                    };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    let _ = closed.send(());
+                    return;
+                }
+            };
+            if sink.feed(frame).await.is_err() {
                 return;
             }
-        };
-        if sent.is_err() {
-            break;
+            next = outbox.try_recv().ok();
+        }
+        if sink.flush().await.is_err() {
+            return;
         }
     }
     let _ = sink.close().await;
