@@ -11,8 +11,8 @@
 use alloc::vec::Vec;
 
 use crate::fx::Fx;
+use crate::shape::Aabb;
 use crate::vec3::Vec3;
-use crate::world::Aabb;
 
 /// Most cells in a grid: bounds memory at 4 bytes per cell.
 const CELLS_MAX: u64 = 1 << 21;

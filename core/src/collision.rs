@@ -51,9 +51,9 @@
 //! tick; in a module of their own (another codegen unit) without the hint, LLVM called them,
 //! which cost 12 % more instructions per tick (callgrind, `course`: 1 843 against 1 646).
 
+use crate::ctx::Ctx;
 use crate::fx::Fx;
 use crate::pogo::Pogo;
-use crate::step::Ctx;
 use crate::sweep::{self, CONTACT_SLOP, Touch};
 use crate::vec3::Vec3;
 use crate::world::{Aabb, PlatformMove, SURFACES_MAX, SurfaceId, World};

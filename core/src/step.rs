@@ -58,12 +58,13 @@
 use crate::air;
 use crate::collision::{NEARBY_MAX, depenetrate, first_touch, may_overlap, nearby, swept_region};
 use crate::contact::{self, Contact, Ignored, Verdict};
+use crate::ctx::Ctx;
 use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
 use crate::motion;
 use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
-use crate::sweep::{Capsule, Touch};
+use crate::sweep::Touch;
 use crate::tick::Ticks;
 use crate::tuning::Tuning;
 use crate::vec3::{InRange, Vec3};
@@ -79,39 +80,6 @@ pub const SPEED_MAX: Fx = Fx::from_int(200);
 /// within it; a position edited beyond it is clamped to it.
 pub const POSITION_MAX: Fx = Fx::from_int(1 << 20);
 const _: () = assert!(POSITION_MAX.to_bits() > 10 * COORDINATE_MAX.to_bits());
-
-/// What one tick needs besides the pogo.
-pub(crate) struct Ctx<'a> {
-    pub(crate) world: &'a World,
-    pub(crate) tuning: &'a Tuning,
-    pub(crate) capsule: Capsule,
-    /// Half the capsule's height (m): its centre above the tip.
-    pub(crate) half_height: Fx,
-    /// Whether the capsule's box holds the capsule (it is at least twice as tall as its
-    /// radius, as every valid tuning's is): see `collision::may_overlap`.
-    pub(crate) boxed: bool,
-    pub(crate) tick: Ticks,
-    /// Whether the tick may look up the first sweep's surroundings once
-    /// (`collision::nearby`); tests turn it off to compare.
-    #[cfg(test)]
-    pub(crate) lookup: bool,
-}
-
-impl Ctx<'_> {
-    pub(crate) fn new<'a>(world: &'a World, tuning: &'a Tuning, tick: Ticks) -> Ctx<'a> {
-        let capsule = capsule(tuning);
-        Ctx {
-            world,
-            tuning,
-            capsule,
-            half_height: capsule.height.half(),
-            boxed: capsule.radius + capsule.radius <= capsule.height,
-            tick,
-            #[cfg(test)]
-            lookup: true,
-        }
-    }
-}
 
 /// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
 pub(crate) fn step(
@@ -145,14 +113,6 @@ pub(crate) fn step_without_lookup(
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
         step_pogo(&ctx, pogo, input);
-    }
-}
-
-/// The pogo's collision shape from the tuning.
-pub fn capsule(tuning: &Tuning) -> Capsule {
-    Capsule {
-        radius: tuning.spec().body_radius,
-        height: tuning.spec().body_height,
     }
 }
 

@@ -33,8 +33,9 @@
 //! in the ramp's bounds; a capsule behind the plane ignores it.
 
 use crate::fx::Fx;
+use crate::shape::Aabb;
+pub use crate::shape::Plane;
 use crate::vec3::Vec3;
-use crate::world::Aabb;
 
 /// Distance (m) the capsule stops short of a surface: 2⁻¹⁴ m ≈ 61 µm.
 pub const SKIN: Fx = Fx::from_bits(1 << (Fx::FRAC_BITS - 14));
@@ -312,14 +313,7 @@ pub fn depenetrate_box(capsule: &Capsule, tip: Vec3, b: &Aabb) -> Option<(Fx, Ve
     (overlap > Fx::ZERO).then_some((overlap + SKIN, n))
 }
 
-/// A ramp as the sweep sees it: unit normal, plane offset `n·x` on the surface, bounds.
-#[derive(Clone, Copy, Debug)]
-pub struct Plane {
-    pub normal: Vec3,
-    pub offset: Fx,
-    pub bounds: Option<Aabb>,
-}
-
+// `Plane`'s geometry against the capsule; the type itself is `shape::Plane`.
 impl Plane {
     /// Signed distance (m) from the capsule with base `a` to the plane, minus nothing: ≥ 0 in
     /// front, < 0 overlapping or behind.

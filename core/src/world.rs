@@ -15,7 +15,8 @@ use core::fmt;
 use crate::broad_phase::Grid;
 use crate::fx::Fx;
 use crate::hash::Encoder;
-use crate::sweep::{CONTACT_SLOP, Plane};
+pub use crate::shape::{Aabb, Plane};
+use crate::sweep::CONTACT_SLOP;
 use crate::tick::Ticks;
 use crate::tuning::{Tuning, seconds_to_ticks};
 use crate::vec3::Vec3;
@@ -50,76 +51,6 @@ pub const WIND_MAX: Fx = Fx::from_int(100);
 pub const ZONE_GRAVITY_SCALE_MAX: Fx = Fx::from_int(10);
 /// Longest platform period (s).
 pub const PERIOD_MAX: Fx = Fx::from_int(3600);
-
-/// An axis-aligned box.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct Aabb {
-    pub min: Vec3,
-    pub max: Vec3,
-}
-
-impl Aabb {
-    pub const fn new(min: Vec3, max: Vec3) -> Aabb {
-        Aabb { min, max }
-    }
-
-    /// Whether `p` is inside or on the boundary.
-    pub fn contains(&self, p: Vec3) -> bool {
-        p.x >= self.min.x
-            && p.x <= self.max.x
-            && p.y >= self.min.y
-            && p.y <= self.max.y
-            && p.z >= self.min.z
-            && p.z <= self.max.z
-    }
-
-    /// Whether the two boxes overlap or touch.
-    pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min.x <= other.max.x
-            && other.min.x <= self.max.x
-            && self.min.y <= other.max.y
-            && other.min.y <= self.max.y
-            && self.min.z <= other.max.z
-            && other.min.z <= self.max.z
-    }
-
-    /// The box moved by `offset`.
-    pub fn translated(&self, offset: Vec3) -> Aabb {
-        Aabb::new(self.min + offset, self.max + offset)
-    }
-
-    /// The smallest box holding both.
-    pub fn union(&self, other: &Aabb) -> Aabb {
-        let lo = |a: Fx, b: Fx| a.min(b);
-        let hi = |a: Fx, b: Fx| a.max(b);
-        Aabb::new(
-            Vec3::new(
-                lo(self.min.x, other.min.x),
-                lo(self.min.y, other.min.y),
-                lo(self.min.z, other.min.z),
-            ),
-            Vec3::new(
-                hi(self.max.x, other.max.x),
-                hi(self.max.y, other.max.y),
-                hi(self.max.z, other.max.z),
-            ),
-        )
-    }
-
-    /// The point of the box closest to `p`.
-    pub fn closest_point(&self, p: Vec3) -> Vec3 {
-        Vec3::new(
-            p.x.clamp(self.min.x, self.max.x),
-            p.y.clamp(self.min.y, self.max.y),
-            p.z.clamp(self.min.z, self.max.z),
-        )
-    }
-
-    fn encode(&self, e: &mut Encoder) {
-        e.vec3(self.min);
-        e.vec3(self.max);
-    }
-}
 
 /// A static solid box.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
