@@ -317,6 +317,15 @@ fn large_limits() -> Limits {
 }
 
 fn check_bytes(bytes: &[u8]) {
+    let small = check_decoding(bytes);
+    let v = verifier();
+    let verified = check_verifying(bytes, v, &small);
+    check_salvaging(bytes, v, &small, &verified);
+}
+
+/// Decoding `bytes` under each limit, twice, streaming and whole: the same answers, errors
+/// within the input, a canonical encoding. The decode under the small limits, for the rest.
+fn check_decoding(bytes: &[u8]) -> Result<Replay, ReplayError> {
     let len = bytes.len() as u64;
     let decoded = Replay::decode(bytes, large_limits());
     assert_eq!(
@@ -393,8 +402,15 @@ fn check_bytes(bytes: &[u8]) {
             "canonical: the replay plus a byte is not TrailingBytes"
         );
     }
+    small
+}
 
-    let v = verifier();
+/// Verifying `bytes` agrees with decoding them (`small`), twice and trickled; the verdict.
+fn check_verifying(
+    bytes: &[u8],
+    v: &Verifier,
+    small: &Result<Replay, ReplayError>,
+) -> Result<pogo_replay::Verified, VerifyError> {
     let verified = v.verify(bytes);
     let mut ticks = 0u32;
     let again = v.verify_with(Trickle::new(bytes), |_| ticks += 1);
@@ -418,7 +434,16 @@ fn check_bytes(bytes: &[u8]) {
         ),
         (Err(_), _) => {}
     }
+    verified
+}
 
+/// Salvaging `bytes` agrees with decoding (`small`) and verifying (`verified`) them.
+fn check_salvaging(
+    bytes: &[u8],
+    v: &Verifier,
+    small: &Result<Replay, ReplayError>,
+    verified: &Result<pogo_replay::Verified, VerifyError>,
+) {
     let salvaged = salvage(bytes, v);
     match &salvaged {
         Err(SalvageError::Header(e)) => {
@@ -428,7 +453,7 @@ fn check_bytes(bytes: &[u8]) {
                 "salvage: header error {e:?}, decode gives {small:?}"
             );
             assert_eq!(
-                verified,
+                *verified,
                 Err(VerifyError::Replay(e.clone())),
                 "salvage: header error {e:?}, verify gives {verified:?}"
             );
@@ -438,7 +463,7 @@ fn check_bytes(bytes: &[u8]) {
             Some(e),
             "salvage: fails with {e:?}, verify gives {verified:?}"
         ),
-        Ok(s) => check_salvaged(bytes, s, &small, &verified),
+        Ok(s) => check_salvaged(bytes, s, small, verified),
     }
     if verified.is_ok() {
         assert!(
