@@ -6,8 +6,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::api::{
-    admin, export, inspect, leaderboard, levels, ops, players, rooms, runs, seasons, tickets,
-    trajectory,
+    admin, export, inspect, leaderboard, levels, limits, ops, players, rooms, runs, seasons,
+    tickets, trajectory,
 };
 use crate::error::ErrorBody;
 use crate::live::wire;
@@ -27,7 +27,7 @@ use crate::{catalog, web};
     ),
     paths(
         web::index, web::file, web::wasm, web::folder_file, ops::healthz, ops::metrics, ops::openapi,
-        levels::list, levels::geometry, leaderboard::leaderboard, export::export, seasons::list_seasons,
+        levels::list, levels::geometry, limits::limits, leaderboard::leaderboard, export::export, seasons::list_seasons,
         players::register,
         tickets::mint, tickets::commit,
         rooms::create_room, rooms::list_rooms, rooms::room, rooms::room_socket,
@@ -46,7 +46,7 @@ use crate::{catalog, web};
         seasons::Seasons, seasons::SeasonJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
         inspect::Inspection,
-        catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
+        limits::Limits, catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
         admin::Hidden, admin::HideRun, admin::RunHidden, admin::AdminRun, admin::PlayerHidden,
     )),

@@ -8,6 +8,7 @@ pub mod export;
 pub mod inspect;
 pub mod leaderboard;
 pub mod levels;
+pub mod limits;
 pub mod ops;
 pub mod players;
 pub mod rooms;
@@ -44,6 +45,7 @@ fn table() -> Table {
         .add(Method::GET, "/metrics", ops::metrics)
         .add(Method::GET, "/api/openapi.json", ops::openapi)
         .add(Method::GET, "/api/levels", levels::list)
+        .add(Method::GET, "/api/limits", limits::limits)
         .add(Method::GET, "/api/levels/{level}", levels::geometry)
         .add(
             Method::GET,
