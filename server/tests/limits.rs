@@ -26,9 +26,17 @@ async fn the_limits_said_are_the_limits_enforced() {
     // At the limit the body is read (and is no replay: 400); one byte past, it is refused
     // unread (413).
     let (status, body) = upload(http, base, &token, &vec![0u8; max as usize]).await;
-    assert_eq!((status, body["error"].as_str()), (400, Some("bad_replay")), "{body}");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (400, Some("bad_replay")),
+        "{body}"
+    );
     let (status, body) = upload(http, base, &token, &vec![0u8; max as usize + 1]).await;
-    assert_eq!((status, body["error"].as_str()), (413, Some("body_too_large")), "{body}");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (413, Some("body_too_large")),
+        "{body}"
+    );
     server.stop().await;
     db.remove().await;
 }

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
@@ -37,7 +38,8 @@ pub type ConnId = u64;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outgoing {
     Text(String),
-    Binary(Vec<u8>),
+    /// Shared, not copied, between the members a frame is relayed to.
+    Binary(Bytes),
     Close(Close),
 }
 
@@ -116,7 +118,7 @@ struct Racer {
     state: RacerState,
     run: Option<RacerRun>,
     /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
-    relayed: Vec<Vec<u8>>,
+    relayed: Vec<Bytes>,
     run_id: Option<i64>,
 }
 
@@ -282,7 +284,7 @@ impl Room {
                 continue;
             }
             let backlog = wire::backlog(racer.number, &racer.relayed);
-            if !member.out.push(Outgoing::Binary(backlog)) {
+            if !member.out.push(Outgoing::Binary(backlog.into())) {
                 return Err(Close::TooSlow);
             }
         }
@@ -469,7 +471,7 @@ impl Room {
         conn: ConnId,
         bytes: &[u8],
         received_us: i64,
-    ) -> Result<Option<(u8, Vec<u8>)>, Close> {
+    ) -> Result<Option<(u8, Bytes)>, Close> {
         let Some(member) = self.members.get(&conn) else {
             return Ok(None);
         };
@@ -488,17 +490,27 @@ impl Room {
         }
         let run = racer.run.as_mut().ok_or(Close::Refused("no run".into()))?;
         let taken = run.take(&message, since_go_us).map_err(Close::Stream)?;
-        member.out.push(Outgoing::Binary(wire::ack(message.seq())));
+        // Acknowledgements are cumulative: one at each heartbeat and split covers the inputs
+        // before it (a sixth of the messages an ack a message would be).
+        if !matches!(message, Stream::Input { .. }) {
+            member
+                .out
+                .push(Outgoing::Binary(wire::ack(message.seq()).into()));
+        }
         if taken == Taken::Again {
             return Ok(None);
         }
-        let frame = wire::relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
+        let frame = Bytes::from(wire::relay(
+            number,
+            u64::try_from(since_go_us).unwrap_or(0),
+            bytes,
+        ));
         racer.relayed.push(frame.clone());
         Ok(Some((number, frame)))
     }
 
     /// Every other member gets `frame`; one whose queue is full is too slow and is closed.
-    fn relay(&mut self, from: ConnId, frame: Vec<u8>) {
+    fn relay(&mut self, from: ConnId, frame: Bytes) {
         let mut slow = Vec::new();
         for (&conn, member) in &self.members {
             if conn != from && !member.out.push(Outgoing::Binary(frame.clone())) {

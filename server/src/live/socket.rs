@@ -211,7 +211,7 @@ async fn write(
             delay.wait(queued).await;
             let frame = match message {
                 Outgoing::Text(text) => Message::Text(text.into()),
-                Outgoing::Binary(bytes) => Message::Binary(bytes.into()),
+                Outgoing::Binary(bytes) => Message::Binary(bytes),
                 Outgoing::Close(why) => {
                     let frame = CloseFrame {
                         code: why.code(),

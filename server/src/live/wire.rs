@@ -20,7 +20,8 @@
 //! input changed meanwhile). `split`: a checkpoint crossed for the first time, or the finish
 //! (`checkpoint` = [`FINISH`]), with the page's state hash after that tick.
 //!
-//! The server answers each racer with `ack` (0x90, the highest `seq` it holds, u32), and
+//! The server answers each racer with `ack` (0x90, the highest `seq` it holds, u32: one at
+//! each `ran` and `split`, covering the inputs before them), and
 //! relays every message to the other members as `relay` (0x81: racer u8, the server's receive
 //! time in µs since GO as u64, then the message as the racer sent it). A member who joins (or
 //! resumes) mid-race first gets each racer's stream so far as one `backlog` (0x82: racer u8,
