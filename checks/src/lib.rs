@@ -26,6 +26,9 @@
 //! `replay_decode` takes libFuzzer's bytes as they are (a replay *is* bytes): its `check`
 //! takes `&[u8]`, and its corpus files are replay files.
 
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
+
 use arbitrary::{Arbitrary, Unstructured};
 
 pub mod contact_evaluator;

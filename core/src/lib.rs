@@ -121,6 +121,8 @@
 
 #![no_std]
 #![forbid(unsafe_code)]
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
 #![deny(clippy::float_arithmetic)]
 #![warn(missing_debug_implementations)]
 

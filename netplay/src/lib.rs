@@ -57,6 +57,8 @@
 //!   input bytes read as a valid input.
 
 #![forbid(unsafe_code)]
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
 
 mod adapter;
 mod faulty;

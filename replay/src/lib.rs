@@ -35,6 +35,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
 
 pub mod diff;
 pub mod format;

@@ -34,6 +34,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
 
 pub mod api;
 pub mod auth;
@@ -204,6 +206,7 @@ impl Server {
             })
         };
         let ranks = tokio::spawn(keep_ranks_up(state.clone()));
+        let rooms = tokio::spawn(live::write_rooms(state.live.clone()));
         let address = listener.local_addr().map_err(ServerError::Io)?;
         let _ = state.live.home.set(default_home(address));
         tracing::info!(
@@ -236,6 +239,7 @@ impl Server {
         }
         sweeper.abort();
         ranks.abort();
+        rooms.abort();
         state.store.close().await;
         served.map_err(ServerError::Io)
     }

@@ -35,6 +35,9 @@
 //!     --processes 1 --workers 1 --uploads 2000 --readers 0
 //! ```
 
+// No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
+#![warn(clippy::too_many_lines)]
+
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

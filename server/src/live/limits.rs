@@ -60,11 +60,12 @@ pub const ROOM_INBOX_MAX: usize = 1024;
 /// racer may send (a member catching up gets the stream so far as one message a racer).
 pub const MEMBER_OUTBOX_MAX: usize = 4096;
 
-/// A room's row is written at most this often while it changes.
-pub const ROOM_WRITE_INTERVAL: Duration = Duration::from_millis(250);
+/// A process writes the rows of its rooms that changed this often, all in one transaction.
+pub const ROOM_WRITE_INTERVAL: Duration = Duration::from_millis(500);
 
-/// …and at least this often while it lives (the list of races in progress shows rows
-/// written within [`ROOM_LISTED_FOR`]).
+/// …and every room's row this often while it lives (the list of races in progress shows
+/// rows written within [`ROOM_LISTED_FOR`]): a thousand rooms cost one transaction of a
+/// thousand small updates every five seconds.
 pub const ROOM_HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// A room row not written for this long is not listed as in progress (its home died).

@@ -210,46 +210,75 @@ impl LiveContext {
         let id = random_hex(8);
         let handle = room::spawn(self.clone(), id.clone(), level.to_string());
         let view = handle.view.borrow().clone();
-        self.write_room(&view).await.map_err(CreateError::Store)?;
-        tokio::spawn(persist(self.clone(), handle.view.clone()));
+        // Written now, so another process finds the room at once; then by `write_rooms`.
+        self.write_rooms(std::slice::from_ref(&view))
+            .await
+            .map_err(CreateError::Store)?;
         self.rooms.insert(id, handle);
         Ok(view)
     }
 
-    async fn write_room(&self, view: &RoomView) -> Result<(), crate::store::StoreError> {
-        let json = serde_json::to_string(view).unwrap_or_default();
-        let phase = serde_json::to_value(view.phase)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        self.store
-            .write_room(&RoomWrite {
+    /// Writes `views`' rows in one transaction.
+    async fn write_rooms(&self, views: &[RoomView]) -> Result<(), crate::store::StoreError> {
+        let now = now_ms();
+        let rows: Vec<(String, String, RoomView)> = views
+            .iter()
+            .map(|view| {
+                let json = serde_json::to_string(view).unwrap_or_default();
+                let phase = serde_json::to_value(view.phase)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                (json, phase, view.clone())
+            })
+            .collect();
+        let writes: Vec<RoomWrite> = rows
+            .iter()
+            .map(|(json, phase, view)| RoomWrite {
                 id: &view.id,
                 level: &view.level,
                 home: self.home(),
-                phase: &phase,
+                phase,
                 go_ms: view.go_ms,
-                now_ms: now_ms(),
-                view: &json,
+                now_ms: now,
+                view: json,
             })
-            .await
+            .collect();
+        self.store.write_rooms(&writes).await
     }
 }
 
-/// Writes a room's row whenever its view changes (at most every
-/// [`limits::ROOM_WRITE_INTERVAL`]) and at least every [`limits::ROOM_HEARTBEAT`] while it
-/// lives; a last time when it ends.
-async fn persist(ctx: Arc<LiveContext>, mut view: watch::Receiver<RoomView>) {
+/// Keeps this process's rooms' rows up to date: every [`limits::ROOM_WRITE_INTERVAL`] the
+/// rooms whose view changed (a room that ended: its last view), and every
+/// [`limits::ROOM_HEARTBEAT`] every room (so the list of races in progress drops the rooms of a
+/// process that died), all in one transaction. Runs while the server runs.
+pub async fn write_rooms(ctx: Arc<LiveContext>) {
+    let mut watched: HashMap<String, watch::Receiver<RoomView>> = HashMap::new();
+    let mut heartbeat = tokio::time::Instant::now();
     loop {
-        let changed = tokio::time::timeout(limits::ROOM_HEARTBEAT, view.changed()).await;
-        let latest = view.borrow_and_update().clone();
-        if let Err(e) = ctx.write_room(&latest).await {
-            tracing::warn!(room = %latest.id, error = %e, "cannot write the room's row");
-        }
-        if matches!(changed, Ok(Err(_))) {
-            return;
-        }
         tokio::time::sleep(limits::ROOM_WRITE_INTERVAL).await;
+        if let Ok(map) = ctx.rooms.map.lock() {
+            for (id, handle) in map.iter() {
+                watched
+                    .entry(id.clone())
+                    .or_insert_with(|| handle.view.clone());
+            }
+        }
+        let beat = heartbeat.elapsed() >= limits::ROOM_HEARTBEAT;
+        if beat {
+            heartbeat = tokio::time::Instant::now();
+        }
+        let mut views = Vec::new();
+        watched.retain(|_, view| {
+            let ended = view.has_changed().is_err();
+            if beat || ended || view.has_changed().unwrap_or(false) {
+                views.push(view.borrow_and_update().clone());
+            }
+            !ended
+        });
+        if let Err(e) = ctx.write_rooms(&views).await {
+            tracing::warn!(rooms = views.len(), error = %e, "cannot write the rooms' rows");
+        }
     }
 }
 

@@ -213,24 +213,7 @@ impl Store {
                         ("duplicate", id)
                     }
                     None => {
-                        let (ticks, finish, splits, final_hash) = match verdict {
-                            // The copy keeps the original's real-time judgment (`run.realtime`):
-                            // the same inputs, played on the same schedule.
-                            Verdict::Verified {
-                                ticks,
-                                finish_tick,
-                                splits,
-                                final_hash,
-                                realtime: _,
-                                realtime_note: _,
-                            } => (
-                                Some(i64::from(*ticks)),
-                                finish_tick.map(i64::from),
-                                Some(splits.as_str()),
-                                Some(hash_hex(*final_hash)),
-                            ),
-                            Verdict::Rejected { .. } => (None, None, None, None),
-                        };
+                        let (ticks, finish, splits, final_hash) = copied_verdict(verdict);
                         sqlx::query(REPLAY)
                             .bind(&replay_hash[..])
                             .bind(bytes.as_slice())
@@ -293,6 +276,29 @@ impl Store {
                 .flatten()
         });
         Ok(from)
+    }
+}
+
+/// A re-verified copy's verdict columns: ticks, finish tick, splits, final hash. The copy
+/// keeps the original's real-time judgment (`run.realtime`): the same inputs, played on the
+/// same schedule.
+type CopiedVerdict<'a> = (Option<i64>, Option<i64>, Option<&'a str>, Option<String>);
+
+fn copied_verdict(verdict: &Verdict) -> CopiedVerdict<'_> {
+    match verdict {
+        Verdict::Verified {
+            ticks,
+            finish_tick,
+            splits,
+            final_hash,
+            ..
+        } => (
+            Some(i64::from(*ticks)),
+            finish_tick.map(i64::from),
+            Some(splits.as_str()),
+            Some(hash_hex(*final_hash)),
+        ),
+        Verdict::Rejected { .. } => (None, None, None, None),
     }
 }
 

@@ -32,24 +32,34 @@ pub struct RoomWrite<'a> {
     pub view: &'a str,
 }
 
+/// A room's row: inserted the first time, its phase, GO and view updated after.
+const WRITE_ROOM: &str = "
+    INSERT INTO rooms (id, level, home, created_ms, updated_ms, phase, go_ms, view)
+    VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
+    ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7";
+
 impl Store {
-    /// Writes a room's row: inserted the first time, its phase, GO and view updated after.
-    pub async fn write_room(&self, room: &RoomWrite<'_>) -> Result<()> {
-        const SQL: &str = "
-            INSERT INTO rooms (id, level, home, created_ms, updated_ms, phase, go_ms, view)
-            VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
-            ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7";
+    /// Writes rooms' rows ([`WRITE_ROOM`]), all in one transaction: a process writes every
+    /// room it holds with one commit (SQLite: one sync to disk), however many there are.
+    pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<()> {
+        if rooms.is_empty() {
+            return Ok(());
+        }
         on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(room.id)
-                .bind(room.level)
-                .bind(room.home)
-                .bind(room.now_ms)
-                .bind(room.phase)
-                .bind(room.go_ms)
-                .bind(room.view)
-                .execute(pool)
-                .await?;
+            let mut tx = pool.begin_write().await?;
+            for room in rooms {
+                sqlx::query(WRITE_ROOM)
+                    .bind(room.id)
+                    .bind(room.level)
+                    .bind(room.home)
+                    .bind(room.now_ms)
+                    .bind(room.phase)
+                    .bind(room.go_ms)
+                    .bind(room.view)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
         });
         Ok(())
     }
