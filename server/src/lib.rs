@@ -60,6 +60,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use pogo_core::Tuning;
 use pogo_core::world::World;
 use pogo_replay::{Limits, MAX_LEVEL_FILE_BYTES, MAX_TUNING_FILE_BYTES};
@@ -226,6 +227,14 @@ impl Server {
             shutdown.await;
             live.shutdown.send_replace(true);
         };
+        // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and
+        // Nagle's algorithm would hold each behind the previous one's ack (a delayed ack waits
+        // up to 40 ms).
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %e, "cannot set TCP_NODELAY");
+            }
+        });
         let served = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),

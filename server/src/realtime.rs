@@ -86,12 +86,6 @@ impl GameTime {
             per_ms: 1_000_000,
         }
     }
-
-    /// The game time in whole ms, rounded up (for messages to a human).
-    fn ms_ceil(self) -> i64 {
-        let ms = (self.num + self.per_ms - 1) / self.per_ms;
-        i64::try_from(ms).unwrap_or(i64::MAX)
-    }
 }
 
 /// Where an arrival falls against its window `[GO + game, GO + game + slack]`.
@@ -108,15 +102,30 @@ pub enum Timing {
 /// Whether a message about game time `game` arriving at `received_ms` (the server's clock,
 /// Unix ms) is on time for a run whose GO is `go_ms`, with `slack_ms` of slack.
 pub fn timing(go_ms: i64, slack_ms: i64, game: GameTime, received_ms: i64) -> Timing {
-    let since_go = i128::from(received_ms) - i128::from(go_ms);
-    if since_go * game.per_ms < game.num {
-        let by_ms = game.ms_ceil() - i64::try_from(since_go).unwrap_or(i64::MIN);
+    timing_us(
+        go_ms.saturating_mul(1000),
+        slack_ms,
+        game,
+        received_ms.saturating_mul(1000),
+    )
+}
+
+/// [`timing`] with the times in µs: a live room stamps its messages to the µs, so a message
+/// sent the instant its game time comes is not judged a millisecond early by a rounded stamp.
+pub fn timing_us(go_us: i64, slack_ms: i64, game: GameTime, received_us: i64) -> Timing {
+    let since_us = i128::from(received_us) - i128::from(go_us);
+    // The game time in µs is `game.num · 1000 / game.per_ms`; compared multiplied out.
+    let game_us_scaled = game.num * 1000;
+    if since_us * game.per_ms < game_us_scaled {
+        let early_us = (game_us_scaled - since_us * game.per_ms + game.per_ms - 1) / game.per_ms;
+        let by_ms = i64::try_from((early_us + 999) / 1000).unwrap_or(i64::MAX);
         return Timing::Early {
             by_ms: by_ms.max(1),
         };
     }
-    if (since_go - i128::from(slack_ms)) * game.per_ms > game.num {
-        let after_ms = i64::try_from(since_go).unwrap_or(i64::MAX) - game.ms_ceil();
+    if (since_us - i128::from(slack_ms) * 1000) * game.per_ms > game_us_scaled {
+        let game_us_ceil = (game_us_scaled + game.per_ms - 1) / game.per_ms;
+        let after_ms = i64::try_from((since_us - game_us_ceil) / 1000).unwrap_or(i64::MAX);
         return Timing::Late { after_ms };
     }
     Timing::OnTime

@@ -91,7 +91,8 @@ impl Client {
     /// Connects to room `room` of the server at `base` (`http://host:port`).
     pub async fn connect(base: &str, room: &str) -> Result<Client, String> {
         let url = format!("{}/api/rooms/{room}/socket", base.replacen("http", "ws", 1));
-        let (socket, _) = tokio_tungstenite::connect_async(url.as_str())
+        // No Nagle: a relay a few bytes long goes at once, not behind the last one's ack.
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         let (sink, stream) = socket.split();

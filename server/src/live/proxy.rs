@@ -17,7 +17,9 @@ pub async fn serve(member: WebSocket, home: String, room_id: String) {
         home.replacen("http", "ws", 1)
     );
     let (mut to_member, mut from_member) = member.split();
-    let upstream = match tokio_tungstenite::connect_async(url.as_str()).await {
+    let upstream = match tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+        .await
+    {
         Ok((upstream, _)) => upstream,
         Err(e) => {
             tracing::warn!(room = %room_id, home = %home, error = %e, "cannot reach a room's home");

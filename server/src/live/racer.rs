@@ -21,7 +21,7 @@ use pogo_core::{Events, Input, Simulation, Ticks, Tuning};
 use pogo_replay::{Header, Recorder};
 
 use super::wire::{FINISH, Stream};
-use crate::realtime::{GameTime, Timing, seconds, timing};
+use crate::realtime::{GameTime, Timing, seconds, timing_us};
 
 /// How far ahead of the server's clock (since GO) a message's game time may be (ms). An
 /// honest page is never ahead: it counts down to a GO no earlier than the server's. Past
@@ -205,8 +205,7 @@ impl RacerRun {
         let game = self.check(message, since_go_us)?;
         // Taken from here on: judged, then applied.
         self.next_seq += 1;
-        let received_ms = since_go_us.div_euclid(1000);
-        match timing(0, self.slack_ms, game, received_ms) {
+        match timing_us(0, self.slack_ms, game, since_go_us) {
             Timing::OnTime => {}
             Timing::Early { by_ms } => self.not_real_time(format!(
                 "message {seq} arrived {} before its game time since GO: sooner than the game can run",

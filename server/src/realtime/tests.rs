@@ -278,6 +278,19 @@ fn timing_of_an_input_stamp_in_ns() {
 }
 
 #[test]
+fn a_live_message_is_judged_to_the_microsecond() {
+    // Tick 1 starts at 16 666.67 µs: a message about it 16 667 µs after GO is on time, one
+    // 16 666 µs after is early (a stamp rounded down to the ms would call 16 999 µs early).
+    let tick1 = GameTime::tick(1, 60);
+    assert_eq!(timing_us(0, 1, tick1, 16_667), Timing::OnTime);
+    assert_eq!(timing_us(0, 1, tick1, 16_666), Timing::Early { by_ms: 1 });
+    assert_eq!(timing_us(0, 1, tick1, 16_999), Timing::OnTime);
+    // 1 ms of slack: on time until 17 666.67 µs.
+    assert_eq!(timing_us(0, 1, tick1, 17_666), Timing::OnTime);
+    assert_eq!(timing_us(0, 1, tick1, 17_667), Timing::Late { after_ms: 1 });
+}
+
+#[test]
 fn seconds_read_plainly() {
     assert_eq!(seconds(3400), "3.4 s");
     assert_eq!(seconds(1501), "1.501 s");
