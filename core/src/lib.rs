@@ -122,6 +122,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(clippy::float_arithmetic)]
+#![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
 
 extern crate alloc;
