@@ -17,7 +17,7 @@ const OUTSIDE: &[&str] = &[
 /// Directories whose `.rs` and `.md` files are checked (where they exist), and single files.
 const DIRS: &[&str] = &[
     "core", "replay", "src", "checks", "netplay", "server", "ffi", "benches", "tests", "samples",
-    "scripts",
+    "scripts", "docs", "examples",
 ];
 const FILES: &[&str] = &[
     "README.md",
