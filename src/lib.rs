@@ -4,10 +4,20 @@
 //! replays, the verifier) — and, with the default `netplay` feature, `pogo_netplay` (rollback
 //! netplay with GGRS) — and the home of the `pogo` command-line tool.
 //!
-//! To embed the simulation, depend on `pogo = { version = "0.1", default-features = false }`:
-//! this library is then the two crates above and nothing else. The default `cli` feature builds
-//! the `pogo` binary and brings what only it needs (clap, rayon, indicatif, plotters,
-//! serde_json, unicode-properties); nothing in this library depends on it.
+//! To embed the simulation, depend on the repository with the default features off (pogo is
+//! not published on crates.io):
+//!
+//! ```toml
+//! pogo = { git = "https://example.invalid/pogo.git", rev = "COMMIT", default-features = false }
+//! pogo = { path = "../pogo", default-features = false }   # or a checkout beside your game
+//! ```
+//!
+//! This library is then the two crates above and nothing else. The default `cli` feature
+//! builds the `pogo` binary and brings what only it needs (clap, rayon, indicatif, plotters,
+//! serde_json, unicode-properties); nothing in this library depends on it. `docs/embedding.md`
+//! is the guide: the dependency line (tested), driving by render frames, rendering between
+//! ticks with the driver's `alpha`, replays, rollback, the C ABI, and the rules an embedder
+//! keeps.
 //!
 //! ## Quick start
 //!
@@ -49,10 +59,16 @@
 //! # }
 //! ```
 //!
-//! `pogo_core`'s crate docs say how a game stays in step with a server: pin the exact crate
-//! versions (`pogo = "=0.1.0"`), and check the rules version and the tuning and level hashes.
+//! `pogo_core`'s crate docs say how a game stays in step with a server: build the commit the
+//! server runs with its lockfile, and check the rules version and the tuning and level hashes.
 
 pub use pogo_core as core;
 #[cfg(feature = "netplay")]
 pub use pogo_netplay as netplay;
 pub use pogo_replay as replay;
+
+/// `docs/embedding.md`, whose Rust blocks run as this package's doctests (`cargo test -p pogo
+/// --doc`), so every block of the guide compiles and runs.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+pub struct EmbeddingGuide;

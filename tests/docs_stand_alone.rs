@@ -1,13 +1,17 @@
 //! The documentation stands alone: no rustdoc comment and no Markdown page of the repository
 //! (nor the C header, the JavaScript or the web page) refers a reader to documents they do not have — the project's private requirements or its
-//! background articles ("SPEC §3", "../shared/…", "the seed's tuning").
+//! background articles ("SPEC §3", "../shared/STYLE.md", "the seed's tuning").
 
 use std::path::{Path, PathBuf};
 
 /// What a reference to a document outside the repository looks like.
 const OUTSIDE: &[&str] = &[
     "SPEC",
-    "shared/",
+    // The private folder's documents, by path; not the web page's own `server/web/shared/`,
+    // which its modules import as `../shared/…`.
+    "work/shared",
+    "shared/SPEC",
+    "shared/STYLE",
     "seed's",
     "seeds/",
     "the seed,",
@@ -17,7 +21,7 @@ const OUTSIDE: &[&str] = &[
 /// Directories whose `.rs` and `.md` files are checked (where they exist), and single files.
 const DIRS: &[&str] = &[
     "core", "replay", "src", "checks", "netplay", "server", "ffi", "benches", "tests", "samples",
-    "scripts",
+    "scripts", "docs", "examples",
 ];
 const FILES: &[&str] = &[
     "README.md",

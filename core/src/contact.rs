@@ -46,8 +46,11 @@ pub enum Verdict {
     Bounce,
     /// Reflect the normal speed with `ricochet_restitution`, reset the combo.
     Ricochet,
-    /// The body, not the tip, touched; `stun` if it was fast enough to stun.
-    BodyHit { stun: bool },
+    /// The body, not the tip, touched.
+    BodyHit {
+        /// The approach speed along the normal exceeded `stun_speed`: the rider is stunned.
+        stun: bool,
+    },
     /// Nothing for the rules (the collision still blocks), and why.
     Ignore(Ignored),
 }

@@ -121,29 +121,46 @@ impl fmt::Display for Goal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DesignError {
     /// A goal is zero or negative.
-    NotPositive { goal: Goal, found: Fx },
+    NotPositive {
+        /// The goal given.
+        goal: Goal,
+        /// Its value, in the goal's unit ([`Goal::unit`]).
+        found: Fx,
+    },
     /// A goal is positive but outside its range ([`Goal::range`]).
     GoalOutOfRange {
+        /// The goal given.
         goal: Goal,
+        /// The smallest value allowed, in the goal's unit.
         min: Fx,
+        /// The largest value allowed, in the goal's unit.
         max: Fx,
+        /// The value given, in the goal's unit.
         found: Fx,
     },
     /// A derived value (`result`) is outside the range of the tuning key `key` it must fit.
-    /// `unit` is the key's unit.
     ResultOutOfRange {
+        /// What was derived, in words ("gravity").
         result: &'static str,
+        /// The tuning key the derived value is stored in.
         key: &'static str,
+        /// The key's unit ("m/s", "m/s²", …).
         unit: &'static str,
+        /// The smallest value the key accepts, in `unit`.
         min: Fx,
+        /// The largest value the key accepts, in `unit`.
         max: Fx,
+        /// The derived value, in `unit`.
         found: Fx,
     },
-    /// The spec's launch-speed clamp or cap `key` (value `limit`, m/s) would change the
-    /// designed launch speed (m/s), so the steady bounce could not reach it.
+    /// The spec's launch-speed clamp or cap would change the designed launch speed, so the
+    /// steady bounce could not reach it.
     LaunchSpeedLimited {
+        /// The tuning key of the clamp or cap.
         key: &'static str,
+        /// Its value (m/s).
         limit: Fx,
+        /// The launch speed the design needs (m/s), beyond `limit`.
         launch_speed: Fx,
     },
     /// A tuning key this module relies on is missing (a renamed key).

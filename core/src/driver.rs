@@ -122,9 +122,17 @@ pub enum DriverError {
     /// A tick rate of zero Hz.
     ZeroTickRate,
     /// A player count outside `1..=PLAYERS_MAX`.
-    PlayerCount { players: usize },
+    PlayerCount {
+        /// The player count asked for.
+        players: usize,
+    },
     /// An event for a player index `>= players`.
-    BadPlayer { player: usize, players: usize },
+    BadPlayer {
+        /// The event's player index (0-based).
+        player: usize,
+        /// The driver's player count.
+        players: usize,
+    },
     /// [`EVENTS_MAX`] events are already waiting for their ticks.
     QueueFull,
 }
@@ -217,14 +225,18 @@ impl Driver {
         self
     }
 
+    /// Ticks per second (Hz), as given to [`Driver::new`].
     pub fn tick_rate(&self) -> u32 {
         self.tick_rate
     }
 
+    /// Number of players: the length of the input slice each tick is handed.
     pub fn players(&self) -> usize {
         self.inputs.len()
     }
 
+    /// The cap on ticks one [`advance_to`](Driver::advance_to) call runs (the
+    /// spiral-of-death guard; [`TICKS_PER_FRAME_MAX`] unless changed).
     pub fn ticks_per_frame_max(&self) -> u32 {
         self.ticks_per_frame_max
     }

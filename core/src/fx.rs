@@ -33,10 +33,15 @@ pub struct Fx(I32F32);
 impl Fx {
     /// Number of fractional bits; recorded in replay headers.
     pub const FRAC_BITS: u32 = 32;
+    /// Zero.
     pub const ZERO: Fx = Fx(I32F32::ZERO);
+    /// One (bits `1 << 32`).
     pub const ONE: Fx = Fx(I32F32::ONE);
+    /// One half, exactly.
     pub const HALF: Fx = Fx::lit("0.5");
+    /// The largest value, 2³¹ − 2⁻³²: where sums and products saturate upwards.
     pub const MAX: Fx = Fx(I32F32::MAX);
+    /// The smallest value, −2³¹: where sums and products saturate downwards.
     pub const MIN: Fx = Fx(I32F32::MIN);
     /// The smallest positive value, 2⁻³².
     pub const DELTA: Fx = Fx(I32F32::DELTA);
@@ -48,14 +53,21 @@ impl Fx {
         Fx(I32F32::lit(text))
     }
 
+    /// The value whose raw two's-complement bits are `bits`: `bits / 2³²`. The inverse of
+    /// [`Fx::to_bits`]; every `i64` is a valid value.
     pub const fn from_bits(bits: i64) -> Fx {
         Fx(I32F32::from_bits(bits))
     }
 
+    /// The raw bits: the value times 2³², exactly. What state hashes, replays, snapshots and
+    /// the C ABI carry, and the way to a floating-point number at a renderer's edge (the
+    /// crate has none): the bits as a double, divided by 2³², are exact while `|value| < 2²¹`
+    /// (about 2 000 km).
     pub const fn to_bits(self) -> i64 {
         self.0.to_bits()
     }
 
+    /// The integer `n`, exactly (every `i32` is representable).
     pub const fn from_int(n: i32) -> Fx {
         Fx::from_bits((n as i64) << Fx::FRAC_BITS)
     }
@@ -103,22 +115,27 @@ impl Fx {
         }
     }
 
+    /// The absolute value; `|MIN|` saturates to `MAX`.
     pub const fn abs(self) -> Fx {
         Fx(self.0.saturating_abs())
     }
 
+    /// Whether the value is below zero.
     pub const fn is_negative(self) -> bool {
         self.0.is_negative()
     }
 
+    /// Whether the value is above zero (zero is neither positive nor negative).
     pub const fn is_positive(self) -> bool {
         self.0.is_positive()
     }
 
+    /// The smaller of the two.
     pub fn min(self, other: Fx) -> Fx {
         Ord::min(self, other)
     }
 
+    /// The larger of the two.
     pub fn max(self, other: Fx) -> Fx {
         Ord::max(self, other)
     }
@@ -173,6 +190,7 @@ impl Fx {
         self.0
     }
 
+    /// The same value from an `I32F32` (the inverse of [`Fx::to_fixed`]; exact).
     pub const fn from_fixed(value: I32F32) -> Fx {
         Fx(value)
     }

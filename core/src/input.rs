@@ -11,6 +11,7 @@ pub const STEER_MAX: i8 = 127;
 pub struct Buttons(pub u8);
 
 impl Buttons {
+    /// No button held.
     pub const NONE: Buttons = Buttons(0);
     /// Starts a trick in the air.
     pub const TRICK: Buttons = Buttons(1 << 0);
@@ -19,10 +20,12 @@ impl Buttons {
     /// Every defined button; other bits are rejected by decoders.
     pub const ALL: Buttons = Buttons(Buttons::TRICK.0 | Buttons::DIVE.0);
 
+    /// Whether every button of `other` is held (true for [`Buttons::NONE`]).
     pub const fn contains(self, other: Buttons) -> bool {
         self.0 & other.0 == other.0
     }
 
+    /// The buttons held in either set.
     pub const fn union(self, other: Buttons) -> Buttons {
         Buttons(self.0 | other.0)
     }
@@ -35,6 +38,8 @@ pub struct Input {
     pub steer_x: i8,
     /// Stick toward south (+) / north (−), −127…127.
     pub steer_z: i8,
+    /// Buttons held during the tick (bits outside [`Buttons::ALL`] are cleared by
+    /// [`Input::normalized`] and refused by replay decoders).
     pub buttons: Buttons,
 }
 

@@ -23,6 +23,10 @@ use crate::fx::Fx;
 use crate::tuning::Tuning;
 use crate::vec3::Vec3;
 
+/// The pogo's tilt: the horizontal part of its unit up axis (x east, z south), each component
+/// dimensionless, the length the sine of the tilt from vertical and at most
+/// sin(`max_lean_angle`). The up axis is [`Lean::up`]; it turns toward the stick at
+/// `lean_rate` (degrees a second) without trigonometry per tick.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
 pub struct Lean {
     /// Horizontal part of the up axis toward east (+x).
@@ -32,6 +36,7 @@ pub struct Lean {
 }
 
 impl Lean {
+    /// No tilt: the stick points straight up.
     pub const UPRIGHT: Lean = Lean {
         x: Fx::ZERO,
         z: Fx::ZERO,

@@ -96,10 +96,11 @@
 //! A game client and the leaderboard server that verifies its replays must run the very same
 //! rules, bit for bit. Three things must match:
 //!
-//! - **The crate versions.** A lockfile does not travel with a dependency, so a game that
-//!   depends on `pogo-core = "0.1"` may build a newer patch release than the server. Pin the
-//!   exact versions the server runs: `pogo-core = "=0.1.0"` and `pogo-replay = "=0.1.0"`
-//!   (and commit the game's own `Cargo.lock`).
+//! - **The code.** The crates are not published: a game depends on the repository pinned to
+//!   the commit the server runs (`pogo = { git = "…", rev = "…", default-features = false }`;
+//!   `docs/embedding.md` gives the line). A lockfile does not travel with a dependency, and
+//!   the versions of `fixed`, `cordic` and `xxhash-rust` are part of the result: start the
+//!   game's `Cargo.lock` from the repository's and commit it.
 //! - **The rules version**, [`RULES_VERSION`]: every replay records it, and a verifier refuses
 //!   a replay of another rules version outright ("rules version N is not supported").
 //!   Any release that changes what a tick computes bumps it.
@@ -124,6 +125,7 @@
 // No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
 #![warn(clippy::too_many_lines)]
 #![deny(clippy::float_arithmetic)]
+#![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
 
 extern crate alloc;

@@ -79,7 +79,9 @@ pub struct Launch {
 /// kept for the grace window so it can still bounce a tick or two later.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct TipMemory {
+    /// Unit surface normal of the contact, pointing away from the surface.
     pub normal: Vec3,
+    /// The surface touched.
     pub surface: SurfaceId,
     /// Ticks since it was last touched.
     pub age: u32,
@@ -90,6 +92,7 @@ pub struct TipMemory {
 pub struct Events(pub u16);
 
 impl Events {
+    /// Nothing happened.
     pub const NONE: Events = Events(0);
     /// Landed on a bounceable surface (compression starts).
     pub const BOUNCE: Events = Events(1 << 0);
@@ -97,16 +100,23 @@ impl Events {
     pub const PERFECT: Events = Events(1 << 1);
     /// Launched off a surface at the end of a compression.
     pub const LAUNCH: Events = Events(1 << 2);
+    /// Glanced off a surface too steep or too fast to bounce on: the normal speed was
+    /// reflected with `ricochet_restitution` and the combo reset.
     pub const RICOCHET: Events = Events(1 << 3);
     /// The body (above the tip zone) hit something.
     pub const BODY_HIT: Events = Events(1 << 4);
+    /// Stunned (a hard body hit or a failed trick): no steering and no lean for `stun_time`,
+    /// the combo reset.
     pub const STUN: Events = Events(1 << 5);
+    /// The trick button was pressed in the air: a trick started.
     pub const TRICK_STARTED: Events = Events(1 << 6);
     /// Landed after the trick completed (combo + 1).
     pub const TRICK_LANDED: Events = Events(1 << 7);
     /// Landed before the trick completed (stun).
     pub const TRICK_FAILED: Events = Events(1 << 8);
+    /// Entered a checkpoint other than the last one: the respawn point moved there.
     pub const CHECKPOINT: Events = Events(1 << 9);
+    /// Entered a finish volume: the run is over, the pogo frozen.
     pub const FINISH: Events = Events(1 << 10);
     /// Entered a kill volume, fell below `kill_height` or left the world: respawns next tick.
     pub const DEATH: Events = Events(1 << 11);
@@ -114,10 +124,12 @@ impl Events {
     /// this tick.
     pub const TELEPORT: Events = Events(1 << 12);
 
+    /// Whether every event of `other` happened (true for [`Events::NONE`]).
     pub const fn contains(self, other: Events) -> bool {
         self.0 & other.0 == other.0
     }
 
+    /// Adds the events of `other`.
     pub fn insert(&mut self, other: Events) {
         self.0 |= other.0;
     }
@@ -126,12 +138,16 @@ impl Events {
 /// One player's pogo.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Pogo {
+    /// Where the pogo is in its bounce cycle.
     pub state: State,
     /// The tip, the body's lowest point (m).
     pub position: Vec3,
-    /// m/s.
+    /// Velocity of the tip (m/s; x east, y up, z south).
     pub velocity: Vec3,
+    /// The stick's tilt, following the player's steering.
     pub lean: Lean,
+    /// Perfect landings and landed tricks in a row; each adds `combo_bonus` (m/s) to the
+    /// launch speed, up to `max_combo`. A ricochet, a stun or a respawn resets it.
     pub combo: u32,
     /// Landings that bounced, since the start of the run.
     pub bounces: u32,
@@ -146,10 +162,14 @@ pub struct Pogo {
     pub trick_ticks_left: Option<u32>,
     /// Buttons held during the last tick (a trick starts on a press, not a hold).
     pub buttons_held: Buttons,
+    /// The landing being compressed: `Some` exactly while the state is
+    /// [`State::Compression`].
     pub compression: Option<Compression>,
+    /// A tip contact that may still bounce within the grace window (`tip_grace_ticks`).
     pub tip_memory: Option<TipMemory>,
     /// The last checkpoint entered: where the pogo respawns.
     pub checkpoint: Option<u32>,
+    /// The tick (0-based) in which the pogo entered a finish volume, once it has.
     pub finish_tick: Option<Ticks>,
     /// What happened during the last tick.
     pub events: Events,

@@ -12,11 +12,15 @@ use crate::vec3::Vec3;
 /// An axis-aligned box.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Aabb {
+    /// The corner with the smallest coordinates: west, bottom, north (m).
     pub min: Vec3,
+    /// The corner with the largest coordinates: east, top, south (m).
     pub max: Vec3,
 }
 
 impl Aabb {
+    /// The box between the corners `min` and `max` (not checked here: a level's boxes are
+    /// validated by [`WorldDesc::validate`](crate::world::WorldDesc::validate)).
     pub const fn new(min: Vec3, max: Vec3) -> Aabb {
         Aabb { min, max }
     }
@@ -82,7 +86,11 @@ impl Aabb {
 /// A ramp as the sweep sees it: unit normal, plane offset `n·x` on the surface, bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct Plane {
+    /// Unit normal, pointing out of the solid side.
     pub normal: Vec3,
+    /// `normal · p` for every point `p` on the surface (m).
     pub offset: Fx,
+    /// Where the surface exists (the contact point must lie inside, grown by the contact
+    /// slop); `None` for an unbounded plane.
     pub bounds: Option<Aabb>,
 }

@@ -101,9 +101,19 @@ impl SimState {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
     /// Players must be 1…`PLAYERS_MAX`.
-    Players { max: usize, found: usize },
+    Players {
+        /// [`PLAYERS_MAX`].
+        max: usize,
+        /// The player count asked for.
+        found: usize,
+    },
     /// The world was prepared for another tick rate than the tuning's.
-    TickRate { world: u32, tuning: u32 },
+    TickRate {
+        /// The tick rate (Hz) the world was prepared for ([`crate::world::World::tick_rate`]).
+        world: u32,
+        /// The tuning's tick rate (Hz).
+        tuning: u32,
+    },
 }
 
 impl fmt::Display for SimError {

@@ -18,7 +18,9 @@ pub const DISTANCE_MAX: u32 = 240;
 pub struct Desync {
     /// The tick whose resulting state differed (the state after it ran).
     pub tick: Ticks,
+    /// The state hash after the tick on the first run.
     pub expected: u64,
+    /// The state hash after the tick once rolled back and re-simulated.
     pub found: u64,
 }
 
@@ -93,6 +95,7 @@ impl SyncTest {
         Ok(())
     }
 
+    /// The simulation being checked, at the newest tick stepped.
     pub fn simulation(&self) -> &Simulation {
         &self.sim
     }

@@ -9,7 +9,10 @@ use core::fmt;
 pub struct Ticks(pub u32);
 
 impl Ticks {
+    /// No ticks; the first tick of a run.
     pub const ZERO: Ticks = Ticks(0);
+    /// The largest count (828 days at 60 Hz): "never" where a duration since an event that
+    /// has not happened is asked for.
     pub const MAX: Ticks = Ticks(u32::MAX);
 
     /// The next tick, saturating at `Ticks::MAX` (a run never gets there: replays are capped

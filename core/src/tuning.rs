@@ -53,11 +53,13 @@ pub struct Key {
     pub name: &'static str,
     /// Unit of the value as written (`"s"`, `"deg"`, `"m/s"`, `""` for a ratio or count).
     pub unit: &'static str,
-    /// Inclusive bounds of the allowed range.
+    /// Smallest allowed value, in `unit` (inclusive).
     pub min: Fx,
+    /// Largest allowed value, in `unit` (inclusive).
     pub max: Fx,
     /// Whether only whole numbers are allowed.
     pub integer: bool,
+    /// What the key does, one or two sentences (shown by `pogo tuning`).
     pub doc: &'static str,
     get: fn(&TuningSpec) -> Fx,
     set: fn(&mut TuningSpec, Fx),
@@ -327,12 +329,18 @@ pub struct Derived {
     pub dt: Fx,
     /// dt² / 2 (s²), for the exact constant-acceleration position update.
     pub half_dt_squared: Fx,
+    /// `compression_time` in ticks ([`seconds_to_ticks`]): how long a landing compresses
+    /// before it launches.
     pub compression_ticks: Ticks,
+    /// `relaunch_cooldown` in ticks: after a launch, how long a tip contact cannot bounce.
     pub relaunch_cooldown_ticks: Ticks,
+    /// `stun_time` in ticks: how long a stun takes steering and lean away.
     pub stun_ticks: Ticks,
+    /// `trick_time` in ticks: how long a trick takes to complete in the air.
     pub trick_ticks: Ticks,
-    /// cos and sin of `max_launch_angle`.
+    /// cos of `max_launch_angle`: the launch direction's smallest dot product with up.
     pub launch_cone_cos: Fx,
+    /// sin of `max_launch_angle`: the launch direction's largest horizontal length.
     pub launch_cone_sin: Fx,
     /// cos of `assist_angle`: lean·normal at or above it triggers the assist.
     pub assist_cos: Fx,
@@ -340,9 +348,10 @@ pub struct Derived {
     pub perfect_cos: Fx,
     /// sin of `max_lean_angle`: the largest horizontal length of the pogo's up axis.
     pub lean_max_sin: Fx,
-    /// cos and sin of the angle the lean may turn in one tick, `lean_rate · dt` degrees (at
-    /// most 90°: a faster rate is taken as 90° per tick).
+    /// cos of the angle the lean may turn in one tick, `lean_rate · dt` degrees (at most 90°:
+    /// a faster rate is taken as 90° per tick).
     pub lean_step_cos: Fx,
+    /// sin of the same angle.
     pub lean_step_sin: Fx,
     /// `perfect_min_hop`² (m²), to compare with squared horizontal distances.
     pub perfect_min_hop_squared: Fx,
@@ -390,10 +399,12 @@ impl Tuning {
         })
     }
 
+    /// The validated values, one per [`Key`], as written (seconds, degrees, m/s…).
     pub fn spec(&self) -> &TuningSpec {
         &self.spec
     }
 
+    /// The per-tick values derived from the spec at this tuning's tick rate.
     pub fn derived(&self) -> &Derived {
         &self.derived
     }
@@ -458,31 +469,50 @@ fn sin_cos_degrees(degrees: Fx) -> (Fx, Fx) {
 /// Why a tuning was rejected. Every variant names the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TuningError {
+    /// No tuning key has this name.
     UnknownKey {
+        /// The name given.
         key: String,
     },
     /// The text is not a decimal, or is one outside the fixed-point range (`reason` says which).
     NotANumber {
+        /// The key being set.
         key: &'static str,
+        /// The value's text as given.
         text: String,
+        /// Why it did not parse.
         reason: ParseFxError,
     },
+    /// A whole-number key ([`Key::integer`]) was given a fraction.
     NotAnInteger {
+        /// The key being set.
         key: &'static str,
+        /// The value given.
         found: Fx,
     },
+    /// A value outside the key's range ([`Key::min`]..=[`Key::max`]).
     OutOfRange {
+        /// The key being set.
         key: &'static str,
+        /// The smallest value allowed, in the key's unit.
         min: Fx,
+        /// The largest value allowed, in the key's unit.
         max: Fx,
+        /// The value given, in the key's unit.
         found: Fx,
     },
+    /// Two keys that bound each other disagree: `key` exceeds what `other` allows.
     Inconsistent {
+        /// The key that must be the smaller (`min_launch_speed`, `tip_height`, `body_radius`).
         key: &'static str,
+        /// The key that bounds it (`max_launch_speed`, `body_height`, `body_height` halved).
         other: &'static str,
+        /// Why the order matters, in words.
         why: &'static str,
     },
+    /// An override ([`TuningSpec::apply_override`]) without `=`.
     NotAnAssignment {
+        /// The text given.
         text: String,
     },
 }

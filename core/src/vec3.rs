@@ -9,18 +9,25 @@ use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 use crate::fx::Fx;
 use crate::isqrt::isqrt_u128;
 
+/// A vector of three [`Fx`] in world axes: a position (m), a velocity (m/s), an acceleration
+/// (m/s²) or a direction (unit length). Right-handed, x east, y up, z south.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
 pub struct Vec3 {
+    /// East (+) / west (−).
     pub x: Fx,
+    /// Up (+) / down (−); gravity points to −y.
     pub y: Fx,
+    /// South (+) / north (−).
     pub z: Fx,
 }
 
 impl Vec3 {
+    /// The zero vector (the origin, or no motion).
     pub const ZERO: Vec3 = Vec3::new(Fx::ZERO, Fx::ZERO, Fx::ZERO);
     /// World up, +y.
     pub const UP: Vec3 = Vec3::new(Fx::ZERO, Fx::ONE, Fx::ZERO);
 
+    /// The vector `(x, y, z)`.
     pub const fn new(x: Fx, y: Fx, z: Fx) -> Vec3 {
         Vec3 { x, y, z }
     }
@@ -183,6 +190,7 @@ impl Vec3 {
         Vec3::new(scale(self.x), scale(self.y), scale(self.z))
     }
 
+    /// The cross product `self × rhs` (right-handed: x × y = z), each component saturating.
     pub fn cross(self, rhs: Vec3) -> Vec3 {
         Vec3::new(
             self.y * rhs.z - self.z * rhs.y,

@@ -46,8 +46,10 @@ pub const NAME_CHARS_MAX: usize = 64;
 pub const WAYPOINTS_MAX: usize = 1 << 12;
 /// Largest platform speed (m/s): bounds the pogo's speed when it rides or launches off one.
 pub const PLATFORM_SPEED_MAX: Fx = Fx::from_int(50);
-/// Largest wind acceleration on any axis (m/s²) and largest zone gravity scale.
+/// Largest wind acceleration on any axis (m/s²).
 pub const WIND_MAX: Fx = Fx::from_int(100);
+/// Largest zone gravity scale (ten times gravity; the smallest is 0): with [`WIND_MAX`], it
+/// bounds the acceleration a zone can add, and so the speeds the tick's bounds assume.
 pub const ZONE_GRAVITY_SCALE_MAX: Fx = Fx::from_int(10);
 /// Longest platform period (s).
 pub const PERIOD_MAX: Fx = Fx::from_int(3600);
@@ -55,6 +57,7 @@ pub const PERIOD_MAX: Fx = Fx::from_int(3600);
 /// A static solid box.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Solid {
+    /// The box (m; x east, y up, z south).
     pub bounds: Aabb,
     /// A tip contact with this surface never bounces (nor ricochets).
     pub no_bounce: bool,
@@ -72,6 +75,7 @@ pub struct Ramp {
     pub point: Vec3,
     /// Where the surface exists; `None` for an unbounded plane.
     pub bounds: Option<Aabb>,
+    /// A tip contact with this surface never bounces (nor ricochets).
     pub no_bounce: bool,
 }
 
@@ -80,7 +84,9 @@ pub struct Ramp {
 pub struct Platform {
     /// Extent of the box from its `min` corner (m, each > 0).
     pub size: Vec3,
+    /// How the `min` corner moves.
     pub path: Path,
+    /// A tip contact with this platform never bounces (nor ricochets).
     pub no_bounce: bool,
 }
 
@@ -89,13 +95,22 @@ pub struct Platform {
 pub enum Path {
     /// Back and forth between `from` and `to` at constant speed: from → to in the first half
     /// of `period` seconds, back in the second half. Starts at `from` at tick 0.
-    PingPong { from: Vec3, to: Vec3, period: Fx },
+    PingPong {
+        /// The `min` corner at tick 0 and at every whole period (m).
+        from: Vec3,
+        /// The `min` corner at every half period (m).
+        to: Vec3,
+        /// Seconds for the round trip, in `(0, PERIOD_MAX]`; the speed
+        /// `2 · |to − from| / period` is at most [`PLATFORM_SPEED_MAX`].
+        period: Fx,
+    },
 }
 
 /// A volume that changes the forces on a pogo whose body centre is inside it. Overlapping zones
 /// combine: gravity scales multiply, winds add.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Zone {
+    /// The volume (m).
     pub bounds: Aabb,
     /// Multiplies gravity (1 = unchanged, 0.5 = low gravity).
     pub gravity_scale: Fx,
@@ -106,6 +121,7 @@ pub struct Zone {
 /// A volume that sets the respawn point when the pogo's body centre enters it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Checkpoint {
+    /// The volume (m).
     pub bounds: Aabb,
     /// Where the pogo's tip respawns.
     pub spawn: Vec3,
@@ -114,15 +130,26 @@ pub struct Checkpoint {
 /// A level as plain data (what a level file holds).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct WorldDesc {
+    /// The level's name: 1 to [`NAME_CHARS_MAX`] characters, no control characters. Part of
+    /// the content hash.
     pub name: String,
     /// Where the pogo's tip starts (and respawns before any checkpoint).
     pub spawn: Vec3,
+    /// Static boxes (at most [`BOXES_MAX`]); [`SurfaceId::Solid`] indexes this list.
     pub solids: Vec<Solid>,
+    /// One-sided planes (at most [`SURFACES_MAX`]); [`SurfaceId::Ramp`] indexes this list.
     pub ramps: Vec<Ramp>,
+    /// Moving boxes (at most [`SURFACES_MAX`]); [`SurfaceId::Platform`] indexes this list.
     pub platforms: Vec<Platform>,
+    /// Gravity and wind volumes (at most [`FEATURES_MAX`]).
     pub zones: Vec<Zone>,
+    /// Respawn volumes (at most [`FEATURES_MAX`]); [`crate::Pogo::checkpoint`] indexes this
+    /// list.
     pub checkpoints: Vec<Checkpoint>,
+    /// Volumes that finish the run when the body centre enters one (at most [`FEATURES_MAX`]).
     pub finishes: Vec<Aabb>,
+    /// Volumes that kill the pogo (it respawns) when the body centre enters one (at most
+    /// [`FEATURES_MAX`]).
     pub kills: Vec<Aabb>,
     /// Waypoints for the demo bot, in order (the tip's targets); not part of the physics.
     pub bot_path: Vec<Vec3>,
@@ -373,24 +400,37 @@ fn check_aabb(
 pub enum WorldError {
     /// A list holds more elements than its limit.
     TooMany {
+        /// The list's name as in a level file ("solids", "bot_path", …).
         list: &'static str,
+        /// Its limit.
         max: usize,
+        /// Its length.
         found: usize,
     },
     /// An element is malformed: `list[index].field problem`.
     Invalid {
+        /// The list (or top-level field, "name", "spawn") at fault, as in a level file.
         list: &'static str,
+        /// The element's index in the list; `None` for a top-level field.
         index: Option<usize>,
+        /// The element's field at fault ("bounds", "path.period", …); empty for the element
+        /// itself.
         field: &'static str,
+        /// What is wrong, as a predicate ("has min > max on some axis").
         problem: &'static str,
     },
     /// Too many boxes of `list` ("solids" or "volumes") in one place: `found` overlap one
     /// grid cell (at most [`CELL_BOXES_MAX`]), or are too large for the cells (at most
     /// [`LARGE_BOXES_MAX`]).
     TooDense {
+        /// "solids" or "volumes".
         list: &'static str,
+        /// Which limit, as the rest of a sentence after the count ("boxes overlap one grid
+        /// cell").
         what: &'static str,
+        /// The limit.
         max: u32,
+        /// The count found.
         found: u32,
     },
 }
@@ -455,8 +495,11 @@ impl core::error::Error for WorldError {}
 /// Identifies a collidable surface: the index into its list.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum SurfaceId {
+    /// An index into [`WorldDesc::solids`].
     Solid(u32),
+    /// An index into [`WorldDesc::platforms`].
     Platform(u32),
+    /// An index into [`WorldDesc::ramps`].
     Ramp(u32),
 }
 
@@ -564,9 +607,13 @@ pub struct PlatformMove {
 /// What a trigger volume does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum VolumeKind {
+    /// Zone `i` of [`WorldDesc::zones`]: gravity scale and wind.
     Zone(u32),
+    /// Checkpoint `i` of [`WorldDesc::checkpoints`]: moves the respawn point.
     Checkpoint(u32),
+    /// A finish volume: ends the run.
     Finish,
+    /// A kill volume: the pogo dies and respawns.
     Kill,
 }
 
@@ -654,6 +701,7 @@ impl World {
         })
     }
 
+    /// The level as described (what [`World::new`] validated).
     pub fn desc(&self) -> &WorldDesc {
         &self.desc
     }
@@ -668,10 +716,13 @@ impl World {
         self.tick_rate
     }
 
+    /// Where the pogo's tip starts, and respawns before any checkpoint (m).
     pub fn spawn(&self) -> Vec3 {
         self.desc.spawn
     }
 
+    /// Solid `i`. Panics unless `i` is below the number of solids (`desc().solids.len()`),
+    /// like slice indexing.
     pub fn solid(&self, i: u32) -> &Solid {
         &self.desc.solids[i as usize]
     }
@@ -693,6 +744,7 @@ impl World {
         });
     }
 
+    /// Number of ramps.
     pub fn ramp_count(&self) -> u32 {
         self.ramps.len() as u32
     }
@@ -727,10 +779,12 @@ impl World {
         &self.ramp_reaches
     }
 
+    /// Number of moving platforms.
     pub fn platform_count(&self) -> u32 {
         self.desc.platforms.len() as u32
     }
 
+    /// Platform `i` as described. Panics unless `i < platform_count()`.
     pub fn platform(&self, i: u32) -> &Platform {
         &self.desc.platforms[i as usize]
     }
@@ -830,10 +884,13 @@ impl World {
             });
     }
 
+    /// Zone `i`. Panics unless `i` is below the number of zones (`desc().zones.len()`).
     pub fn zone(&self, i: u32) -> &Zone {
         &self.desc.zones[i as usize]
     }
 
+    /// Checkpoint `i`. Panics unless `i` is below the number of checkpoints
+    /// (`desc().checkpoints.len()`); a pogo's [`checkpoint`](crate::Pogo::checkpoint) always is.
     pub fn checkpoint(&self, i: u32) -> &Checkpoint {
         &self.desc.checkpoints[i as usize]
     }

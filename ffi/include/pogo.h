@@ -63,98 +63,212 @@
 #define POGO_REASON_BYTES 256
 
 /**
- * Every defined button bit of `PogoInput.buttons`; any other bit is rejected.
+ * `PogoInput.buttons` bit: starts a trick in the air (on the press, not while held). The
+ * `POGO_BUTTON_*` bits are the only defined ones; any other bit is rejected.
  */
 #define POGO_BUTTON_TRICK (1 << 0)
 
 /**
- * Held while falling: gravity scaled by `dive_gravity_scale`.
+ * `PogoInput.buttons` bit: held while falling, gravity is scaled by `dive_gravity_scale`.
  */
 #define POGO_BUTTON_DIVE (1 << 1)
 
 /**
- * `PogoPlayerState.state` codes (the codes of the state hash).
+ * `PogoPlayerState.state` code (the codes of the state hash): dead or not yet placed; the
+ * next tick teleports the pogo to its respawn point.
  */
 #define POGO_STATE_RESPAWN 0
 
+/**
+ * `PogoPlayerState.state` code: in the air, steering.
+ */
 #define POGO_STATE_AIRBORNE 1
 
+/**
+ * `PogoPlayerState.state` code: on a surface, moving with it, about to launch.
+ */
 #define POGO_STATE_COMPRESSION 2
 
+/**
+ * `PogoPlayerState.state` code: in the air after a stun, no steering and no lean until it
+ * wears off.
+ */
 #define POGO_STATE_STUNNED 3
 
+/**
+ * `PogoPlayerState.state` code: reached a finish volume; frozen.
+ */
 #define POGO_STATE_FINISHED 4
 
 /**
- * `PogoPlayerState.events` bits: what happened to the pogo during the last tick.
+ * `PogoPlayerState.events` bit (what happened to the pogo during the last tick): landed on a
+ * bounceable surface, compression starts.
  */
 #define POGO_EVENT_BOUNCE (1 << 0)
 
+/**
+ * `PogoPlayerState.events` bit: the landing was perfect (combo + 1).
+ */
 #define POGO_EVENT_PERFECT (1 << 1)
 
+/**
+ * `PogoPlayerState.events` bit: launched off a surface at the end of a compression.
+ */
 #define POGO_EVENT_LAUNCH (1 << 2)
 
+/**
+ * `PogoPlayerState.events` bit: glanced off a surface too steep or too fast to bounce on
+ * (combo reset).
+ */
 #define POGO_EVENT_RICOCHET (1 << 3)
 
+/**
+ * `PogoPlayerState.events` bit: the body, above the tip zone, hit something.
+ */
 #define POGO_EVENT_BODY_HIT (1 << 4)
 
+/**
+ * `PogoPlayerState.events` bit: stunned by a hard body hit or a failed trick (combo reset).
+ */
 #define POGO_EVENT_STUN (1 << 5)
 
+/**
+ * `PogoPlayerState.events` bit: the trick button was pressed in the air, a trick started.
+ */
 #define POGO_EVENT_TRICK_STARTED (1 << 6)
 
+/**
+ * `PogoPlayerState.events` bit: landed after the trick completed (combo + 1).
+ */
 #define POGO_EVENT_TRICK_LANDED (1 << 7)
 
+/**
+ * `PogoPlayerState.events` bit: landed before the trick completed (stun).
+ */
 #define POGO_EVENT_TRICK_FAILED (1 << 8)
 
+/**
+ * `PogoPlayerState.events` bit: entered a checkpoint other than the last one; the respawn
+ * point moved there.
+ */
 #define POGO_EVENT_CHECKPOINT (1 << 9)
 
+/**
+ * `PogoPlayerState.events` bit: entered a finish volume; the run is over.
+ */
 #define POGO_EVENT_FINISH (1 << 10)
 
+/**
+ * `PogoPlayerState.events` bit: entered a kill volume, fell below `kill_height` or left the
+ * world; respawns next tick.
+ */
 #define POGO_EVENT_DEATH (1 << 11)
 
 /**
- * The pogo was moved without travelling (respawn): do not interpolate across this tick.
+ * `PogoPlayerState.events` bit: the pogo was moved without travelling (respawn); do not
+ * interpolate across this tick.
  */
 #define POGO_EVENT_TELEPORT (1 << 12)
 
 /**
  * `PogoVerdict.kind` codes: `POGO_VERDICT_VERIFIED`, or the kind of the first problem
  * found (the same kinds as `pogo verify --json`; `pogo_verdict_kind_name` gives the name).
+ * This one: the replay verified: every stored state hash and the claimed outcome reproduced.
  */
 #define POGO_VERDICT_VERIFIED 0
 
+/**
+ * `PogoVerdict.kind` code: the bytes do not start with "POGOREPL".
+ */
 #define POGO_VERDICT_BAD_MAGIC 1
 
+/**
+ * `PogoVerdict.kind` code: a replay format version this build does not read (the reason
+ * says which).
+ */
 #define POGO_VERDICT_UNSUPPORTED_FORMAT 2
 
+/**
+ * `PogoVerdict.kind` code: the bytes end inside a chunk or before the trailer (or there are none).
+ */
 #define POGO_VERDICT_TRUNCATED 3
 
+/**
+ * `PogoVerdict.kind` code: a chunk's check or the whole-file check does not match the bytes.
+ */
 #define POGO_VERDICT_CHECKSUM 4
 
+/**
+ * `PogoVerdict.kind` code: more ticks than the verifier's `max_ticks`.
+ */
 #define POGO_VERDICT_TOO_LONG 5
 
+/**
+ * `PogoVerdict.kind` code: state hashes stored further apart than the verifier's
+ * `max_hash_interval_s`.
+ */
 #define POGO_VERDICT_SPARSE_HASHES 6
 
+/**
+ * `PogoVerdict.kind` code: reading the bytes failed.
+ */
 #define POGO_VERDICT_IO 7
 
+/**
+ * `PogoVerdict.kind` code: a chunk that does not decode, is not canonical or breaks a rule of the
+ * format.
+ */
 #define POGO_VERDICT_MALFORMED 8
 
+/**
+ * `PogoVerdict.kind` code: recorded under other simulation rules (`expected`: this build's rules
+ * version, `found`: the replay's).
+ */
 #define POGO_VERDICT_RULES_VERSION 9
 
+/**
+ * `PogoVerdict.kind` code: recorded at another tick rate or with another fixed-point format
+ * (`expected`, `found`: the numbers).
+ */
 #define POGO_VERDICT_FORMAT_MISMATCH 10
 
+/**
+ * `PogoVerdict.kind` code: recorded with another tuning (`expected`: the verifier's tuning hash,
+ * `found`: the replay's).
+ */
 #define POGO_VERDICT_TUNING_MISMATCH 11
 
+/**
+ * `PogoVerdict.kind` code: a level the verifier does not accept.
+ */
 #define POGO_VERDICT_UNKNOWN_LEVEL 12
 
+/**
+ * `PogoVerdict.kind` code: a level of that name but other content (`expected`: the verifier's
+ * level hash, `found`: the replay's).
+ */
 #define POGO_VERDICT_LEVEL_MISMATCH 13
 
+/**
+ * `PogoVerdict.kind` code: the re-simulation's state differs from the recorded one after
+ * `desync_tick` (`expected`: the recorded hash, `found`: the re-simulated one).
+ */
 #define POGO_VERDICT_DESYNC 14
 
+/**
+ * `PogoVerdict.kind` code: `player`'s claimed finish differs from the re-simulation's.
+ */
 #define POGO_VERDICT_OUTCOME_MISMATCH 15
 
+/**
+ * `PogoVerdict.kind` code: re-simulating would take more player-ticks than the verifier's
+ * `max_player_ticks`.
+ */
 #define POGO_VERDICT_OVER_BUDGET 16
 
+/**
+ * `PogoVerdict.kind` code: the verification took longer than the verifier's `max_duration_ms`.
+ */
 #define POGO_VERDICT_OUT_OF_TIME 17
 
 /**
@@ -163,24 +277,48 @@
 #define POGO_VERDICT_OTHER 255
 
 /**
- * `pogo_sizeof` selectors.
+ * `pogo_sizeof` selector: the size of `PogoInput`.
  */
 #define POGO_STRUCT_INPUT 1
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoPlayerState`.
+ */
 #define POGO_STRUCT_PLAYER_STATE 2
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoFrameInfo`.
+ */
 #define POGO_STRUCT_FRAME_INFO 3
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoVerdict`.
+ */
 #define POGO_STRUCT_VERDICT 4
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoSimDef`.
+ */
 #define POGO_STRUCT_SIM_DEF 5
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoDriverDef`.
+ */
 #define POGO_STRUCT_DRIVER_DEF 6
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoRecorderDef`.
+ */
 #define POGO_STRUCT_RECORDER_DEF 7
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoVerifierDef`.
+ */
 #define POGO_STRUCT_VERIFIER_DEF 8
 
+/**
+ * `pogo_sizeof` selector: the size of `PogoReplayInfo`.
+ */
 #define POGO_STRUCT_REPLAY_INFO 9
 
 /**
@@ -193,6 +331,9 @@ enum PogoStatus
   : int32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
+  /**
+   * The call succeeded.
+   */
   POGO_STATUS_OK = 0,
   /**
    * A required pointer was NULL (or NULL with a non-zero length).
@@ -263,6 +404,10 @@ typedef int32_t PogoStatus;
  * A level: a built-in one or one parsed from level JSON.
  */
 typedef struct PogoLevel {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoLevel;
 
@@ -270,6 +415,10 @@ typedef struct PogoLevel {
  * A validated tuning (the default, or parsed from tuning JSON).
  */
 typedef struct PogoTuning {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoTuning;
 
@@ -281,7 +430,13 @@ typedef struct PogoSimDef {
    * Set by `pogo_default_sim_def()`; do not touch.
    */
   uint32_t internal_value;
+  /**
+   * The level to simulate (required).
+   */
   struct PogoLevel level;
+  /**
+   * The tuning to simulate with (required).
+   */
   struct PogoTuning tuning;
   /**
    * 1…`POGO_PLAYERS_MAX`; default 1.
@@ -293,6 +448,10 @@ typedef struct PogoSimDef {
  * A simulation of 1…16 pogos in one level with one tuning.
  */
 typedef struct PogoSim {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoSim;
 
@@ -322,7 +481,13 @@ typedef struct PogoInput {
  * velocities in m/s.
  */
 typedef struct PogoPlayerState {
+  /**
+   * The tip's position (x, y, z), metres × 2³².
+   */
   int64_t position_raw[3];
+  /**
+   * The velocity (x, y, z), m/s × 2³².
+   */
   int64_t velocity_raw[3];
   /**
    * The horizontal part (x, z) of the pogo's unit up axis: the sine of its tilt.
@@ -333,14 +498,30 @@ typedef struct PogoPlayerState {
    * tick).
    */
   int64_t apex_raw;
+  /**
+   * `position_raw` / 2³² (m), for rendering only.
+   */
   double position[3];
+  /**
+   * `velocity_raw` / 2³² (m/s), for rendering only.
+   */
   double velocity[3];
+  /**
+   * `lean_raw` / 2³², for rendering only.
+   */
   double lean[2];
+  /**
+   * `apex_raw` / 2³² (m), for display only.
+   */
   double apex;
   /**
    * A `POGO_STATE_*` code.
    */
   uint32_t state;
+  /**
+   * Perfect landings and landed tricks in a row (each adds `combo_bonus` to the launch
+   * speed, up to `max_combo`); reset by a ricochet, a stun or a respawn.
+   */
   uint32_t combo;
   /**
    * Landings that bounced since the start of the run.
@@ -354,18 +535,35 @@ typedef struct PogoPlayerState {
    * 1 if the pogo has finished (then `finish_tick` is the tick it finished on), else 0.
    */
   uint32_t finished;
+  /**
+   * The tick (0-based) the pogo finished on, if `finished`; else 0.
+   */
   uint32_t finish_tick;
   /**
    * 1 if the pogo has entered a checkpoint (then `checkpoint` is its index), else 0.
    */
   uint32_t has_checkpoint;
+  /**
+   * The index of the last checkpoint entered (in the level's `checkpoints`), if
+   * `has_checkpoint`; else 0.
+   */
   uint32_t checkpoint;
+  /**
+   * Ticks of stun left; steering and lean are off while it is non-zero.
+   */
   uint32_t stun_ticks_left;
   /**
    * 1 while a trick is on (then `trick_ticks_left` ticks remain until it completes).
    */
   uint32_t trick_active;
+  /**
+   * Ticks until the trick completes, if `trick_active` (0: complete, awaiting the
+   * landing); else 0.
+   */
   uint32_t trick_ticks_left;
+  /**
+   * Always 0 (padding made explicit, for future use).
+   */
   uint32_t reserved;
 } PogoPlayerState;
 
@@ -373,6 +571,10 @@ typedef struct PogoPlayerState {
  * The demo bot, which hops along a level's bot path.
  */
 typedef struct PogoBot {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoBot;
 
@@ -403,6 +605,10 @@ typedef struct PogoDriverDef {
  * A frame driver: render frames in nanoseconds and timestamped input events → ticks.
  */
 typedef struct PogoDriver {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoDriver;
 
@@ -410,6 +616,10 @@ typedef struct PogoDriver {
  * A replay recorder bound to one simulation.
  */
 typedef struct PogoRecorder {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoRecorder;
 
@@ -438,6 +648,9 @@ typedef struct PogoFrameInfo {
    * Ticks already due but held back by the per-frame cap; they run on the next calls.
    */
   uint32_t ticks_pending;
+  /**
+   * Always 0 (padding made explicit, for future use).
+   */
   uint32_t reserved;
 } PogoFrameInfo;
 
@@ -458,12 +671,18 @@ typedef struct PogoRecorderDef {
    * at most 32 characters); NULL or length 0 for none.
    */
   const char *player_name;
+  /**
+   * Bytes at `player_name` (no NUL needed).
+   */
   size_t player_name_len;
   /**
    * Optional date stored in the replay (digits and - : . + T Z space, at most 32 bytes);
    * NULL or length 0 for none, so a run always records the same bytes.
    */
   const char *date;
+  /**
+   * Bytes at `date` (no NUL needed).
+   */
   size_t date_len;
 } PogoRecorderDef;
 
@@ -484,6 +703,9 @@ typedef struct PogoVerifierDef {
    * handles, or NULL with 0.
    */
   const struct PogoLevel *levels;
+  /**
+   * Handles at `levels`.
+   */
   size_t level_count;
   /**
    * 1 (default): the built-in levels are accepted too; 0: only `levels`.
@@ -512,6 +734,10 @@ typedef struct PogoVerifierDef {
  * A replay verifier: a tuning, the levels it accepts, limits.
  */
 typedef struct PogoVerifier {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoVerifier;
 
@@ -524,26 +750,39 @@ typedef struct PogoVerdict {
    */
   uint64_t final_hash;
   /**
-   * Verified: the replay's level and tuning content hashes.
+   * Verified: the replay's level content hash.
    */
   uint64_t level_hash;
+  /**
+   * Verified: the replay's tuning content hash.
+   */
   uint64_t tuning_hash;
   /**
-   * Rejected with `POGO_VERDICT_DESYNC`, `_TUNING_MISMATCH` or `_LEVEL_MISMATCH`: the
-   * recorded and the re-simulated (or the server's) hash; with `_RULES_VERSION` or
-   * `_FORMAT_MISMATCH`: the numbers. Otherwise 0.
+   * Rejected with `POGO_VERDICT_DESYNC`: the recorded hash; `_TUNING_MISMATCH` or
+   * `_LEVEL_MISMATCH`: the verifier's hash; `_RULES_VERSION` or `_FORMAT_MISMATCH`: the
+   * verifier's number. Otherwise 0.
    */
   uint64_t expected;
+  /**
+   * The other side of `expected`: with `POGO_VERDICT_DESYNC` the re-simulated hash; with
+   * the four other kinds above, the replay header's hash or number. Otherwise 0.
+   */
   uint64_t found;
   /**
    * `POGO_VERDICT_VERIFIED` (0) or the kind of the first problem.
    */
   uint32_t kind;
   /**
-   * Verified: ticks, players, rules version of the replay.
+   * Verified: ticks re-simulated (the run's length).
    */
   uint32_t ticks;
+  /**
+   * Verified: the replay's player count.
+   */
   uint32_t players;
+  /**
+   * Verified: the replay's rules version.
+   */
   uint32_t rules_version;
   /**
    * `POGO_VERDICT_DESYNC`: the tick whose state differs.
@@ -561,6 +800,10 @@ typedef struct PogoVerdict {
    * Bytes of `reason` before its NUL.
    */
   uint32_t reason_len;
+  /**
+   * Verified: player i's finish tick (0-based) if bit i of `finished_mask` is set; other
+   * entries 0.
+   */
   uint32_t finish_ticks[POGO_PLAYERS_MAX];
   /**
    * Rejected: what is wrong, for a human, NUL-terminated UTF-8 (cut at a character
@@ -573,6 +816,10 @@ typedef struct PogoVerdict {
  * A decoded replay: its header, claimed outcome and every player's per-tick inputs.
  */
 typedef struct PogoReplay {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
   uint32_t id;
 } PogoReplay;
 
@@ -584,9 +831,13 @@ typedef struct PogoReplay {
 typedef struct PogoReplayInfo {
   /**
    * The content hashes of the level and the tuning it was recorded with (compare them
-   * with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating).
+   * with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating). This one the
+   * level's.
    */
   uint64_t level_hash;
+  /**
+   * The content hash of the tuning it was recorded with.
+   */
   uint64_t tuning_hash;
   /**
    * The state hash after the last tick, as the trailer claims it.
@@ -616,6 +867,9 @@ typedef struct PogoReplayInfo {
    * Bit i set if player i finished (as claimed), at `finish_ticks[i]`; other entries 0.
    */
   uint32_t finished_mask;
+  /**
+   * Player i's claimed finish tick (0-based) if bit i of `finished_mask` is set; else 0.
+   */
   uint32_t finish_ticks[POGO_PLAYERS_MAX];
 } PogoReplayInfo;
 

@@ -36,6 +36,7 @@
 //!   `api.rs`).
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod api;
 mod driver;

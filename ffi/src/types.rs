@@ -34,66 +34,124 @@ pub const POGO_SNAPSHOT_VERSION: u16 = 1;
 /// Bytes of `PogoVerdict.reason`, including the terminating NUL.
 pub const POGO_REASON_BYTES: usize = 256;
 
-/// Every defined button bit of `PogoInput.buttons`; any other bit is rejected.
+/// `PogoInput.buttons` bit: starts a trick in the air (on the press, not while held). The
+/// `POGO_BUTTON_*` bits are the only defined ones; any other bit is rejected.
 pub const POGO_BUTTON_TRICK: u8 = 1 << 0;
-/// Held while falling: gravity scaled by `dive_gravity_scale`.
+/// `PogoInput.buttons` bit: held while falling, gravity is scaled by `dive_gravity_scale`.
 pub const POGO_BUTTON_DIVE: u8 = 1 << 1;
 
-/// `PogoPlayerState.state` codes (the codes of the state hash).
+/// `PogoPlayerState.state` code (the codes of the state hash): dead or not yet placed; the
+/// next tick teleports the pogo to its respawn point.
 pub const POGO_STATE_RESPAWN: u32 = 0;
+/// `PogoPlayerState.state` code: in the air, steering.
 pub const POGO_STATE_AIRBORNE: u32 = 1;
+/// `PogoPlayerState.state` code: on a surface, moving with it, about to launch.
 pub const POGO_STATE_COMPRESSION: u32 = 2;
+/// `PogoPlayerState.state` code: in the air after a stun, no steering and no lean until it
+/// wears off.
 pub const POGO_STATE_STUNNED: u32 = 3;
+/// `PogoPlayerState.state` code: reached a finish volume; frozen.
 pub const POGO_STATE_FINISHED: u32 = 4;
 
-/// `PogoPlayerState.events` bits: what happened to the pogo during the last tick.
+/// `PogoPlayerState.events` bit (what happened to the pogo during the last tick): landed on a
+/// bounceable surface, compression starts.
 pub const POGO_EVENT_BOUNCE: u32 = 1 << 0;
+/// `PogoPlayerState.events` bit: the landing was perfect (combo + 1).
 pub const POGO_EVENT_PERFECT: u32 = 1 << 1;
+/// `PogoPlayerState.events` bit: launched off a surface at the end of a compression.
 pub const POGO_EVENT_LAUNCH: u32 = 1 << 2;
+/// `PogoPlayerState.events` bit: glanced off a surface too steep or too fast to bounce on
+/// (combo reset).
 pub const POGO_EVENT_RICOCHET: u32 = 1 << 3;
+/// `PogoPlayerState.events` bit: the body, above the tip zone, hit something.
 pub const POGO_EVENT_BODY_HIT: u32 = 1 << 4;
+/// `PogoPlayerState.events` bit: stunned by a hard body hit or a failed trick (combo reset).
 pub const POGO_EVENT_STUN: u32 = 1 << 5;
+/// `PogoPlayerState.events` bit: the trick button was pressed in the air, a trick started.
 pub const POGO_EVENT_TRICK_STARTED: u32 = 1 << 6;
+/// `PogoPlayerState.events` bit: landed after the trick completed (combo + 1).
 pub const POGO_EVENT_TRICK_LANDED: u32 = 1 << 7;
+/// `PogoPlayerState.events` bit: landed before the trick completed (stun).
 pub const POGO_EVENT_TRICK_FAILED: u32 = 1 << 8;
+/// `PogoPlayerState.events` bit: entered a checkpoint other than the last one; the respawn
+/// point moved there.
 pub const POGO_EVENT_CHECKPOINT: u32 = 1 << 9;
+/// `PogoPlayerState.events` bit: entered a finish volume; the run is over.
 pub const POGO_EVENT_FINISH: u32 = 1 << 10;
+/// `PogoPlayerState.events` bit: entered a kill volume, fell below `kill_height` or left the
+/// world; respawns next tick.
 pub const POGO_EVENT_DEATH: u32 = 1 << 11;
-/// The pogo was moved without travelling (respawn): do not interpolate across this tick.
+/// `PogoPlayerState.events` bit: the pogo was moved without travelling (respawn); do not
+/// interpolate across this tick.
 pub const POGO_EVENT_TELEPORT: u32 = 1 << 12;
 
 /// `PogoVerdict.kind` codes: `POGO_VERDICT_VERIFIED`, or the kind of the first problem
 /// found (the same kinds as `pogo verify --json`; `pogo_verdict_kind_name` gives the name).
+/// This one: the replay verified: every stored state hash and the claimed outcome reproduced.
 pub const POGO_VERDICT_VERIFIED: u32 = 0;
+/// `PogoVerdict.kind` code: the bytes do not start with "POGOREPL".
 pub const POGO_VERDICT_BAD_MAGIC: u32 = 1;
+/// `PogoVerdict.kind` code: a replay format version this build does not read (the reason
+/// says which).
 pub const POGO_VERDICT_UNSUPPORTED_FORMAT: u32 = 2;
+/// `PogoVerdict.kind` code: the bytes end inside a chunk or before the trailer (or there are none).
 pub const POGO_VERDICT_TRUNCATED: u32 = 3;
+/// `PogoVerdict.kind` code: a chunk's check or the whole-file check does not match the bytes.
 pub const POGO_VERDICT_CHECKSUM: u32 = 4;
+/// `PogoVerdict.kind` code: more ticks than the verifier's `max_ticks`.
 pub const POGO_VERDICT_TOO_LONG: u32 = 5;
+/// `PogoVerdict.kind` code: state hashes stored further apart than the verifier's
+/// `max_hash_interval_s`.
 pub const POGO_VERDICT_SPARSE_HASHES: u32 = 6;
+/// `PogoVerdict.kind` code: reading the bytes failed.
 pub const POGO_VERDICT_IO: u32 = 7;
+/// `PogoVerdict.kind` code: a chunk that does not decode, is not canonical or breaks a rule of the
+/// format.
 pub const POGO_VERDICT_MALFORMED: u32 = 8;
+/// `PogoVerdict.kind` code: recorded under other simulation rules (`expected`: this build's rules
+/// version, `found`: the replay's).
 pub const POGO_VERDICT_RULES_VERSION: u32 = 9;
+/// `PogoVerdict.kind` code: recorded at another tick rate or with another fixed-point format
+/// (`expected`, `found`: the numbers).
 pub const POGO_VERDICT_FORMAT_MISMATCH: u32 = 10;
+/// `PogoVerdict.kind` code: recorded with another tuning (`expected`: the verifier's tuning hash,
+/// `found`: the replay's).
 pub const POGO_VERDICT_TUNING_MISMATCH: u32 = 11;
+/// `PogoVerdict.kind` code: a level the verifier does not accept.
 pub const POGO_VERDICT_UNKNOWN_LEVEL: u32 = 12;
+/// `PogoVerdict.kind` code: a level of that name but other content (`expected`: the verifier's
+/// level hash, `found`: the replay's).
 pub const POGO_VERDICT_LEVEL_MISMATCH: u32 = 13;
+/// `PogoVerdict.kind` code: the re-simulation's state differs from the recorded one after
+/// `desync_tick` (`expected`: the recorded hash, `found`: the re-simulated one).
 pub const POGO_VERDICT_DESYNC: u32 = 14;
+/// `PogoVerdict.kind` code: `player`'s claimed finish differs from the re-simulation's.
 pub const POGO_VERDICT_OUTCOME_MISMATCH: u32 = 15;
+/// `PogoVerdict.kind` code: re-simulating would take more player-ticks than the verifier's
+/// `max_player_ticks`.
 pub const POGO_VERDICT_OVER_BUDGET: u32 = 16;
+/// `PogoVerdict.kind` code: the verification took longer than the verifier's `max_duration_ms`.
 pub const POGO_VERDICT_OUT_OF_TIME: u32 = 17;
 /// A kind this ABI version has no code for (a newer `pogo-replay`); the reason says what.
 pub const POGO_VERDICT_OTHER: u32 = 255;
 
-/// `pogo_sizeof` selectors.
+/// `pogo_sizeof` selector: the size of `PogoInput`.
 pub const POGO_STRUCT_INPUT: u32 = 1;
+/// `pogo_sizeof` selector: the size of `PogoPlayerState`.
 pub const POGO_STRUCT_PLAYER_STATE: u32 = 2;
+/// `pogo_sizeof` selector: the size of `PogoFrameInfo`.
 pub const POGO_STRUCT_FRAME_INFO: u32 = 3;
+/// `pogo_sizeof` selector: the size of `PogoVerdict`.
 pub const POGO_STRUCT_VERDICT: u32 = 4;
+/// `pogo_sizeof` selector: the size of `PogoSimDef`.
 pub const POGO_STRUCT_SIM_DEF: u32 = 5;
+/// `pogo_sizeof` selector: the size of `PogoDriverDef`.
 pub const POGO_STRUCT_DRIVER_DEF: u32 = 6;
+/// `pogo_sizeof` selector: the size of `PogoRecorderDef`.
 pub const POGO_STRUCT_RECORDER_DEF: u32 = 7;
+/// `pogo_sizeof` selector: the size of `PogoVerifierDef`.
 pub const POGO_STRUCT_VERIFIER_DEF: u32 = 8;
+/// `pogo_sizeof` selector: the size of `PogoReplayInfo`.
 pub const POGO_STRUCT_REPLAY_INFO: u32 = 9;
 
 /// What every call returns. `POGO_STATUS_OK` is 0; anything else is an error, described by
@@ -102,6 +160,7 @@ pub const POGO_STRUCT_REPLAY_INFO: u32 = 9;
 #[repr(i32)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PogoStatus {
+    /// The call succeeded.
     Ok = 0,
     /// A required pointer was NULL (or NULL with a non-zero length).
     NullPointer = 1,
@@ -145,6 +204,8 @@ pub enum PogoStatus {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoLevel {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -152,6 +213,8 @@ pub struct PogoLevel {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoTuning {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -159,6 +222,8 @@ pub struct PogoTuning {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoSim {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -166,6 +231,8 @@ pub struct PogoSim {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoDriver {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -173,6 +240,8 @@ pub struct PogoDriver {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoRecorder {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -180,6 +249,8 @@ pub struct PogoRecorder {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoVerifier {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -187,6 +258,8 @@ pub struct PogoVerifier {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoBot {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -194,6 +267,8 @@ pub struct PogoBot {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoReplay {
+    /// The handle's id: slot index, kind and generation packed in 32 bits. Only this
+    /// library makes one; 0 (a zeroed handle) is never valid.
     pub id: u32,
 }
 
@@ -217,19 +292,27 @@ pub struct PogoInput {
 #[repr(C)]
 #[derive(Clone, Copy, PartialEq, Debug, Default)]
 pub struct PogoPlayerState {
+    /// The tip's position (x, y, z), metres × 2³².
     pub position_raw: [i64; 3],
+    /// The velocity (x, y, z), m/s × 2³².
     pub velocity_raw: [i64; 3],
     /// The horizontal part (x, z) of the pogo's unit up axis: the sine of its tilt.
     pub lean_raw: [i64; 2],
     /// Highest tip height reached since the start of the run (`INT64_MIN` before the first
     /// tick).
     pub apex_raw: i64,
+    /// `position_raw` / 2³² (m), for rendering only.
     pub position: [f64; 3],
+    /// `velocity_raw` / 2³² (m/s), for rendering only.
     pub velocity: [f64; 3],
+    /// `lean_raw` / 2³², for rendering only.
     pub lean: [f64; 2],
+    /// `apex_raw` / 2³² (m), for display only.
     pub apex: f64,
     /// A `POGO_STATE_*` code.
     pub state: u32,
+    /// Perfect landings and landed tricks in a row (each adds `combo_bonus` to the launch
+    /// speed, up to `max_combo`); reset by a ricochet, a stun or a respawn.
     pub combo: u32,
     /// Landings that bounced since the start of the run.
     pub bounces: u32,
@@ -237,14 +320,21 @@ pub struct PogoPlayerState {
     pub events: u32,
     /// 1 if the pogo has finished (then `finish_tick` is the tick it finished on), else 0.
     pub finished: u32,
+    /// The tick (0-based) the pogo finished on, if `finished`; else 0.
     pub finish_tick: u32,
     /// 1 if the pogo has entered a checkpoint (then `checkpoint` is its index), else 0.
     pub has_checkpoint: u32,
+    /// The index of the last checkpoint entered (in the level's `checkpoints`), if
+    /// `has_checkpoint`; else 0.
     pub checkpoint: u32,
+    /// Ticks of stun left; steering and lean are off while it is non-zero.
     pub stun_ticks_left: u32,
     /// 1 while a trick is on (then `trick_ticks_left` ticks remain until it completes).
     pub trick_active: u32,
+    /// Ticks until the trick completes, if `trick_active` (0: complete, awaiting the
+    /// landing); else 0.
     pub trick_ticks_left: u32,
+    /// Always 0 (padding made explicit, for future use).
     pub reserved: u32,
 }
 
@@ -263,6 +353,7 @@ pub struct PogoFrameInfo {
     pub total_ticks: u32,
     /// Ticks already due but held back by the per-frame cap; they run on the next calls.
     pub ticks_pending: u32,
+    /// Always 0 (padding made explicit, for future use).
     pub reserved: u32,
 }
 
@@ -272,19 +363,24 @@ pub struct PogoFrameInfo {
 pub struct PogoVerdict {
     /// Verified: the state hash after the last tick.
     pub final_hash: u64,
-    /// Verified: the replay's level and tuning content hashes.
+    /// Verified: the replay's level content hash.
     pub level_hash: u64,
+    /// Verified: the replay's tuning content hash.
     pub tuning_hash: u64,
-    /// Rejected with `POGO_VERDICT_DESYNC`, `_TUNING_MISMATCH` or `_LEVEL_MISMATCH`: the
-    /// recorded and the re-simulated (or the server's) hash; with `_RULES_VERSION` or
-    /// `_FORMAT_MISMATCH`: the numbers. Otherwise 0.
+    /// Rejected with `POGO_VERDICT_DESYNC`: the recorded hash; `_TUNING_MISMATCH` or
+    /// `_LEVEL_MISMATCH`: the verifier's hash; `_RULES_VERSION` or `_FORMAT_MISMATCH`: the
+    /// verifier's number. Otherwise 0.
     pub expected: u64,
+    /// The other side of `expected`: with `POGO_VERDICT_DESYNC` the re-simulated hash; with
+    /// the four other kinds above, the replay header's hash or number. Otherwise 0.
     pub found: u64,
     /// `POGO_VERDICT_VERIFIED` (0) or the kind of the first problem.
     pub kind: u32,
-    /// Verified: ticks, players, rules version of the replay.
+    /// Verified: ticks re-simulated (the run's length).
     pub ticks: u32,
+    /// Verified: the replay's player count.
     pub players: u32,
+    /// Verified: the replay's rules version.
     pub rules_version: u32,
     /// `POGO_VERDICT_DESYNC`: the tick whose state differs.
     pub desync_tick: u32,
@@ -294,6 +390,8 @@ pub struct PogoVerdict {
     pub finished_mask: u32,
     /// Bytes of `reason` before its NUL.
     pub reason_len: u32,
+    /// Verified: player i's finish tick (0-based) if bit i of `finished_mask` is set; other
+    /// entries 0.
     pub finish_ticks: [u32; POGO_PLAYERS_MAX],
     /// Rejected: what is wrong, for a human, NUL-terminated UTF-8 (cut at a character
     /// boundary if longer); control characters escaped. Verified: "verified".
@@ -329,8 +427,10 @@ impl Default for PogoVerdict {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct PogoReplayInfo {
     /// The content hashes of the level and the tuning it was recorded with (compare them
-    /// with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating).
+    /// with `pogo_level_hash` and `pogo_tuning_hash` before re-simulating). This one the
+    /// level's.
     pub level_hash: u64,
+    /// The content hash of the tuning it was recorded with.
     pub tuning_hash: u64,
     /// The state hash after the last tick, as the trailer claims it.
     pub claimed_final_hash: u64,
@@ -346,6 +446,7 @@ pub struct PogoReplayInfo {
     pub hash_interval: u32,
     /// Bit i set if player i finished (as claimed), at `finish_ticks[i]`; other entries 0.
     pub finished_mask: u32,
+    /// Player i's claimed finish tick (0-based) if bit i of `finished_mask` is set; else 0.
     pub finish_ticks: [u32; POGO_PLAYERS_MAX],
 }
 
@@ -363,7 +464,9 @@ pub(crate) const VERIFIER_DEF_COOKIE: u32 = 0x504f_4704;
 pub struct PogoSimDef {
     /// Set by `pogo_default_sim_def()`; do not touch.
     pub internal_value: u32,
+    /// The level to simulate (required).
     pub level: PogoLevel,
+    /// The tuning to simulate with (required).
     pub tuning: PogoTuning,
     /// 1…`POGO_PLAYERS_MAX`; default 1.
     pub players: u32,
@@ -395,10 +498,12 @@ pub struct PogoRecorderDef {
     /// Optional UTF-8 player name stored in the replay (letters, digits, space and - _ . ',
     /// at most 32 characters); NULL or length 0 for none.
     pub player_name: *const c_char,
+    /// Bytes at `player_name` (no NUL needed).
     pub player_name_len: usize,
     /// Optional date stored in the replay (digits and - : . + T Z space, at most 32 bytes);
     /// NULL or length 0 for none, so a run always records the same bytes.
     pub date: *const c_char,
+    /// Bytes at `date` (no NUL needed).
     pub date_len: usize,
 }
 
@@ -413,6 +518,7 @@ pub struct PogoVerifierDef {
     /// Levels accepted besides the built-in ones (by name): an array of `level_count`
     /// handles, or NULL with 0.
     pub levels: *const PogoLevel,
+    /// Handles at `levels`.
     pub level_count: usize,
     /// 1 (default): the built-in levels are accepted too; 0: only `levels`.
     pub builtin_levels: u32,

@@ -30,22 +30,31 @@ pub const PREAMBLE_BYTES: usize = 10;
 /// Bytes of a chunk's framing: kind, length, check.
 pub const CHUNK_OVERHEAD_BYTES: usize = 1 + 4 + 8;
 
-/// Chunk kinds.
+/// Chunk kind of the [`Header`], the first chunk.
 pub const KIND_HEADER: u8 = 1;
+/// Chunk kind of an [`InputChunk`].
 pub const KIND_INPUTS: u8 = 2;
+/// Chunk kind of the [`Trailer`], the last chunk.
 pub const KIND_TRAILER: u8 = 3;
 
-/// Largest header and trailer payloads (bytes).
+/// Largest header payload (bytes): three strings of at most 64 bytes and a few integers fit
+/// many times over.
 pub const HEADER_BYTES_MAX: u32 = 1024;
+/// Largest trailer payload (bytes): 16 players' finish ticks and two hashes fit many times
+/// over.
 pub const TRAILER_BYTES_MAX: u32 = 1024;
 /// Largest input chunk payload (bytes): every player changing input every tick of the
 /// longest chunk fits with room to spare (16 × 600 × 8 B ≈ 77 KiB).
 pub const INPUT_CHUNK_BYTES_MAX: u32 = 256 * 1024;
 /// Most ticks in one input chunk.
 pub const CHUNK_TICKS_MAX: u32 = 600;
-/// Longest metadata strings (bytes of UTF-8).
+/// Longest level name in a header (bytes of UTF-8): a level name of
+/// [`NAME_CHARS_MAX`](pogo_core::world::NAME_CHARS_MAX) ASCII characters fits.
 pub const LEVEL_NAME_BYTES_MAX: usize = 64;
+/// Longest player name in a header (bytes of UTF-8; see [`crate::names`] for the whole rule).
 pub const PLAYER_NAME_BYTES_MAX: usize = 64;
+/// Longest date in a header (bytes): an ISO 8601 date and time with fractions of a second
+/// and an offset fits (`2024-05-01T12:34:56.789+02:00` is 29).
 pub const DATE_BYTES_MAX: usize = 32;
 /// Longest stretch of play between two stored state hashes the format allows (seconds): a
 /// replay's `hash_interval` is at most this many times its tick rate. A verifier may ask for
@@ -75,8 +84,11 @@ pub struct Header {
     pub chunk_ticks: u32,
     /// A state hash is stored after every tick `t` with `(t + 1) % hash_interval == 0`.
     pub hash_interval: u32,
-    /// Optional metadata, not interpreted.
+    /// Optional metadata, not interpreted: who played (at most [`PLAYER_NAME_BYTES_MAX`]
+    /// bytes, checked by [`crate::check_player_name`]).
     pub player_name: Option<String>,
+    /// Optional metadata, not interpreted: when the run was played, ISO 8601 text (at most
+    /// [`DATE_BYTES_MAX`] bytes of [`DATE_CHARS`]).
     pub date: Option<String>,
 }
 
@@ -85,12 +97,16 @@ pub struct Header {
 pub struct Run {
     /// Ticks the input holds, ≥ 1.
     pub length: u32,
+    /// The stick toward east (+) / west (−): [`Input::steer_x`], −127…127 (−128 is refused).
     pub steer_x: i8,
+    /// The stick toward south (+) / north (−): [`Input::steer_z`], −127…127.
     pub steer_z: i8,
+    /// The buttons held, the bits of [`Buttons`] (undefined bits are refused).
     pub buttons: u8,
 }
 
 impl Run {
+    /// The input the run holds for each of its ticks.
     pub fn input(&self) -> Input {
         Input {
             steer_x: self.steer_x,
@@ -132,14 +148,19 @@ pub struct Trailer {
 pub enum ReplayError {
     /// Reading failed for a reason other than the end of the data.
     Io {
+        /// The I/O error's kind (the error itself is not `Clone`).
         kind: io::ErrorKind,
     },
     /// The file does not start with `POGOREPL`.
     BadMagic {
+        /// The first 8 bytes.
         found: [u8; 8],
     },
+    /// A format version this build does not read.
     UnsupportedFormat {
+        /// The file's format version.
         found: u16,
+        /// [`FORMAT_VERSION`].
         supported: u16,
     },
     /// No bytes at all (an empty file): not a replay, and said so rather than "truncated at
@@ -147,48 +168,68 @@ pub enum ReplayError {
     Empty,
     /// The data ends inside the preamble or a chunk, or before the trailer.
     Truncated {
+        /// Where the cut preamble or chunk starts (bytes), or the end of the data when a
+        /// chunk was expected.
         offset: u64,
     },
     /// A chunk of an unexpected kind (e.g. inputs before the header).
     UnexpectedChunk {
+        /// Where the chunk starts (bytes).
         offset: u64,
+        /// Its kind byte.
         found: u8,
+        /// What was expected there, in words ("the header").
         expected: &'static str,
     },
     /// A chunk claims more payload bytes than its kind allows.
     ChunkTooLarge {
+        /// Where the chunk starts (bytes).
         offset: u64,
+        /// Its kind byte.
         kind: u8,
+        /// The payload length it claims (bytes).
         length: u32,
+        /// The largest payload of its kind (bytes).
         max: u32,
     },
     /// A chunk's check does not match its bytes.
     ChunkChecksum {
+        /// Where the chunk starts (bytes).
         offset: u64,
+        /// The check stored in the chunk.
         expected: u64,
+        /// The check computed from its kind, length and payload.
         found: u64,
     },
     /// The trailer's whole-file check does not match.
     FileChecksum {
+        /// The check stored in the trailer.
         expected: u64,
+        /// The check computed from the bytes before the trailer.
         found: u64,
     },
     /// A payload does not decode, is not canonical, or breaks a rule of the format.
     Malformed {
+        /// Where the chunk starts (bytes).
         offset: u64,
+        /// The rule broken, in words.
         what: &'static str,
     },
     /// Bytes after the trailer.
     TrailingBytes {
+        /// Where the extra bytes start.
         offset: u64,
     },
     /// More ticks than the reader allows.
     TooLong {
+        /// The reader's limit ([`crate::Limits::max_ticks`]).
         max_ticks: u32,
     },
     /// The header's hash interval is longer than the reader allows (ticks).
     SparseHashes {
+        /// The header's hash interval (ticks).
         hash_interval: u32,
+        /// The longest the reader accepts at the header's tick rate (ticks).
         max: u32,
     },
 }

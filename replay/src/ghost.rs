@@ -70,10 +70,12 @@ impl Ghost {
         })
     }
 
+    /// The verifier's verdict on the run the ghost replays (ticks, finish, final hash).
     pub fn verified(&self) -> &Verified {
         &self.verified
     }
 
+    /// The decoded replay: header, per-tick inputs, trailer.
     pub fn replay(&self) -> &Replay {
         &self.replay
     }

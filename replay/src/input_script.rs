@@ -52,6 +52,8 @@ impl At {
 /// A parsed input file: each player's lines, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputScript {
+    /// Per player (index 0 first), each line's time and the input from then on, in file
+    /// order (times never decrease within a player).
     pub players: Vec<Vec<(At, Input)>>,
 }
 
@@ -86,7 +88,9 @@ impl InputScript {
 /// What is wrong with an input file, and on which line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputScriptError {
+    /// The line at fault, 1-based (0: the file as a whole, e.g. too large).
     pub line: usize,
+    /// What is wrong, in words.
     pub problem: String,
 }
 

@@ -35,6 +35,7 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 // No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
 #![warn(clippy::too_many_lines)]
 

@@ -27,15 +27,20 @@ pub const PLAYER_NAME_MARKS: &[char] = &[' ', '-', '_', '.', '\''];
 /// Why a player name is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NameError {
+    /// No characters at all.
     Empty,
     /// More than [`PLAYER_NAME_CHARS_MAX`] characters (or more bytes than the format holds).
     TooLong {
+        /// [`PLAYER_NAME_CHARS_MAX`].
         max_chars: usize,
+        /// [`PLAYER_NAME_BYTES_MAX`](crate::format::PLAYER_NAME_BYTES_MAX).
         max_bytes: usize,
     },
     /// A character outside the set, at this character index (0-based).
     Character {
+        /// The character refused.
         found: char,
+        /// Its index among the name's characters (not bytes), 0-based.
         index: usize,
     },
     /// A space at the start or the end, or two spaces in a row.

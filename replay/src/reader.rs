@@ -58,6 +58,7 @@ impl Default for Limits {
 /// One step of a streaming read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Chunk {
+    /// The next input chunk, checked against the header and the chunks before it.
     Inputs(InputChunk),
     /// The last chunk; the file check has been verified and nothing follows.
     Trailer(Trailer),
@@ -138,6 +139,7 @@ impl<R: Read> ReplayReader<R> {
         })
     }
 
+    /// The replay's header, read and checked when the reader was opened.
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -241,8 +243,11 @@ impl<R: Read> std::fmt::Debug for ReplayReader<R> {
 /// A whole replay in memory, for tools (inspect, diff, ghosts, salvage).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replay {
+    /// What the replay is of: rules, level, tuning, players, names.
     pub header: Header,
+    /// Every input chunk, in tick order.
     pub chunks: Vec<InputChunk>,
+    /// The claimed outcome and the whole-file check (already verified).
     pub trailer: Trailer,
 }
 

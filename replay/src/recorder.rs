@@ -84,6 +84,7 @@ impl<W: Write> Recorder<W> {
         Ok(recorder)
     }
 
+    /// The header written at the start of the replay.
     pub fn header(&self) -> &Header {
         &self.header
     }

@@ -16,6 +16,7 @@ use crate::verify::{Verifier, VerifyError};
 /// What salvage kept and why it stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Salvaged {
+    /// The valid replay of everything kept, with a trailer of the re-simulated outcome.
     pub replay: Replay,
     /// Bytes of the input that were dropped.
     pub dropped_bytes: u64,

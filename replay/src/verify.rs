@@ -70,10 +70,12 @@ impl Verifier {
         }
     }
 
+    /// The one tuning replays must have been recorded with.
     pub fn tuning(&self) -> &Tuning {
         &self.tuning
     }
 
+    /// The bounds on what one verification reads and simulates.
     pub fn limits(&self) -> Limits {
         self.limits
     }
@@ -241,10 +243,13 @@ impl Verifier {
 /// A replay that verified: what it proves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
+    /// The replay's header, checked against the verifier's rules, tuning and level.
     pub header: Header,
+    /// Ticks re-simulated: the run's length (seconds = ticks / `header.tick_rate`).
     pub ticks: u32,
-    /// Per player, the finish tick, if any.
+    /// Per player, the finish tick (0-based), if any: the re-simulation's, equal to the claim.
     pub finish: Vec<Option<u32>>,
+    /// The re-simulation's state hash after the last tick (equal to the recorded one).
     pub final_hash: u64,
 }
 
@@ -253,53 +258,77 @@ pub struct Verified {
 pub enum VerifyError {
     /// The bytes are not a well-formed replay.
     Replay(ReplayError),
+    /// The replay was recorded under other simulation rules.
     RulesVersion {
+        /// [`pogo_core::RULES_VERSION`] of this build.
         expected: u32,
+        /// The header's rules version.
         found: u32,
     },
+    /// The replay was recorded at another tick rate than the verifier's tuning.
     TickRate {
+        /// The tuning's tick rate (Hz).
         expected: u32,
+        /// The header's tick rate (Hz).
         found: u32,
     },
+    /// The replay was recorded with another fixed-point format.
     FracBits {
+        /// [`pogo_core::Fx::FRAC_BITS`] (32).
         expected: u8,
+        /// The header's fractional bits.
         found: u8,
     },
     /// The replay was recorded with another tuning.
     TuningMismatch {
+        /// The verifier's [`Tuning::content_hash`].
         expected: u64,
+        /// The header's tuning hash.
         found: u64,
     },
     /// The level is not one this verifier knows.
     UnknownLevel {
+        /// The header's level name.
         name: String,
     },
     /// A level of that name, but not the same level.
     LevelMismatch {
+        /// The header's level name.
         name: String,
+        /// The content hash of the verifier's level of that name.
         expected: u64,
+        /// The header's level hash.
         found: u64,
     },
     /// The re-simulation's state after `tick` differs from the recorded one.
     Desync {
+        /// The tick (0-based) after which the states differ.
         tick: Ticks,
+        /// The state hash the replay recorded.
         expected: u64,
+        /// The re-simulation's state hash.
         found: u64,
     },
     /// A player's claimed finish differs from the re-simulation's.
     OutcomeMismatch {
+        /// The player's index (0-based).
         player: usize,
+        /// The trailer's finish tick for the player.
         claimed: Option<u32>,
+        /// The re-simulation's finish tick.
         actual: Option<u32>,
     },
     /// Simulating the replay would take more player-ticks than [`Limits::max_player_ticks`]
     /// (refused before the chunk that would exceed it is simulated).
     OverBudget {
+        /// [`Limits::max_player_ticks`].
         max_player_ticks: u64,
+        /// The header's player count.
         players: u8,
     },
     /// The verification took longer than [`Limits::max_duration`].
     OutOfTime {
+        /// [`Limits::max_duration`] in milliseconds.
         max_ms: u64,
     },
 }

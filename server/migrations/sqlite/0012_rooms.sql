@@ -1,4 +1,4 @@
--- Live rooms (SPEC §14, `crate::live`). SQLite dialect: migrations/postgres/0012_rooms.sql is
+-- Live rooms (`crate::live`, docs/live.md). SQLite dialect: migrations/postgres/0012_rooms.sql is
 -- the same.
 --
 -- A room lives in the memory of one server process, its *home*; this row is how every other

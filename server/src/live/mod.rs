@@ -1,4 +1,4 @@
-//! Live races (SPEC §14): racers in one room race each other in real time through the server,
+//! Live races: racers in one room race each other in real time through the server,
 //! spectators watch, and each racer's run is verified, judged real-time from every input and
 //! ranked the moment they finish, with no upload.
 //!
@@ -18,7 +18,7 @@
 //!    member at once, and re-simulates the racer with the same core and driver
 //!    ([`racer::RacerRun`]); a page whose hash differs at a split is desynced (named to
 //!    everyone and in the log).
-//! 4. At a racer's finish the room files the run ([`file`]): the replay bytes it recorded
+//! 4. At a racer's finish the room files the run ([`file`](mod@file)): the replay bytes it recorded
 //!    from the stream (byte-identical to `pogo simulate --inputs … --record` of the same
 //!    events, name and date), verified, on the level's board, and on the real-time board if
 //!    every message came on time. A racer who leaves, is cut off for good or runs out of time
