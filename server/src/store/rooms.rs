@@ -39,7 +39,7 @@ const WRITE_ROOM: &str = "
     ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7";
 
 impl Store {
-    /// Writes rooms' rows ([`WRITE_ROOM`]), all in one transaction: a process writes every
+    /// Writes rooms' rows (`WRITE_ROOM`), all in one transaction: a process writes every
     /// room it holds with one commit (SQLite: one sync to disk), however many there are.
     pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<()> {
         if rooms.is_empty() {
