@@ -161,7 +161,7 @@ fn other_bad_files_are_bad_input() {
     }
     let big = dir.write(
         "big.json",
-        " ".repeat(pogo::replay::MAX_TUNING_FILE_BYTES + 1),
+        " ".repeat(pogo::replay::TUNING_FILE_BYTES_MAX + 1),
     );
     let out = pogo(["tuning".as_ref(), "--tuning".as_ref(), big.as_os_str()]);
     assert_bad_input(&out, &["big.json", "limit"]);

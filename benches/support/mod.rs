@@ -48,18 +48,18 @@ pub fn simulation_of(desc: WorldDesc) -> Simulation {
     Simulation::new(Arc::new(world), tuning, 1).expect("one player")
 }
 
-/// Records the bot on the built-in `level` for at most `max_ticks` ticks (stopping after the
+/// Records the bot on the built-in `level` for at most `ticks_max` ticks (stopping after the
 /// finish).
-pub fn record(level: &str, max_ticks: u32) -> Recorded {
-    record_in(level.to_string(), simulation(level), max_ticks)
+pub fn record(level: &str, ticks_max: u32) -> Recorded {
+    record_in(level.to_string(), simulation(level), ticks_max)
 }
 
 /// Records the bot in `sim` (at tick 0), as [`record`].
-pub fn record_in(level: String, mut sim: Simulation, max_ticks: u32) -> Recorded {
+pub fn record_in(level: String, mut sim: Simulation, ticks_max: u32) -> Recorded {
     let start = sim.snapshot();
     let mut bot = Bot::new();
     let mut inputs = Vec::new();
-    while inputs.len() < max_ticks as usize {
+    while inputs.len() < ticks_max as usize {
         let input = bot.input(sim.world(), sim.tuning(), &sim.state().pogos[0]);
         sim.step(&[input]);
         inputs.push(input);

@@ -57,9 +57,9 @@ pub fn verifier() -> &'static Verifier {
 /// every interval a well-formed replay may have reaches the simulation.
 fn small_limits() -> Limits {
     Limits {
-        max_ticks: MAX_TICKS,
-        max_player_ticks: u64::from(MAX_TICKS),
-        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        ticks_max: MAX_TICKS,
+        player_ticks_max: u64::from(MAX_TICKS),
+        hash_interval_s_max: HASH_INTERVAL_SECONDS_MAX,
         ..Limits::default()
     }
 }
@@ -243,7 +243,7 @@ fn check_decoded(replay: &Replay, limits: Limits) {
         "decode: header ranges"
     );
     assert!(
-        replay.trailer.ticks <= limits.max_ticks,
+        replay.trailer.ticks <= limits.ticks_max,
         "decode: more ticks than the limit"
     );
     let players = usize::from(h.players);
@@ -311,7 +311,7 @@ fn check_decoded(replay: &Replay, limits: Limits) {
 /// from in its tick caps only.
 fn large_limits() -> Limits {
     Limits {
-        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        hash_interval_s_max: HASH_INTERVAL_SECONDS_MAX,
         ..Limits::default()
     }
 }
@@ -366,7 +366,7 @@ fn check_decoding(bytes: &[u8]) -> Result<Replay, ReplayError> {
             replay.ticks() > MAX_TICKS
                 && *e
                     == ReplayError::TooLong {
-                        max_ticks: MAX_TICKS
+                        ticks_max: MAX_TICKS
                     },
             "decode: fails under the small limit with {e:?}, passes under the default"
         ),
@@ -374,7 +374,7 @@ fn check_decoding(bytes: &[u8]) -> Result<Replay, ReplayError> {
             small == e
                 || *small
                     == (ReplayError::TooLong {
-                        max_ticks: MAX_TICKS
+                        ticks_max: MAX_TICKS
                     }),
             "decode: {e:?} under the default limit, {small:?} under the small one"
         ),

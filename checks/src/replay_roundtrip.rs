@@ -267,7 +267,7 @@ pub fn check(input: &Input) -> bool {
 
     check_header_rules(&input.raw_header());
     let limits = Limits {
-        max_hash_interval_s: HASH_INTERVAL_SECONDS_MAX,
+        hash_interval_s_max: HASH_INTERVAL_SECONDS_MAX,
         ..Limits::default()
     };
     let replay = Replay::decode(&bytes, limits)

@@ -199,13 +199,13 @@
 #define POGO_VERDICT_CHECKSUM 4
 
 /**
- * `PogoVerdict.kind` code: more ticks than the verifier's `max_ticks`.
+ * `PogoVerdict.kind` code: more ticks than the verifier's `ticks_max`.
  */
 #define POGO_VERDICT_TOO_LONG 5
 
 /**
  * `PogoVerdict.kind` code: state hashes stored further apart than the verifier's
- * `max_hash_interval_s`.
+ * `hash_interval_s_max`.
  */
 #define POGO_VERDICT_SPARSE_HASHES 6
 
@@ -262,12 +262,12 @@
 
 /**
  * `PogoVerdict.kind` code: re-simulating would take more player-ticks than the verifier's
- * `max_player_ticks`.
+ * `player_ticks_max`.
  */
 #define POGO_VERDICT_OVER_BUDGET 16
 
 /**
- * `PogoVerdict.kind` code: the verification took longer than the verifier's `max_duration_ms`.
+ * `PogoVerdict.kind` code: the verification took longer than the verifier's `duration_ms_max`.
  */
 #define POGO_VERDICT_OUT_OF_TIME 17
 
@@ -714,20 +714,20 @@ typedef struct PogoVerifierDef {
   /**
    * Most ticks in a replay; default 4 hours at 60 Hz.
    */
-  uint32_t max_ticks;
+  uint32_t ticks_max;
   /**
    * Longest stretch of play between two stored state hashes (s), 1…10; default 1.
    */
-  uint32_t max_hash_interval_s;
+  uint32_t hash_interval_s_max;
   /**
    * Wall-clock limit per verification in ms, 0 (default) for none. Not available in the
    * WebAssembly build (which has no clock): there it must be 0.
    */
-  uint32_t max_duration_ms;
+  uint32_t duration_ms_max;
   /**
    * Most player-ticks (ticks × players) one verification simulates; default 864000.
    */
-  uint64_t max_player_ticks;
+  uint64_t player_ticks_max;
 } PogoVerifierDef;
 
 /**

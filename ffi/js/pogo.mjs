@@ -321,7 +321,7 @@ export class Pogo {
     }
   }
 
-  verifier({ tuning, levels = [], builtinLevels = true, maxTicks, maxHashIntervalS, maxPlayerTicks } = {}) {
+  verifier({ tuning, levels = [], builtinLevels = true, ticksMax, hashIntervalSMax, playerTicksMax } = {}) {
     const def = this.alloc(SIZES.verifierDef);
     const list = this.alloc(4 * levels.length);
     try {
@@ -332,9 +332,9 @@ export class Pogo {
       v.setUint32(def + 8, levels.length ? list : 0, true);
       v.setUint32(def + 12, levels.length, true);
       v.setUint32(def + 16, builtinLevels ? 1 : 0, true);
-      if (maxTicks !== undefined) v.setUint32(def + 20, maxTicks, true);
-      if (maxHashIntervalS !== undefined) v.setUint32(def + 24, maxHashIntervalS, true);
-      if (maxPlayerTicks !== undefined) v.setBigUint64(def + 32, BigInt(maxPlayerTicks), true);
+      if (ticksMax !== undefined) v.setUint32(def + 20, ticksMax, true);
+      if (hashIntervalSMax !== undefined) v.setUint32(def + 24, hashIntervalSMax, true);
+      if (playerTicksMax !== undefined) v.setBigUint64(def + 32, BigInt(playerTicksMax), true);
       return new Verifier(this, this.outU32((out) => this.x.pogo_verifier_create(def, out)));
     } finally {
       this.dealloc(def);

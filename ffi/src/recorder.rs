@@ -200,6 +200,6 @@ mod tests {
 
     #[test]
     fn a_recording_is_as_long_as_a_default_verifier_accepts() {
-        assert_eq!(RECORD_TICKS_MAX, pogo_replay::Limits::default().max_ticks);
+        assert_eq!(RECORD_TICKS_MAX, pogo_replay::Limits::default().ticks_max);
     }
 }

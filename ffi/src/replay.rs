@@ -8,7 +8,7 @@
 //! of what `Replay::decode` checks, it keeps the verifier's budget of player-ticks (ticks ×
 //! players), checked before each chunk is expanded: a replay every default verifier would
 //! refuse as over budget is refused here too, so the expanded inputs of one replay take at
-//! most `max_player_ticks` × 3 bytes (2.5 MiB) whatever the bytes claim, and decoding takes
+//! most `player_ticks_max` × 3 bytes (2.5 MiB) whatever the bytes claim, and decoding takes
 //! time linear in the bytes up to that budget. Inputs are kept expanded per tick, one
 //! `PogoInput` per player per tick, so copying a range out is a slice copy.
 //!
@@ -54,12 +54,12 @@ pub fn decode(bytes: &[u8]) -> Result<ReplayObject, Error> {
                 // The budget before the expansion: this chunk's inputs are not stored unless
                 // the whole replay so far fits (the verifier's check, in the same order).
                 player_ticks += u64::from(chunk.ticks) * players as u64;
-                if player_ticks > limits.max_player_ticks {
+                if player_ticks > limits.player_ticks_max {
                     return Err(Error::limit(format_args!(
                         "cannot decode the replay: over the budget of {} player-ticks ({} ticks \
                          of {players} players at most), as every default verifier would refuse it",
-                        limits.max_player_ticks,
-                        limits.max_player_ticks / players as u64,
+                        limits.player_ticks_max,
+                        limits.player_ticks_max / players as u64,
                     )));
                 }
                 for (player, stored) in inputs.iter_mut().enumerate() {

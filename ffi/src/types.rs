@@ -98,10 +98,10 @@ pub const POGO_VERDICT_UNSUPPORTED_FORMAT: u32 = 2;
 pub const POGO_VERDICT_TRUNCATED: u32 = 3;
 /// `PogoVerdict.kind` code: a chunk's check or the whole-file check does not match the bytes.
 pub const POGO_VERDICT_CHECKSUM: u32 = 4;
-/// `PogoVerdict.kind` code: more ticks than the verifier's `max_ticks`.
+/// `PogoVerdict.kind` code: more ticks than the verifier's `ticks_max`.
 pub const POGO_VERDICT_TOO_LONG: u32 = 5;
 /// `PogoVerdict.kind` code: state hashes stored further apart than the verifier's
-/// `max_hash_interval_s`.
+/// `hash_interval_s_max`.
 pub const POGO_VERDICT_SPARSE_HASHES: u32 = 6;
 /// `PogoVerdict.kind` code: reading the bytes failed.
 pub const POGO_VERDICT_IO: u32 = 7;
@@ -128,9 +128,9 @@ pub const POGO_VERDICT_DESYNC: u32 = 14;
 /// `PogoVerdict.kind` code: `player`'s claimed finish differs from the re-simulation's.
 pub const POGO_VERDICT_OUTCOME_MISMATCH: u32 = 15;
 /// `PogoVerdict.kind` code: re-simulating would take more player-ticks than the verifier's
-/// `max_player_ticks`.
+/// `player_ticks_max`.
 pub const POGO_VERDICT_OVER_BUDGET: u32 = 16;
-/// `PogoVerdict.kind` code: the verification took longer than the verifier's `max_duration_ms`.
+/// `PogoVerdict.kind` code: the verification took longer than the verifier's `duration_ms_max`.
 pub const POGO_VERDICT_OUT_OF_TIME: u32 = 17;
 /// A kind this ABI version has no code for (a newer `pogo-replay`); the reason says what.
 pub const POGO_VERDICT_OTHER: u32 = 255;
@@ -523,14 +523,14 @@ pub struct PogoVerifierDef {
     /// 1 (default): the built-in levels are accepted too; 0: only `levels`.
     pub builtin_levels: u32,
     /// Most ticks in a replay; default 4 hours at 60 Hz.
-    pub max_ticks: u32,
+    pub ticks_max: u32,
     /// Longest stretch of play between two stored state hashes (s), 1…10; default 1.
-    pub max_hash_interval_s: u32,
+    pub hash_interval_s_max: u32,
     /// Wall-clock limit per verification in ms, 0 (default) for none. Not available in the
     /// WebAssembly build (which has no clock): there it must be 0.
-    pub max_duration_ms: u32,
+    pub duration_ms_max: u32,
     /// Most player-ticks (ticks × players) one verification simulates; default 864000.
-    pub max_player_ticks: u64,
+    pub player_ticks_max: u64,
 }
 
 // Layouts without padding, the same on every target but for the pointer-sized fields of the

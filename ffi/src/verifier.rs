@@ -64,10 +64,10 @@ pub fn default_def() -> PogoVerifierDef {
         levels: core::ptr::null(),
         level_count: 0,
         builtin_levels: 1,
-        max_ticks: limits.max_ticks,
-        max_hash_interval_s: limits.max_hash_interval_s,
-        max_duration_ms: 0,
-        max_player_ticks: limits.max_player_ticks,
+        ticks_max: limits.ticks_max,
+        hash_interval_s_max: limits.hash_interval_s_max,
+        duration_ms_max: 0,
+        player_ticks_max: limits.player_ticks_max,
     }
 }
 
@@ -88,21 +88,21 @@ pub fn create(
             def.builtin_levels
         )));
     }
-    if def.max_ticks == 0 || def.max_player_ticks == 0 {
+    if def.ticks_max == 0 || def.player_ticks_max == 0 {
         return Err(Error::invalid(
-            "max_ticks and max_player_ticks must be at least 1",
+            "ticks_max and player_ticks_max must be at least 1",
         ));
     }
-    if !(1..=HASH_INTERVAL_SECONDS_MAX).contains(&def.max_hash_interval_s) {
+    if !(1..=HASH_INTERVAL_SECONDS_MAX).contains(&def.hash_interval_s_max) {
         return Err(Error::invalid(format_args!(
-            "max_hash_interval_s {} is outside 1…{HASH_INTERVAL_SECONDS_MAX}",
-            def.max_hash_interval_s
+            "hash_interval_s_max {} is outside 1…{HASH_INTERVAL_SECONDS_MAX}",
+            def.hash_interval_s_max
         )));
     }
     // wasm32-unknown-unknown has no clock: `Instant::now` would abort the module.
-    if cfg!(target_family = "wasm") && def.max_duration_ms != 0 {
+    if cfg!(target_family = "wasm") && def.duration_ms_max != 0 {
         return Err(Error::invalid(
-            "max_duration_ms must be 0 in the WebAssembly build, which has no clock",
+            "duration_ms_max must be 0 in the WebAssembly build, which has no clock",
         ));
     }
     let tuning = (**reg.tuning(def.tuning)?).clone();
@@ -111,11 +111,11 @@ pub fn create(
         .map(|&l| Ok(reg.level(l)?.desc().clone()))
         .collect::<Result<Vec<_>, Error>>()?;
     let limits = Limits {
-        max_ticks: def.max_ticks,
-        max_player_ticks: def.max_player_ticks,
-        max_hash_interval_s: def.max_hash_interval_s,
-        max_duration: (def.max_duration_ms != 0)
-            .then(|| Duration::from_millis(u64::from(def.max_duration_ms))),
+        ticks_max: def.ticks_max,
+        player_ticks_max: def.player_ticks_max,
+        hash_interval_s_max: def.hash_interval_s_max,
+        duration_max: (def.duration_ms_max != 0)
+            .then(|| Duration::from_millis(u64::from(def.duration_ms_max))),
     };
     let verifier = Verifier::new(tuning, descs, limits);
     Ok(if def.builtin_levels == 1 {

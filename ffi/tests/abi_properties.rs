@@ -709,7 +709,7 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 def.tuning = PogoTuning {
                     id: model.resolve(Kind::Tuning, *tuning).0,
                 };
-                def.max_hash_interval_s = *interval;
+                def.hash_interval_s_max = *interval;
                 let mut verifier = PogoVerifier::default();
                 if checked(model, "verifier", pogo_verifier_create(&def, &mut verifier))?
                     == PogoStatus::Ok

@@ -447,7 +447,7 @@ fn forged(players: u8, ticks: u32) -> Vec<u8> {
 fn replays_over_the_verifier_budget_are_refused() {
     let _serial = serial();
     let baseline = pogo_handle_count();
-    let budget = Limits::default().max_player_ticks;
+    let budget = Limits::default().player_ticks_max;
     let ticks = (budget / 16) as u32;
     let replay = decode(&forged(16, ticks)).unwrap();
     let info = info(replay);

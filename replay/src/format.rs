@@ -48,6 +48,29 @@ pub const TRAILER_BYTES_MAX: u32 = 1024;
 pub const INPUT_CHUNK_BYTES_MAX: u32 = 256 * 1024;
 /// Most ticks in one input chunk.
 pub const CHUNK_TICKS_MAX: u32 = 600;
+/// Worst-case bytes one tick adds to a **legal** replay of `players` players: the format lets
+/// a file put every tick in its own input chunk (`chunk_ticks` = 1) with a state hash after
+/// every tick (`hash_interval` = 1), so a tick can cost the chunk framing
+/// ([`CHUNK_OVERHEAD_BYTES`]), the chunk's `first_tick` (a varint: 5 bytes at most for a
+/// u32) and `ticks` (1 byte: the value 1), the player-list count (1 byte), per player its run
+/// count and one run (`length` and `steer_x`, `steer_z`, `buttons`: 1 byte each), the hash
+/// count (1 byte) and the hash (a u64 varint: 10 bytes at most). The recorder writes about 50
+/// bytes per *second* of one player; this is 36 per tick, so a real file is far below it.
+pub const fn tick_bytes_max(players: u8) -> u64 {
+    CHUNK_OVERHEAD_BYTES as u64 + 5 + 1 + 1 + players as u64 * (1 + 4) + 1 + 10
+}
+
+/// The largest **legal** replay of at most `ticks` ticks and `players` players (bytes): the
+/// preamble, the largest header and trailer chunks, and [`tick_bytes_max`] a tick. The one
+/// bound every size limit on replays derives from (the server's upload body, the command
+/// line's whole-file read, the page's, through the server's `GET /api/limits`).
+pub const fn replay_bytes_max(ticks: u64, players: u8) -> u64 {
+    let frame = CHUNK_OVERHEAD_BYTES as u64;
+    let fixed =
+        PREAMBLE_BYTES as u64 + frame + HEADER_BYTES_MAX as u64 + frame + TRAILER_BYTES_MAX as u64;
+    fixed.saturating_add(ticks.saturating_mul(tick_bytes_max(players)))
+}
+
 /// Longest level name in a header (bytes of UTF-8): a level name of
 /// [`NAME_CHARS_MAX`](pogo_core::world::NAME_CHARS_MAX) ASCII characters fits.
 pub const LEVEL_NAME_BYTES_MAX: usize = 64;
@@ -58,7 +81,7 @@ pub const PLAYER_NAME_BYTES_MAX: usize = 64;
 pub const DATE_BYTES_MAX: usize = 32;
 /// Longest stretch of play between two stored state hashes the format allows (seconds): a
 /// replay's `hash_interval` is at most this many times its tick rate. A verifier may ask for
-/// less ([`crate::Limits::max_hash_interval_s`]).
+/// less ([`crate::Limits::hash_interval_s_max`]).
 pub const HASH_INTERVAL_SECONDS_MAX: u32 = 10;
 /// The characters a header's `date` may hold: ISO 8601 needs no others.
 pub const DATE_CHARS: &str = "0123456789-:.+TZ ";
@@ -222,8 +245,8 @@ pub enum ReplayError {
     },
     /// More ticks than the reader allows.
     TooLong {
-        /// The reader's limit ([`crate::Limits::max_ticks`]).
-        max_ticks: u32,
+        /// The reader's limit ([`crate::Limits::ticks_max`]).
+        ticks_max: u32,
     },
     /// The header's hash interval is longer than the reader allows (ticks).
     SparseHashes {
@@ -296,8 +319,8 @@ impl fmt::Display for ReplayError {
             ReplayError::TrailingBytes { offset } => {
                 write!(f, "unexpected bytes after the trailer at byte {offset}")
             }
-            ReplayError::TooLong { max_ticks } => {
-                write!(f, "longer than the limit of {max_ticks} ticks")
+            ReplayError::TooLong { ticks_max } => {
+                write!(f, "longer than the limit of {ticks_max} ticks")
             }
             ReplayError::SparseHashes { hash_interval, max } => {
                 write!(

@@ -50,7 +50,7 @@
 //! speeds, periods, zone strengths, ...), whose error is reported with the JSON path too.
 //!
 //! Memory and time are bounded whatever the file claims: the input size first
-//! ([`MAX_LEVEL_FILE_BYTES`]), then each list is counted against its limit while only the
+//! ([`LEVEL_FILE_BYTES_MAX`]), then each list is counted against its limit while only the
 //! first `limit` elements are kept (so a list that is too long costs no more memory than a
 //! legal one), and an object's fields are checked as they are read (an object with a million
 //! keys fails at its first unknown or repeated one). serde_json limits nesting to 128 levels.
@@ -80,13 +80,13 @@ pub use crate::tuning_file::{JsonKind, Location};
 /// The largest level file accepted, in bytes (64 MiB). A box takes about 50 bytes of JSON, so
 /// this holds a level at the [`BOXES_MAX`] limit of a million boxes written compactly; the
 /// bound keeps hostile input from costing unbounded memory or time.
-pub const MAX_LEVEL_FILE_BYTES: usize = 64 << 20;
+pub const LEVEL_FILE_BYTES_MAX: usize = 64 << 20;
 
 /// Why a level file was rejected.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum LevelFileError {
-    /// The input is larger than `limit` bytes ([`MAX_LEVEL_FILE_BYTES`]); nothing was parsed.
+    /// The input is larger than `limit` bytes ([`LEVEL_FILE_BYTES_MAX`]); nothing was parsed.
     TooLarge {
         /// The bound that was exceeded, in bytes.
         limit: usize,
@@ -284,9 +284,9 @@ const FIELDS_MAX: usize = 10;
 
 /// Parses and validates a level file.
 pub fn parse_level_json(text: &str) -> Result<WorldDesc, LevelFileError> {
-    if text.len() > MAX_LEVEL_FILE_BYTES {
+    if text.len() > LEVEL_FILE_BYTES_MAX {
         return Err(LevelFileError::TooLarge {
-            limit: MAX_LEVEL_FILE_BYTES,
+            limit: LEVEL_FILE_BYTES_MAX,
         });
     }
     // First pass: any JSON value, so syntax errors anywhere come with serde_json's line and
@@ -1613,18 +1613,18 @@ mod tests {
     #[test]
     fn input_size_is_bounded_before_parsing() {
         let mut text = level("");
-        text.push_str(&" ".repeat(MAX_LEVEL_FILE_BYTES - text.len() + 1));
+        text.push_str(&" ".repeat(LEVEL_FILE_BYTES_MAX - text.len() + 1));
         let error = parse_err(&text);
         assert!(matches!(
             error,
             LevelFileError::TooLarge {
-                limit: MAX_LEVEL_FILE_BYTES
+                limit: LEVEL_FILE_BYTES_MAX
             }
         ));
         assert!(error.to_string().contains("67108864-byte limit"), "{error}");
         // Right at the limit is still parsed.
         text.pop();
-        assert_eq!(text.len(), MAX_LEVEL_FILE_BYTES);
+        assert_eq!(text.len(), LEVEL_FILE_BYTES_MAX);
         parse_level_json(&text).unwrap();
     }
 

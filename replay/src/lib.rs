@@ -57,7 +57,7 @@ pub use diff::{Difference, first_difference};
 pub use format::{FORMAT_VERSION, Header, InputChunk, ReplayError, Run, Trailer};
 pub use ghost::Ghost;
 pub use input_script::{InputScript, InputScriptError, parse_input_script};
-pub use level_file::{LevelFileError, MAX_LEVEL_FILE_BYTES, level_to_json, parse_level_json};
+pub use level_file::{LEVEL_FILE_BYTES_MAX, LevelFileError, level_to_json, parse_level_json};
 pub use levels::{BUILTIN_LEVELS, builtin_level};
 pub use names::{NameError, check_player_name};
 pub use reader::{Chunk, Limits, Replay, ReplayReader};
@@ -65,6 +65,6 @@ pub use recorder::Recorder;
 pub use salvage::{SalvageError, Salvaged, salvage};
 pub use splits::{Split, SplitRecorder};
 pub use tuning_file::{
-    MAX_TUNING_FILE_BYTES, TuningFileError, apply_tuning_json, parse_tuning_json, tuning_to_json,
+    TUNING_FILE_BYTES_MAX, TuningFileError, apply_tuning_json, parse_tuning_json, tuning_to_json,
 };
 pub use verify::{Verified, Verifier, VerifyError};

@@ -22,7 +22,7 @@ use crate::format::{
 /// checked against what the header (players) and each input chunk (ticks) claim *before*
 /// that chunk is simulated; a file over the budget is refused without simulating the chunk
 /// that would exceed it. Forged hashes are caught early because a replay must carry a state
-/// hash at least every `max_hash_interval_s` seconds of play (the format allows at most
+/// hash at least every `hash_interval_s_max` seconds of play (the format allows at most
 /// [`HASH_INTERVAL_SECONDS_MAX`]): a forgery desyncs within that many seconds, not at the
 /// end of the file. A server may add a wall-clock bound per verification.
 ///
@@ -32,25 +32,30 @@ use crate::format::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Most ticks in a replay. Default: 4 hours at 60 Hz.
-    pub max_ticks: u32,
+    pub ticks_max: u32,
     /// Most player-ticks (ticks × players) a verification simulates. Default: 4 hours of one
     /// player at 60 Hz (864 000), which is 15 minutes of 16 players.
-    pub max_player_ticks: u64,
+    pub player_ticks_max: u64,
     /// Longest stretch of play between two stored state hashes, in seconds (1 ≤ it ≤
     /// [`HASH_INTERVAL_SECONDS_MAX`]). Default: 1, what the recorder writes.
-    pub max_hash_interval_s: u32,
+    pub hash_interval_s_max: u32,
     /// Most wall-clock time one verification may take (`None`: no limit). Default: none, so
     /// a verdict never depends on the machine; a server sets it as a last line of defence.
-    pub max_duration: Option<std::time::Duration>,
+    pub duration_max: Option<std::time::Duration>,
+}
+
+impl Limits {
+    /// The default [`Limits::ticks_max`]: 4 hours at 60 Hz.
+    pub const DEFAULT_TICKS_MAX: u32 = 4 * 3600 * 60;
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            max_ticks: 4 * 3600 * 60,
-            max_player_ticks: 4 * 3600 * 60,
-            max_hash_interval_s: 1,
-            max_duration: None,
+            ticks_max: Limits::DEFAULT_TICKS_MAX,
+            player_ticks_max: u64::from(Limits::DEFAULT_TICKS_MAX),
+            hash_interval_s_max: 1,
+            duration_max: None,
         }
     }
 }
@@ -119,7 +124,7 @@ impl<R: Read> ReplayReader<R> {
         header.check(at)?;
         let max_interval = u64::from(
             limits
-                .max_hash_interval_s
+                .hash_interval_s_max
                 .clamp(1, HASH_INTERVAL_SECONDS_MAX),
         ) * u64::from(header.tick_rate);
         if u64::from(header.hash_interval) > max_interval {
@@ -167,9 +172,9 @@ impl<R: Read> ReplayReader<R> {
                 let chunk: InputChunk = format::decode(&payload, at)?;
                 chunk.check(&self.header, self.next_tick, at)?;
                 let end = u64::from(chunk.first_tick) + u64::from(chunk.ticks);
-                if end > u64::from(self.limits.max_ticks) {
+                if end > u64::from(self.limits.ticks_max) {
                     return Err(ReplayError::TooLong {
-                        max_ticks: self.limits.max_ticks,
+                        ticks_max: self.limits.ticks_max,
                     });
                 }
                 self.next_tick = end as u32;

@@ -34,7 +34,7 @@
 //! unknown key, a key given twice (plain serde_json maps would silently keep the last one), a
 //! value that is not a JSON number (`"24"`, `true`, `null`, `[24]`), a fraction for a
 //! whole-number key, a value outside the key's range. The input size is bounded
-//! ([`MAX_TUNING_FILE_BYTES`]) before any parsing.
+//! ([`TUNING_FILE_BYTES_MAX`]) before any parsing.
 //!
 //! # Writing
 //!
@@ -52,7 +52,7 @@ use serde_json::value::RawValue;
 
 /// The largest tuning file accepted, in bytes (1 MiB). A complete tuning file with every key
 /// is about 1.5 KiB; the bound only keeps hostile input from costing memory or time.
-pub const MAX_TUNING_FILE_BYTES: usize = 1 << 20;
+pub const TUNING_FILE_BYTES_MAX: usize = 1 << 20;
 
 /// Where something is in a tuning file: 1-based line, and 1-based column counted in
 /// characters.
@@ -119,7 +119,7 @@ impl fmt::Display for JsonKind {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum TuningFileError {
-    /// The input is larger than `limit` bytes ([`MAX_TUNING_FILE_BYTES`]); nothing was parsed.
+    /// The input is larger than `limit` bytes ([`TUNING_FILE_BYTES_MAX`]); nothing was parsed.
     TooLarge {
         /// The bound that was exceeded, in bytes.
         limit: usize,
@@ -237,9 +237,9 @@ pub fn parse_tuning_json(text: &str) -> Result<TuningSpec, TuningFileError> {
 /// build a [`Tuning`](pogo_core::Tuning) (or call [`TuningSpec::validate`]) at the end. On
 /// error `spec` is unchanged.
 pub fn apply_tuning_json(spec: &mut TuningSpec, text: &str) -> Result<(), TuningFileError> {
-    if text.len() > MAX_TUNING_FILE_BYTES {
+    if text.len() > TUNING_FILE_BYTES_MAX {
         return Err(TuningFileError::TooLarge {
-            limit: MAX_TUNING_FILE_BYTES,
+            limit: TUNING_FILE_BYTES_MAX,
         });
     }
     // First pass: any JSON value, so syntax errors come with serde_json's line and column,
@@ -664,17 +664,17 @@ mod tests {
     #[test]
     fn input_size_is_bounded_before_parsing() {
         let mut text = String::from("{}");
-        text.push_str(&" ".repeat(MAX_TUNING_FILE_BYTES));
+        text.push_str(&" ".repeat(TUNING_FILE_BYTES_MAX));
         let error = parse_err(&text);
         assert!(matches!(
             error,
             TuningFileError::TooLarge {
-                limit: MAX_TUNING_FILE_BYTES
+                limit: TUNING_FILE_BYTES_MAX
             }
         ));
         assert!(error.to_string().contains("1048576"));
         // Right at the limit is still parsed.
-        text.truncate(MAX_TUNING_FILE_BYTES);
+        text.truncate(TUNING_FILE_BYTES_MAX);
         assert_eq!(parse_tuning_json(&text).unwrap(), TuningSpec::default());
     }
 

@@ -159,16 +159,16 @@ impl Verifier {
             })
         })?;
         let mut inputs = vec![Input::default(); players];
-        let started = self.limits.max_duration.map(|d| (Instant::now(), d));
+        let started = self.limits.duration_max.map(|d| (Instant::now(), d));
         let mut player_ticks = 0u64;
         loop {
             match reader.next_chunk()? {
                 Some(Chunk::Inputs(chunk)) => {
                     // The work this chunk claims, checked before any of it is done.
                     player_ticks += u64::from(chunk.ticks) * players as u64;
-                    if player_ticks > self.limits.max_player_ticks {
+                    if player_ticks > self.limits.player_ticks_max {
                         return Err(VerifyError::OverBudget {
-                            max_player_ticks: self.limits.max_player_ticks,
+                            player_ticks_max: self.limits.player_ticks_max,
                             players: header.players,
                         });
                     }
@@ -318,17 +318,17 @@ pub enum VerifyError {
         /// The re-simulation's finish tick.
         actual: Option<u32>,
     },
-    /// Simulating the replay would take more player-ticks than [`Limits::max_player_ticks`]
+    /// Simulating the replay would take more player-ticks than [`Limits::player_ticks_max`]
     /// (refused before the chunk that would exceed it is simulated).
     OverBudget {
-        /// [`Limits::max_player_ticks`].
-        max_player_ticks: u64,
+        /// [`Limits::player_ticks_max`].
+        player_ticks_max: u64,
         /// The header's player count.
         players: u8,
     },
-    /// The verification took longer than [`Limits::max_duration`].
+    /// The verification took longer than [`Limits::duration_max`].
     OutOfTime {
-        /// [`Limits::max_duration`] in milliseconds.
+        /// [`Limits::duration_max`] in milliseconds.
         max_ms: u64,
     },
 }
@@ -426,14 +426,14 @@ impl fmt::Display for VerifyError {
                 )
             }
             VerifyError::OverBudget {
-                max_player_ticks,
+                player_ticks_max,
                 players,
             } => {
                 write!(
                     f,
-                    "over the verification budget of {max_player_ticks} player-ticks \
+                    "over the verification budget of {player_ticks_max} player-ticks \
                      ({players} players: at most {} ticks)",
-                    max_player_ticks / u64::from((*players).max(1))
+                    player_ticks_max / u64::from((*players).max(1))
                 )
             }
             VerifyError::OutOfTime { max_ms } => {

@@ -145,7 +145,7 @@ fn made_up_hashes_are_caught_within_the_hash_interval() {
     );
     assert_eq!(ticks, 0);
     let relaxed = Limits {
-        max_hash_interval_s: 10,
+        hash_interval_s_max: 10,
         ..Limits::default()
     };
     let (result, ticks, seconds) = verify(&bytes, relaxed);
@@ -159,7 +159,7 @@ fn honest_hashes_are_refused_at_the_budget_it_sets() {
     // The operator's budget: 1 200 ticks of 16 players. The file's chunks claim 600 ticks
     // each: two are simulated, the third would exceed the budget and is refused unsimulated.
     let budget = Limits {
-        max_player_ticks: 1200 * PLAYERS as u64,
+        player_ticks_max: 1200 * PLAYERS as u64,
         ..Limits::default()
     };
     let bytes = forged(60, honest_until(2400));
@@ -168,7 +168,7 @@ fn honest_hashes_are_refused_at_the_budget_it_sets() {
     assert_eq!(
         result,
         Err(VerifyError::OverBudget {
-            max_player_ticks: 19_200,
+            player_ticks_max: 19_200,
             players: 16
         })
     );
@@ -177,7 +177,7 @@ fn honest_hashes_are_refused_at_the_budget_it_sets() {
     let (result, ticks, _) = verify(
         &bytes,
         Limits {
-            max_player_ticks: 1800 * PLAYERS as u64,
+            player_ticks_max: 1800 * PLAYERS as u64,
             ..Limits::default()
         },
     );
@@ -202,7 +202,7 @@ fn the_default_budget_bounds_an_honest_16_player_file() {
     assert_eq!(
         result,
         Err(VerifyError::OverBudget {
-            max_player_ticks: 864_000,
+            player_ticks_max: 864_000,
             players: 16
         })
     );

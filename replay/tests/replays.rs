@@ -179,14 +179,14 @@ fn a_claimed_length_beyond_the_limit_is_rejected_early() {
     let strict = Verifier::with_builtin_levels(
         Tuning::default(),
         Limits {
-            max_ticks: 600,
+            ticks_max: 600,
             ..Limits::default()
         },
     );
     let err = strict.verify(&bytes[..]).unwrap_err();
     assert_eq!(
         err,
-        VerifyError::Replay(ReplayError::TooLong { max_ticks: 600 })
+        VerifyError::Replay(ReplayError::TooLong { ticks_max: 600 })
     );
 }
 

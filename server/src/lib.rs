@@ -63,7 +63,7 @@ use std::time::Duration;
 use axum::serve::ListenerExt;
 use pogo_core::Tuning;
 use pogo_core::world::World;
-use pogo_replay::{Limits, MAX_LEVEL_FILE_BYTES, MAX_TUNING_FILE_BYTES};
+use pogo_replay::{LEVEL_FILE_BYTES_MAX, Limits, TUNING_FILE_BYTES_MAX};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore, watch};
 
@@ -114,13 +114,13 @@ impl Server {
         config.check().map_err(ServerError::Config)?;
         let tuning = load_tuning(config)?;
         let levels = load_levels(config, &tuning)?;
-        // `Limits` is the verifier's (pogo-replay's) and keeps its own field names.
+        // The verifier's limits: the server's flags, one for one.
         let ticks_max = config.player_ticks_max;
         let limits = Limits {
-            max_ticks: u32::try_from(ticks_max).unwrap_or(u32::MAX),
-            max_player_ticks: ticks_max,
-            max_hash_interval_s: config.hash_interval_s_max,
-            max_duration: Some(config.duration_max()),
+            ticks_max: u32::try_from(ticks_max).unwrap_or(u32::MAX),
+            player_ticks_max: ticks_max,
+            hash_interval_s_max: config.hash_interval_s_max,
+            duration_max: Some(config.duration_max()),
         };
         let catalog = Arc::new(Catalog::new(tuning, levels, limits));
         // Build every level's world now (sprawl's takes a moment), not in the first request
@@ -289,7 +289,7 @@ async fn keep_ranks_up(state: AppState) {
 fn load_tuning(config: &Config) -> Result<Tuning, ServerError> {
     let mut spec = pogo_core::TuningSpec::default();
     if let Some(path) = &config.tuning {
-        let text = read_text(path, MAX_TUNING_FILE_BYTES)?;
+        let text = read_text(path, TUNING_FILE_BYTES_MAX)?;
         pogo_replay::apply_tuning_json(&mut spec, &text)
             .map_err(|e| ServerError::Config(format!("--tuning {}: {e}", path.display())))?;
     }
@@ -302,7 +302,7 @@ fn load_levels(
 ) -> Result<Vec<pogo_core::world::WorldDesc>, ServerError> {
     let mut levels = Vec::new();
     for path in &config.levels {
-        let text = read_text(path, MAX_LEVEL_FILE_BYTES)?;
+        let text = read_text(path, LEVEL_FILE_BYTES_MAX)?;
         let name = path.display();
         let desc = pogo_replay::parse_level_json(&text)
             .map_err(|e| ServerError::Config(format!("--level {name}: {e}")))?;

@@ -7,37 +7,18 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use pogo_replay::format::{
-    CHUNK_OVERHEAD_BYTES, HEADER_BYTES_MAX, PREAMBLE_BYTES, TRAILER_BYTES_MAX,
-};
-
-/// Worst-case bytes one tick adds to a **legal** single-player replay. The format lets a
-/// file put every tick in its own input chunk (`chunk_ticks` = 1) with a state hash after
-/// every tick (`hash_interval` = 1), so a tick can cost: the chunk framing (13 bytes), the
-/// chunk's `first_tick` (a varint, 5 bytes at most for a u32) and `ticks` (1 byte: the value
-/// 1), the player-list count and the player's run count (1 byte each), one run (`length` 1
-/// byte + `steer_x`, `steer_z`, `buttons` 1 byte each), the hash count (1 byte) and the hash
-/// (a u64 varint, 10 bytes at most). The recorder writes about 50 bytes per *second*; this
-/// bound is about 36 per tick, so a real file is far below the limit.
-pub const REPLAY_BYTES_PER_TICK_MAX: u64 = CHUNK_OVERHEAD_BYTES as u64 + 5 + 1 + 1 + 1 + 4 + 1 + 10;
+use pogo_replay::format::replay_bytes_max;
 
 /// Bytes on top of the worst case, for what the estimate does not model (none known):
 /// a small fixed slack, not a factor, so the limit stays close to the bound.
 pub const BODY_SLACK_BYTES: u64 = 4096;
 
 /// The request body limit for an upload: the largest legal single-player replay of at most
-/// `ticks_max` ticks ([`REPLAY_BYTES_PER_TICK_MAX`] per tick, plus the preamble, the largest
-/// header and trailer chunks), plus [`BODY_SLACK_BYTES`]. An upload over it is refused with
-/// 413 before it is read (by `Content-Length`) or as soon as it passes it (while reading).
+/// `ticks_max` ticks (`pogo_replay::format::replay_bytes_max`, the one bound), plus
+/// [`BODY_SLACK_BYTES`]. An upload over it is refused with 413 before it is read (by
+/// `Content-Length`) or as soon as it passes it (while reading).
 pub fn upload_body_limit(ticks_max: u64) -> u64 {
-    let frame = CHUNK_OVERHEAD_BYTES as u64;
-    PREAMBLE_BYTES as u64
-        + frame
-        + u64::from(HEADER_BYTES_MAX)
-        + frame
-        + u64::from(TRAILER_BYTES_MAX)
-        + ticks_max.saturating_mul(REPLAY_BYTES_PER_TICK_MAX)
-        + BODY_SLACK_BYTES
+    replay_bytes_max(ticks_max, 1).saturating_add(BODY_SLACK_BYTES)
 }
 
 /// Largest JSON body of the small JSON routes (registration, admin). The largest legal one is
@@ -216,6 +197,7 @@ fn wait_seconds(not_until: governor::NotUntil<<DefaultClock as Clock>::Instant>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pogo_replay::format::tick_bytes_max;
     use pogo_replay::{Header, InputChunk, Limits, Replay, Run, Trailer};
 
     /// The worst case the bound claims to cover, built as a real file: one tick per chunk,
@@ -259,8 +241,8 @@ mod tests {
         };
         let bytes = replay.encode();
         let limits = Limits {
-            max_ticks: ticks,
-            max_player_ticks: u64::from(ticks),
+            ticks_max: ticks,
+            player_ticks_max: u64::from(ticks),
             ..Limits::default()
         };
         Replay::decode(&bytes, limits).expect("the worst case is a legal replay");
@@ -283,8 +265,9 @@ mod tests {
         // Rounded up: the trailer's file check is a varint of a hash, 9 or 10 bytes by chance.
         let marginal = ((worst_case(3000).len() - worst_case(2000).len()) as u64).div_ceil(1000);
         assert!(
-            marginal <= REPLAY_BYTES_PER_TICK_MAX && marginal + 3 >= REPLAY_BYTES_PER_TICK_MAX,
-            "a worst-case tick takes {marginal} bytes, the bound says {REPLAY_BYTES_PER_TICK_MAX}"
+            marginal <= tick_bytes_max(1) && marginal + 3 >= tick_bytes_max(1),
+            "a worst-case tick takes {marginal} bytes, the bound says {}",
+            tick_bytes_max(1)
         );
     }
 

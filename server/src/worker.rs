@@ -207,7 +207,7 @@ fn verify_claims(
         mut tickets,
         claimed_at,
     } = batch;
-    let longest = verifier.limits().max_duration.unwrap_or(Duration::ZERO);
+    let longest = verifier.limits().duration_max.unwrap_or(Duration::ZERO);
     let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
     let horizon = lease * numerator / denominator;
     let mut verdicts = Vec::with_capacity(claims.len());

@@ -170,7 +170,7 @@ fn the_light_verification_gives_the_ghosts_verdicts() {
 #[test]
 fn over_the_budget_is_the_same_verdict() {
     let limits = Limits {
-        max_player_ticks: 1000,
+        player_ticks_max: 1000,
         ..Limits::default()
     };
     let verifier = Verifier::with_builtin_levels(Tuning::default(), limits);

@@ -9,17 +9,21 @@ use clap::Args;
 use pogo::core::world::World;
 use pogo::replay::format::HASH_INTERVAL_SECONDS_MAX;
 use pogo::replay::{
-    BUILTIN_LEVELS, Chunk, Ghost, Header, Limits, MAX_LEVEL_FILE_BYTES, Replay, ReplayReader,
+    BUILTIN_LEVELS, Chunk, Ghost, Header, LEVEL_FILE_BYTES_MAX, Limits, Replay, ReplayReader,
     Verifier, VerifyError, parse_level_json,
 };
 
 use super::tuning::TuningArgs;
 use super::{CliError, input};
 
-/// Largest replay file a whole-file tool (`race`, `salvage`, `plot`) reads into memory. A
-/// 4-hour recording of 16 players changing input every tick stays below it; `verify` and
-/// `inspect` stream and have no such limit.
-pub(crate) const REPLAY_FILE_BYTES_MAX: u64 = 256 << 20;
+/// Largest replay file a whole-file tool (`race`, `salvage`, `plot`) reads into memory: the
+/// largest legal replay the default limits allow, of the most players
+/// (`pogo_replay::format::replay_bytes_max`, the one bound). `verify` and `inspect` stream
+/// and have no such limit.
+pub(crate) const REPLAY_FILE_BYTES_MAX: u64 = pogo::replay::format::replay_bytes_max(
+    pogo::replay::Limits::DEFAULT_TICKS_MAX as u64,
+    pogo::core::PLAYERS_MAX as u8,
+);
 
 /// What replays are checked against: the tuning the server runs (defaults ← --tuning ←
 /// --set, as for `simulate`), the levels it knows (built-in, plus --level files) and the
@@ -34,11 +38,11 @@ pub(crate) struct VerifierArgs {
     pub levels: Vec<PathBuf>,
     /// The most ticks a replay may have, whatever it claims (default: 4 hours at 60 Hz).
     #[arg(long, value_name = "N")]
-    pub max_ticks: Option<u32>,
+    pub ticks_max: Option<u32>,
     /// The most player-ticks (ticks × players) one verification may simulate (default:
     /// 864000, 4 hours of one player or 15 minutes of 16).
     #[arg(long, value_name = "N")]
-    pub max_player_ticks: Option<u64>,
+    pub player_ticks_max: Option<u64>,
     /// The longest stretch of play between two stored state hashes a replay may have, in
     /// seconds, 1 to 10 (default: 1).
     #[arg(long, value_name = "SECONDS")]
@@ -51,22 +55,22 @@ impl VerifierArgs {
     pub fn build(&self) -> Result<Verifier, CliError> {
         let tuning = self.tuning.resolve()?;
         let mut limits = Limits::default();
-        match self.max_ticks {
+        match self.ticks_max {
             Some(0) => {
                 return Err(CliError::bad_input(
                     "--max-ticks 0: must be at least 1 tick",
                 ));
             }
-            Some(max_ticks) => limits.max_ticks = max_ticks,
+            Some(ticks_max) => limits.ticks_max = ticks_max,
             None => {}
         }
-        match self.max_player_ticks {
+        match self.player_ticks_max {
             Some(0) => {
                 return Err(CliError::bad_input(
                     "--max-player-ticks 0: must be at least 1",
                 ));
             }
-            Some(max) => limits.max_player_ticks = max,
+            Some(max) => limits.player_ticks_max = max,
             None => {}
         }
         match self.max_hash_interval {
@@ -75,12 +79,12 @@ impl VerifierArgs {
                     "--max-hash-interval {s}: must be within 1..={HASH_INTERVAL_SECONDS_MAX} seconds"
                 )));
             }
-            Some(s) => limits.max_hash_interval_s = s,
+            Some(s) => limits.hash_interval_s_max = s,
             None => {}
         }
         let mut levels = Vec::with_capacity(self.levels.len());
         for path in &self.levels {
-            let text = input::read_text(path, MAX_LEVEL_FILE_BYTES)?;
+            let text = input::read_text(path, LEVEL_FILE_BYTES_MAX)?;
             let name = path.display();
             let desc =
                 parse_level_json(&text).map_err(|e| CliError::bad_input(format!("{name}: {e}")))?;

@@ -52,7 +52,7 @@ use pogo::core::{Input, PLAYERS_MAX, Pogo, Simulation, Ticks, Tuning};
 use pogo::replay::format::{DATE_BYTES_MAX, DATE_CHARS};
 use pogo::replay::input_script::INPUT_SCRIPT_BYTES_MAX;
 use pogo::replay::{
-    BUILTIN_LEVELS, Header, MAX_LEVEL_FILE_BYTES, Recorder, builtin_level, check_player_name,
+    BUILTIN_LEVELS, Header, LEVEL_FILE_BYTES_MAX, Recorder, builtin_level, check_player_name,
     parse_input_script, parse_level_json,
 };
 
@@ -209,7 +209,7 @@ pub(crate) fn build_world(level: &str, tuning: &Tuning) -> Result<World, CliErro
 fn load_level(level: &str) -> Result<WorldDesc, CliError> {
     let path = Path::new(level);
     if path.is_file() || level.ends_with(".json") {
-        let text = input::read_text(path, MAX_LEVEL_FILE_BYTES)?;
+        let text = input::read_text(path, LEVEL_FILE_BYTES_MAX)?;
         return parse_level_json(&text)
             .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())));
     }

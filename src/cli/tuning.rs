@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pogo::core::{ParseFxError, Tuning, TuningError, TuningSpec};
-use pogo::replay::tuning_file::{self, MAX_TUNING_FILE_BYTES};
+use pogo::replay::tuning_file::{self, TUNING_FILE_BYTES_MAX};
 
 use super::{CliError, input};
 
@@ -36,7 +36,7 @@ impl TuningArgs {
     pub fn resolve(&self) -> Result<Tuning, CliError> {
         let mut spec = TuningSpec::default();
         if let Some(path) = &self.file {
-            let text = input::read_text(path, MAX_TUNING_FILE_BYTES)?;
+            let text = input::read_text(path, TUNING_FILE_BYTES_MAX)?;
             tuning_file::apply_tuning_json(&mut spec, &text)
                 .map_err(|e| CliError::bad_input(format!("{}: {e}", path.display())))?;
         }

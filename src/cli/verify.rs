@@ -18,7 +18,7 @@
 //! file's own exit code (1 or 2, see below); the other fields of a failure are the error's
 //! details: `offset` (bytes), `tick`, `player`, `level`,
 //! `expected` / `found` (hashes as 16 hex digits, versions and rates as numbers), `claimed`
-//! / `actual` (finish ticks or null), `max_ticks`.
+//! / `actual` (finish ticks or null), `ticks_max`.
 //!
 //! Paths, player names and error messages are [escaped](mod@super::escape) in the text lines
 //! (JSON escapes its own strings), so no file can print a line of its own.
@@ -320,7 +320,7 @@ fn details(error: &VerifyError, object: &mut Object) {
                 put("expected", json!(hex(*expected)));
                 put("found", json!(hex(*found)));
             }
-            ReplayError::TooLong { max_ticks } => put("max_ticks", json!(max_ticks)),
+            ReplayError::TooLong { ticks_max } => put("ticks_max", json!(ticks_max)),
             ReplayError::SparseHashes { hash_interval, max } => {
                 put("found", json!(hash_interval));
                 put("expected", json!(max));
@@ -368,10 +368,10 @@ fn details(error: &VerifyError, object: &mut Object) {
             put("actual", json!(actual));
         }
         VerifyError::OverBudget {
-            max_player_ticks,
+            player_ticks_max,
             players,
         } => {
-            put("max_player_ticks", json!(max_player_ticks));
+            put("player_ticks_max", json!(player_ticks_max));
             put("players", json!(players));
         }
         VerifyError::OutOfTime { max_ms } => put("max_ms", json!(max_ms)),

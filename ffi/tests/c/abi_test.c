@@ -633,7 +633,7 @@ static void errors(void) {
   PogoVerifier verifier;
   EXPECT(POGO_STATUS_INVALID_HANDLE, pogo_verifier_create(&vdef, &verifier)); /* no tuning */
   vdef.tuning = tuning;
-  vdef.max_hash_interval_s = 11;
+  vdef.hash_interval_s_max = 11;
   EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_verifier_create(&vdef, &verifier));
   vdef = pogo_default_verifier_def();
   vdef.tuning = tuning;

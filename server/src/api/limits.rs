@@ -37,7 +37,7 @@ pub struct Limits {
 pub async fn limits(State(state): State<AppState>) -> Json<Limits> {
     Json(Limits {
         replay_bytes_max: state.upload_limit,
-        run_ticks_max: state.catalog.verifier().limits().max_player_ticks,
+        run_ticks_max: state.catalog.verifier().limits().player_ticks_max,
         tick_rate: state.catalog.tick_rate(),
         realtime_slack_ms: state.ticket_slack_ms,
         race_ms_max: state.live.settings.race_ms_max,

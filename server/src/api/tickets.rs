@@ -300,7 +300,7 @@ fn check_commit(state: &AppState, ticket: &Ticket, commit: &Commit) -> Result<()
             why: "its commit window (the longest run the server verifies, from GO) is over".into(),
         });
     }
-    let ticks_max = state.catalog.verifier().limits().max_ticks;
+    let ticks_max = state.catalog.verifier().limits().ticks_max;
     if commit.tick >= ticks_max {
         return Err(ApiError::BadCommit(format!(
             "tick {} is past the longest run the server verifies ({ticks_max} ticks)",
@@ -330,7 +330,7 @@ fn commits_max(state: &AppState, level: &str) -> usize {
 /// (`--player-ticks-max` at the tick rate), then the slack.
 pub fn commit_window_ms(state: &AppState) -> i64 {
     let ticks =
-        i64::try_from(state.catalog.verifier().limits().max_player_ticks).unwrap_or(i64::MAX);
+        i64::try_from(state.catalog.verifier().limits().player_ticks_max).unwrap_or(i64::MAX);
     let rate = i64::from(state.catalog.tick_rate().max(1));
     (ticks.saturating_mul(1000) / rate).saturating_add(state.ticket_slack_ms)
 }

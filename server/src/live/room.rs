@@ -756,7 +756,7 @@ impl RacerRun {
             name,
             date.to_string(),
             ctx.slack_ms,
-            ctx.catalog.verifier().limits().max_ticks,
+            ctx.catalog.verifier().limits().ticks_max,
         )
     }
 }
