@@ -148,6 +148,21 @@ async fn next(client: &mut Client) -> Event {
         .expect("the socket is open")
 }
 
+/// Every seat says ready; the room's GO (Unix ms), once every seat has seen it.
+async fn ready_all(seats: &mut [Seat]) -> i64 {
+    for seat in seats.iter_mut() {
+        seat.client
+            .send(&LiveClientMessage::Ready { ready: true })
+            .await
+            .unwrap();
+    }
+    let mut go = 0;
+    for seat in seats.iter_mut() {
+        go = until_go(&mut seat.client).await;
+    }
+    go
+}
+
 /// Reads until the room is counting down; GO (Unix ms).
 async fn until_go(client: &mut Client) -> i64 {
     loop {
@@ -258,16 +273,7 @@ async fn two_racers_race_and_their_runs_are_filed_real_time_with_a_spectator_wat
         let (listed, body) = get_json(http, &format!("{base}/api/rooms?level=dash")).await;
         assert_eq!(listed, 200);
         assert_eq!(body["rooms"][0]["id"], json!(room), "{body}");
-        for seat in &mut seats {
-            seat.client
-                .send(&LiveClientMessage::Ready { ready: true })
-                .await
-                .unwrap();
-        }
-        let mut go = 0;
-        for seat in &mut seats {
-            go = until_go(&mut seat.client).await;
-        }
+        let go = ready_all(&mut seats).await;
         let inputs = [events(127), events(110)];
         let streams = [stream_of(&inputs[0]), stream_of(&inputs[1])];
         let mut readers = Vec::new();
@@ -369,16 +375,7 @@ async fn a_slowed_racer_is_open_only_and_a_guest_is_not_filed() {
             join(&base, &room, Some(&token), None).await,
             join(&base, &room, None, None).await,
         ];
-        for seat in &mut seats {
-            seat.client
-                .send(&LiveClientMessage::Ready { ready: true })
-                .await
-                .unwrap();
-        }
-        let mut go = 0;
-        for seat in &mut seats {
-            go = until_go(&mut seat.client).await;
-        }
+        let go = ready_all(&mut seats).await;
         let mut tasks = Vec::new();
         for (seat, slow) in seats.into_iter().zip([1.5, 1.0]) {
             let (mut tx, mut rx) = seat.client.split();
@@ -451,16 +448,13 @@ async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked(
             register(http, &base, "lou").await,
         ];
         let room = create_room(http, &base).await;
-        let mut kit = join(&base, &room, Some(&tokens[0]), None).await;
-        let mut lou = join(&base, &room, Some(&tokens[1]), None).await;
-        for seat in [&mut kit, &mut lou] {
-            seat.client
-                .send(&LiveClientMessage::Ready { ready: true })
-                .await
-                .unwrap();
-        }
-        let go = until_go(&mut kit.client).await;
-        until_go(&mut lou.client).await;
+        let mut seats = vec![
+            join(&base, &room, Some(&tokens[0]), None).await,
+            join(&base, &room, Some(&tokens[1]), None).await,
+        ];
+        let go = ready_all(&mut seats).await;
+        let lou = seats.pop().unwrap();
+        let kit = seats.pop().unwrap();
         let stream = stream_of(&events(127));
         let half = stream.len() / 2;
         let key = kit.key.clone();
@@ -623,16 +617,7 @@ async fn bad_messages_close_the_socket_with_a_reason_and_change_nothing() {
             let token = register(http, &base, name).await;
             seats.push(join(&base, &room, Some(&token), None).await);
         }
-        for seat in &mut seats {
-            seat.client
-                .send(&LiveClientMessage::Ready { ready: true })
-                .await
-                .unwrap();
-        }
-        let mut go = 0;
-        for seat in &mut seats {
-            go = until_go(&mut seat.client).await;
-        }
+        let go = ready_all(&mut seats).await;
         let stream = stream_of(&events(127));
         let mut seats = seats.into_iter();
         let ana = seats.next().unwrap();
@@ -768,16 +753,7 @@ async fn two_processes_on_one_postgresql_share_their_rooms() {
         join(&away_base, &room, Some(&tokens[1]), None).await,
     ];
     assert_eq!(seats[1].racer, 1, "the proxied racer sits in the same room");
-    for seat in &mut seats {
-        seat.client
-            .send(&LiveClientMessage::Ready { ready: true })
-            .await
-            .unwrap();
-    }
-    let mut go = 0;
-    for seat in &mut seats {
-        go = until_go(&mut seat.client).await;
-    }
+    let go = ready_all(&mut seats).await;
     let mut tasks = Vec::new();
     for (seat, steer) in seats.into_iter().zip([127, 115]) {
         let (mut tx, mut rx) = seat.client.split();

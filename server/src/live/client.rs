@@ -51,13 +51,14 @@ pub enum Event {
     },
 }
 
-/// One member's connection.
+/// One member's connection: its sending and its reading half, to use together or apart
+/// ([`Client::split`]).
 pub struct Client {
-    sink: SplitSink<Socket, Message>,
-    stream: SplitStream<Socket>,
+    tx: Sender,
+    rx: Receiver,
 }
 
-/// A connection's sending half ([`Client::split`]).
+/// A connection's sending half.
 pub struct Sender {
     sink: SplitSink<Socket, Message>,
 }
@@ -68,26 +69,6 @@ pub struct Receiver {
 }
 
 impl Client {
-    /// The two halves, to send and read at once.
-    pub fn split(self) -> (Sender, Receiver) {
-        (
-            Sender { sink: self.sink },
-            Receiver {
-                stream: self.stream,
-            },
-        )
-    }
-
-    /// The next thing the room sent; `None` when the socket ended without a close frame.
-    pub async fn next(&mut self) -> Option<Event> {
-        next_event(&mut self.stream).await
-    }
-
-    /// Drops the connection at once, as a cut cable does (no close frame).
-    pub fn cut(self) {
-        drop(self);
-    }
-
     /// Connects to room `room` of the server at `base` (`http://host:port`).
     pub async fn connect(base: &str, room: &str) -> Result<Client, String> {
         let url = format!("{}/api/rooms/{room}/socket", base.replacen("http", "ws", 1));
@@ -96,7 +77,15 @@ impl Client {
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         let (sink, stream) = socket.split();
-        Ok(Client { sink, stream })
+        Ok(Client {
+            tx: Sender { sink },
+            rx: Receiver { stream },
+        })
+    }
+
+    /// The two halves, to send and read at once.
+    pub fn split(self) -> (Sender, Receiver) {
+        (self.tx, self.rx)
     }
 
     /// Says hello as `role`, with a player's token (or none: a guest) and a racer key to
@@ -107,31 +96,43 @@ impl Client {
         token: Option<&str>,
         resume: Option<&str>,
     ) -> Result<(), String> {
-        send_control(
-            &mut self.sink,
-            &LiveClientMessage::Hello {
+        self.tx
+            .send(&LiveClientMessage::Hello {
                 role,
                 token: token.map(str::to_string),
                 resume: resume.map(str::to_string),
-            },
-        )
-        .await
+            })
+            .await
     }
 
+    /// Sends a control message.
     pub async fn send(&mut self, message: &LiveClientMessage) -> Result<(), String> {
-        send_control(&mut self.sink, message).await
+        self.tx.send(message).await
     }
 
+    /// Sends a stream message.
     pub async fn stream(&mut self, message: &Stream) -> Result<(), String> {
-        send_raw(&mut self.sink, Message::binary(message.encode())).await
+        self.tx.stream(message).await
     }
 
+    /// Sends any bytes as a binary message (tests send malformed ones).
     pub async fn raw(&mut self, bytes: Vec<u8>) -> Result<(), String> {
-        send_raw(&mut self.sink, Message::binary(bytes)).await
+        self.tx.raw(bytes).await
     }
 
+    /// Sends any text as a text message (tests send malformed ones).
     pub async fn raw_text(&mut self, text: &str) -> Result<(), String> {
-        send_raw(&mut self.sink, Message::text(text)).await
+        self.tx.send_message(Message::text(text)).await
+    }
+
+    /// The next thing the room sent; `None` when the socket ended without a close frame.
+    pub async fn next(&mut self) -> Option<Event> {
+        self.rx.next().await
+    }
+
+    /// Drops the connection at once, as a cut cable does (no close frame).
+    pub fn cut(self) {
+        drop(self);
     }
 }
 
@@ -142,32 +143,25 @@ impl Receiver {
     }
 }
 
-async fn send_control(
-    sink: &mut SplitSink<Socket, Message>,
-    message: &LiveClientMessage,
-) -> Result<(), String> {
-    let text = serde_json::to_string(message).map_err(|e| e.to_string())?;
-    send_raw(sink, Message::text(text)).await
-}
-
-async fn send_raw(sink: &mut SplitSink<Socket, Message>, message: Message) -> Result<(), String> {
-    sink.send(message).await.map_err(|e| e.to_string())
-}
-
 impl Sender {
     /// Sends a control message.
     pub async fn send(&mut self, message: &LiveClientMessage) -> Result<(), String> {
-        send_control(&mut self.sink, message).await
+        let text = serde_json::to_string(message).map_err(|e| e.to_string())?;
+        self.send_message(Message::text(text)).await
     }
 
     /// Sends a stream message.
     pub async fn stream(&mut self, message: &Stream) -> Result<(), String> {
-        send_raw(&mut self.sink, Message::binary(message.encode())).await
+        self.send_message(Message::binary(message.encode())).await
     }
 
     /// Sends any bytes as a binary message (tests send malformed ones).
     pub async fn raw(&mut self, bytes: Vec<u8>) -> Result<(), String> {
-        send_raw(&mut self.sink, Message::binary(bytes)).await
+        self.send_message(Message::binary(bytes)).await
+    }
+
+    async fn send_message(&mut self, message: Message) -> Result<(), String> {
+        self.sink.send(message).await.map_err(|e| e.to_string())
     }
 
     /// Closes the connection with a close frame.

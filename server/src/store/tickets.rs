@@ -102,6 +102,21 @@ pub enum Added {
 /// upload's transaction by `Store::insert_run`. No row changed: another upload consumed it.
 pub(super) const CONSUME: &str = "UPDATE tickets SET run_id = $1 WHERE id = $2 AND run_id IS NULL";
 
+/// A row of `kind, tick, hash, received_ms` as a [`Commit`].
+fn commit_row<R: Row>(row: &R) -> Result<Commit>
+where
+    usize: sqlx::ColumnIndex<R>,
+    String: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: for<'r> sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    commit_of(
+        row.try_get::<String, _>(0)?.as_str(),
+        row.try_get(1)?,
+        row.try_get::<String, _>(2)?.as_str(),
+        row.try_get(3)?,
+    )
+}
+
 /// A stored commitment row back as a [`Commit`].
 fn commit_of(kind: &str, tick: i64, hash: &str, received_ms: i64) -> Result<Commit> {
     let corrupt = || StoreError::Corrupt(format!("a commitment ({kind}, {tick}, {hash:?})"));
@@ -187,14 +202,7 @@ impl Store {
                 .fetch_all(pool)
                 .await?
                 .iter()
-                .map(|c| {
-                    commit_of(
-                        c.try_get::<String, _>(0)?.as_str(),
-                        c.try_get(1)?,
-                        c.try_get::<String, _>(2)?.as_str(),
-                        c.try_get(3)?,
-                    )
-                })
+                .map(commit_row)
                 .collect::<Result<Vec<_>>>()?;
             Ok(Some(Ticket {
                 id: id.to_string(),
@@ -236,14 +244,7 @@ impl Store {
                 .fetch_all(&mut *tx)
                 .await?
                 .iter()
-                .map(|c| {
-                    commit_of(
-                        c.try_get::<String, _>(0)?.as_str(),
-                        c.try_get(1)?,
-                        c.try_get::<String, _>(2)?.as_str(),
-                        c.try_get(3)?,
-                    )
-                })
+                .map(commit_row)
                 .collect::<Result<Vec<_>>>()?;
             let same = |c: &&Commit| (c.kind, c.tick) == (commit.kind, commit.tick);
             if let Some((seq, first)) = held.iter().enumerate().find(|(_, c)| same(c)) {
