@@ -10,10 +10,18 @@
 //! The order, everywhere: a player's best run is their lowest finish tick, then their earliest
 //! upload (lowest run id); the board orders those the same way. Only verified, finished,
 //! shown runs of shown players count; a real-time board only `realtime` runs.
+//!
+//! **A board in board order.** The index's build ([`Store::board_scan`]), the export's
+//! batches and a read from SQL while an index builds ([`Store::board_page_sql`]) walk
+//! `runs_ranked` (migration 0011: one season's counting runs by (finish tick, id); the
+//! real-time boards `runs_ranked_realtime`), so that they read the board's rows and no other
+//! season's or category's. A player's best run is the first of theirs met in that order.
 
+use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::{Board, Entry, ExportCursor, ExportRow, Result, Store};
+use super::ranks::{BoardPage, PageAt};
+use super::{Board, Category, Entry, ExportCursor, ExportRow, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
@@ -33,6 +41,52 @@ board AS (
            ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
     FROM best WHERE nth = 1
 )";
+
+/// The condition that picks a category's index: none for the open board (every counting run
+/// is in `runs_ranked`), the real-time runs' own partial index's for the real-time board.
+/// Written as a literal, not a parameter, so that both planners match the partial index.
+fn category_filter(board: &Board) -> &'static str {
+    match board.category {
+        Category::Open => "",
+        Category::RealTime => "AND r.realtime = TRUE",
+    }
+}
+
+/// A board's counting runs of shown players from the keyset cursor `($6, $7)` on, in board
+/// order, each the best of its player's runs (no run of theirs on the board comes before it:
+/// a `NOT EXISTS` probe of `runs_player`), verified by `$8` (ms); `{columns}` and
+/// `{category}` filled in by [`board_rows_sql`]. `$1`…`$5` are the [`Board`], `$9` the limit.
+const BOARD_ROWS: &str = "
+    SELECT {columns}
+    FROM runs r JOIN players p ON p.id = r.player_id
+    WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2 AND r.tuning_hash = $3
+      AND r.status = 'verified' AND r.finish_tick IS NOT NULL {category}
+      AND r.finish_tick >= $6 AND (r.finish_tick > $6 OR r.id > $7)
+      AND (r.realtime = TRUE OR $5 = FALSE)
+      AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
+      AND NOT EXISTS (
+          SELECT 1 FROM runs o
+          WHERE o.player_id = r.player_id AND o.level = r.level
+            AND o.status = 'verified' AND o.finish_tick IS NOT NULL
+            AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
+            AND o.rules_version = r.rules_version
+            AND (o.realtime = TRUE OR $5 = FALSE)
+            AND o.verified_ms <= $8 AND o.hidden = FALSE
+            AND (o.finish_tick < r.finish_tick
+                 OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
+    ORDER BY r.finish_tick, r.id
+    LIMIT $9";
+
+/// [`BOARD_ROWS`] for `board`, selecting `columns`.
+fn board_rows_sql(board: &Board, columns: &str) -> String {
+    BOARD_ROWS
+        .replace("{columns}", columns)
+        .replace("{category}", category_filter(board))
+}
+
+/// Most entries a read from SQL finds by walking the board from its top ([`BOARD_ROWS`]:
+/// the cost of its rows): deeper pages are ranked by the window functions of [`BOARD_CTE`].
+const KEYSET_PAGE_ROWS_MAX: u64 = 1_000;
 
 /// One entry the rank index keeps: a player's best run on a board, with what a page shows of
 /// it (so that a page reads no rows).
@@ -59,6 +113,17 @@ pub fn parse_splits(text: Option<&str>) -> Vec<(Option<u32>, u32)> {
     text.and_then(|text| serde_json::from_str::<Vec<Stored>>(text).ok())
         .map(|v| v.into_iter().map(|s| (s.checkpoint, s.tick)).collect())
         .unwrap_or_default()
+}
+
+/// An entry as a page read from SQL walking the board gives it (its rank counted by the
+/// walk), the splits still as stored.
+#[derive(sqlx::FromRow)]
+struct PageRow {
+    run_id: i64,
+    player: String,
+    finish_tick: i64,
+    uploaded_ms: i64,
+    splits: Option<String>,
 }
 
 /// An entry as `BOARD_CTE` gives it, the splits still as stored.
@@ -131,12 +196,11 @@ impl Store {
     /// move past its cursor and list them twice or not at all; hiding during an export does
     /// show).
     ///
-    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE`: a run is on the board if no run
-    /// of its player on the same board comes before it in (finish tick, id) order — a
-    /// `NOT EXISTS` probe of `runs_player` per candidate — and candidates are read from
-    /// `runs_board` starting at the cursor. Each batch costs its own rows (plus the player's
-    /// other runs), not the whole board, where the window functions of `BOARD_CTE` would
-    /// rank every run of the level for every batch (quadratic over an export of a million).
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` ([`BOARD_ROWS`]): candidates are
+    /// read from `runs_ranked` starting at the cursor, each probed for a better run of its
+    /// player. Each batch costs its own rows (plus the player's other runs), not the whole
+    /// board, where the window functions of `BOARD_CTE` would rank every run of the level for
+    /// every batch (quadratic over an export of a million).
     pub async fn board_batch(
         &self,
         board: &Board,
@@ -144,28 +208,12 @@ impl Store {
         after: ExportCursor,
         limit: u32,
     ) -> Result<Vec<ExportRow>> {
-        const SQL: &str = "
-            SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
-            FROM runs r JOIN players p ON p.id = r.player_id
-            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $6
-              AND (r.finish_tick > $6 OR r.id > $7)
-              AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
-              AND (r.realtime = TRUE OR $5 = FALSE)
-              AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
-              AND NOT EXISTS (
-                  SELECT 1 FROM runs o
-                  WHERE o.player_id = r.player_id AND o.level = r.level
-                    AND o.status = 'verified' AND o.finish_tick IS NOT NULL
-                    AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
-                    AND o.rules_version = r.rules_version
-                    AND (o.realtime = TRUE OR $5 = FALSE)
-                    AND o.verified_ms <= $8 AND o.hidden = FALSE
-                    AND (o.finish_tick < r.finish_tick
-                         OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
-            ORDER BY r.finish_tick, r.id
-            LIMIT $9";
+        let sql = board_rows_sql(
+            board,
+            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms",
+        );
         let rows = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(SQL), board)
+            bind_board!(sqlx::query_as(&sql), board)
                 .bind(after.finish_tick)
                 .bind(after.run_id)
                 .bind(as_of_ms)
@@ -174,6 +222,77 @@ impl Store {
                 .await?
         });
         Ok(rows)
+    }
+
+    /// A page of the board and its size from SQL, for reads while the board's index is being
+    /// built (`store::ranks`): what [`Store::board_page`] answers from the index. `None` if
+    /// `at` is a player with no entry.
+    ///
+    /// A page within the board's first [`KEYSET_PAGE_ROWS_MAX`] entries walks the board from
+    /// its top ([`BOARD_ROWS`]: the top 20 costs 20 rows); a deeper page, and a player's rank,
+    /// are ranked by `BOARD_CTE` (a pass over the board). The open board's size is
+    /// `season_counts`' (one row); the real-time board's is counted. Each is one statement,
+    /// exact when it runs.
+    pub async fn board_page_sql(
+        &self,
+        board: &Board,
+        at: PageAt,
+        limit: u32,
+    ) -> Result<Option<BoardPage>> {
+        let offset = match at {
+            PageAt::Offset(offset) => offset,
+            PageAt::Around(player) => match self.player_rank_sql(board, player).await? {
+                Some(rank) => u64::try_from(rank - 1)
+                    .unwrap_or(0)
+                    .saturating_sub(u64::from(limit / 2)),
+                None => return Ok(None),
+            },
+        };
+        let total = self.board_size_fast(board).await?;
+        let end = offset.saturating_add(u64::from(limit));
+        let entries = if end <= KEYSET_PAGE_ROWS_MAX {
+            let sql = board_rows_sql(
+                board,
+                "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits",
+            );
+            let rows: Vec<PageRow> = on_pool!(self, |pool| {
+                bind_board!(sqlx::query_as(&sql), board)
+                    .bind(ExportCursor::START.finish_tick)
+                    .bind(ExportCursor::START.run_id)
+                    .bind(i64::MAX)
+                    .bind(i64::try_from(end).unwrap_or(i64::MAX))
+                    .fetch_all(pool)
+                    .await?
+            });
+            (1..)
+                .zip(rows)
+                .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+                .map(|(rank, row)| Entry {
+                    rank,
+                    run_id: row.run_id,
+                    player: row.player,
+                    finish_tick: row.finish_tick,
+                    uploaded_ms: row.uploaded_ms,
+                    splits: parse_splits(row.splits.as_deref()),
+                })
+                .collect()
+        } else {
+            self.leaderboard_sql(board, limit, offset).await?
+        };
+        Ok(Some(BoardPage {
+            offset,
+            total,
+            entries,
+        }))
+    }
+
+    /// How many players are on the board, from SQL: `season_counts`' row for an open board,
+    /// counted by `BOARD_CTE` for a real-time one.
+    pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
+        match board.category {
+            Category::Open => self.season_players(board).await,
+            Category::RealTime => self.board_size_sql(board).await,
+        }
     }
 
     /// How many players are on the board (counted by `BOARD_CTE`).
@@ -216,19 +335,32 @@ impl Store {
         Ok(rank)
     }
 
-    /// Every player's best run on the board (the rank index's load). One pass over the
-    /// level's runs: seconds at a million.
-    pub async fn board_best(&self, board: &Board) -> Result<Vec<BestRun>> {
+    /// Every counting run of the board of a shown player, in board order, handed to `each`
+    /// as it arrives (the rank index's build: a player's first run met is their best, and a
+    /// million rows never sit in memory at once). One walk of `runs_ranked`.
+    pub async fn board_scan(
+        &self,
+        board: &Board,
+        mut each: impl FnMut(BestRun) -> Result<()>,
+    ) -> Result<()> {
         let sql = format!(
-            "{BOARD_CTE} SELECT player_id, id AS run_id, finish_tick, name AS player, uploaded_ms,
-                splits FROM best WHERE nth = 1"
+            "SELECT r.player_id, r.id AS run_id, r.finish_tick, p.name AS player,
+                    r.uploaded_ms, r.splits
+             FROM runs r JOIN players p ON p.id = r.player_id
+             WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2
+               AND r.tuning_hash = $3 AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+               {} AND (r.realtime = TRUE OR $5 = FALSE)
+               AND r.hidden = FALSE AND p.hidden = FALSE
+             ORDER BY r.finish_tick, r.id",
+            category_filter(board)
         );
-        let rows = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(&sql), board)
-                .fetch_all(pool)
-                .await?
+        on_pool!(self, |pool| {
+            let mut rows = bind_board!(sqlx::query_as::<_, BestRun>(&sql), board).fetch(pool);
+            while let Some(row) = rows.try_next().await? {
+                each(row)?;
+            }
         });
-        Ok(rows)
+        Ok(())
     }
 
     /// The best run on the board of each of `players` that has one (the rank index's refresh
@@ -262,13 +394,20 @@ impl Store {
         Ok(best)
     }
 
-    /// The change feed after `seq`, oldest first, at most `limit` rows.
-    pub async fn board_changes_after(&self, seq: i64, limit: u32) -> Result<Vec<BoardChange>> {
+    /// The change feed after `after` up to `upto` (both seqs; `i64::MAX`: to its end), oldest
+    /// first, at most `limit` rows.
+    pub async fn board_changes_between(
+        &self,
+        after: i64,
+        upto: i64,
+        limit: u32,
+    ) -> Result<Vec<BoardChange>> {
         const SQL: &str = "SELECT seq, player_id, level FROM board_changes
-                           WHERE seq > $1 ORDER BY seq LIMIT $2";
+                           WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3";
         let rows = on_pool!(self, |pool| {
             sqlx::query_as(SQL)
-                .bind(seq)
+                .bind(after)
+                .bind(upto)
                 .bind(i64::from(limit))
                 .fetch_all(pool)
                 .await?
