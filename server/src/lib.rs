@@ -57,6 +57,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use pogo_core::Tuning;
 use pogo_core::world::World;
 use pogo_replay::{Limits, MAX_LEVEL_FILE_BYTES, MAX_TUNING_FILE_BYTES};
@@ -201,6 +202,14 @@ impl Server {
             "serving"
         );
         let app = api::router(state.clone());
+        // No Nagle: a streamed answer (the export) is written a batch at a time, and a small
+        // write after a large one waited for the client's delayed ACK — 40 ms stalls, most of
+        // an export's time on a small board.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+            }
+        });
         let served = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),
