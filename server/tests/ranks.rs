@@ -286,6 +286,33 @@ async fn change(sql: &Raw, rng: &mut Rng, runs: &mut i64, inserted: &mut i64, pl
     }
 }
 
+/// The whole board walked from the index in batches of three, as an export does, equals the
+/// reference's ranking.
+async fn export_agrees(store: &Store, reference: &Store, board: &Board, what: &str) {
+    let want: Vec<i64> = reference
+        .leaderboard_sql(board, 100_000, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.run_id)
+        .collect();
+    let (mut got, mut since, mut offset) = (Vec::new(), None, 0u64);
+    loop {
+        let (version, rows) = store
+            .board_rows_indexed(board, since, offset, 3)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{what}: the export left the index of an unchanged board"));
+        since = Some(version);
+        offset += rows.len() as u64;
+        got.extend(rows.iter().map(|r| r.run_id));
+        if rows.len() < 3 {
+            break;
+        }
+    }
+    assert_eq!(got, want, "{what}: the export from the index");
+}
+
 /// The seasons list from the kept counts equals the one grouping every run.
 async fn seasons_agree(store: &Store, level: &str, what: &str) {
     let order = |mut rows: Vec<pogo_server::store::seasons::SeasonRow>| {
@@ -329,8 +356,29 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
         two.keep_ranks_up(&boards).await.unwrap();
         let (mut runs, mut inserted) = (0i64, 0i64);
         for round in 0..12 {
+            // What an export of each board began on: the index's version, and the board.
+            let mut began = Vec::new();
+            for b in &boards {
+                let (version, _) = one
+                    .board_rows_indexed(b, None, 0, 1)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                began.push((version, two.leaderboard_sql(b, 100_000, 0).await.unwrap()));
+            }
             for _ in 0..25 {
                 change(&sql, &mut rng, &mut runs, &mut inserted, PLAYERS).await;
+            }
+            for (b, (version, board_then)) in boards.iter().zip(began) {
+                let now = two.leaderboard_sql(b, 100_000, 0).await.unwrap();
+                let next = one
+                    .board_rows_indexed(b, Some(version), 0, 1)
+                    .await
+                    .unwrap();
+                if now != board_then {
+                    let what = format!("{} round {round} {b:?}", backend.name());
+                    assert!(next.is_none(), "{what}: an export read on past a change");
+                }
             }
             for b in &boards {
                 let what = format!(
@@ -342,6 +390,7 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
                 let (p, r) = (PLAYERS, runs);
                 agree(&one, &two, b, p, r, true, &format!("process one, {what}")).await;
                 agree(&two, &one, b, p, r, true, &format!("process two, {what}")).await;
+                export_agrees(&one, &two, b, &what).await;
             }
             for level in ["one", "two"] {
                 seasons_agree(&one, level, &format!("{} round {round}", backend.name())).await;

@@ -153,7 +153,7 @@ mod tickets;
 
 pub use board::{BestRun, BoardChange, parse_splits};
 pub use claims::ClaimRead;
-pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
+pub use ranks::{BoardPage, BoardVersion, FEED_STALE, PageAt, Ranks};
 pub use tickets::{Minted, RunTicket, Ticket};
 
 /// What the claim query returns.

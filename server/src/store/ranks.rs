@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, watch};
 
 use super::board::BestRun;
-use super::{Board, Entry, FeedSeq, Result, Store, StoreError};
+use super::{Board, Entry, ExportRow, FeedSeq, Result, Store, StoreError};
 use entries::Entries;
 
 /// Feed rows read per query.
@@ -337,7 +337,7 @@ impl Ranks {
             self.applied.load(Ordering::SeqCst)
         };
         let started = Instant::now();
-        let mut entries = Entries::default();
+        let mut entries = Entries::new();
         let mut scratch = Vec::new();
         store
             .board_scan(board, |run| {
@@ -467,6 +467,10 @@ pub struct BoardPage {
     pub entries: Vec<Entry>,
 }
 
+/// One state of a board's index: equal versions, the same entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardVersion(u64);
+
 /// While a [`Store::hold_rank_builds`] hold lives, no rank index build is published.
 pub type BuildHold = tokio::sync::OwnedRwLockWriteGuard<()>;
 
@@ -588,6 +592,46 @@ impl Store {
             });
         }
         Ok(ranks)
+    }
+
+    /// Up to `limit` entries from the 0-based `offset`, as the export writes them, from the
+    /// index — with the version of the entries read ([`BoardVersion`]) — if the board is
+    /// built and, given `since`, has not changed since that version (the feed applied first,
+    /// as for any read). `None`: not built, or changed: the caller reads SQL instead.
+    ///
+    /// This is how an export streams a built board: a probe of the feed per 1 000 entries
+    /// instead of their rows, which at a million runs are scattered over more pages than a
+    /// database's cache holds (65 µs a row on PostgreSQL with its default 128 MB, 11 µs at
+    /// 1 000). An unchanged version means the board is the one the export began on, so the
+    /// rows follow on exactly; after a change the export goes on from SQL, as of its start.
+    pub async fn board_rows_indexed(
+        &self,
+        board: &Board,
+        since: Option<BoardVersion>,
+        offset: u64,
+        limit: u32,
+    ) -> Result<Option<(BoardVersion, Vec<ExportRow>)>> {
+        let rows = self
+            .ranks
+            .read(self, board, &mut None, |entries| {
+                let version = BoardVersion(entries.version());
+                if since.is_some_and(|since| since != version) {
+                    return None;
+                }
+                let rows = entries
+                    .page(offset, limit)
+                    .into_iter()
+                    .map(|entry| ExportRow {
+                        run_id: entry.run_id,
+                        player: entry.player,
+                        finish_tick: entry.finish_tick,
+                        uploaded_ms: entry.uploaded_ms,
+                    })
+                    .collect();
+                Some((version, rows))
+            })
+            .await?;
+        Ok(rows.flatten())
     }
 
     /// Applies the change feed and builds `boards` if needed (see [`Ranks::keep_up`]).

@@ -12,6 +12,7 @@
 //! entries, amortised over as many bytes of changes).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::super::Entry;
 use super::super::board::{BestRun, parse_splits};
@@ -27,6 +28,10 @@ pub const TEXT_BYTES_MAX: usize = u32::MAX as usize;
 const GARBAGE_BYTES_MIN: usize = 1 << 20;
 #[cfg(test)]
 const GARBAGE_BYTES_MIN: usize = 4096;
+
+/// The last [`Entries::version`] handed out, in the whole process: a version names one state
+/// of one board's entries, never another's (a board dropped and built again starts anew).
+static VERSIONS: AtomicU64 = AtomicU64::new(0);
 
 /// An entry's place in the board's order: faster first (`finish_tick`), then earlier upload
 /// (`run_id`, assigned in upload order); `slot` is carried along, not compared (run ids are
@@ -109,6 +114,9 @@ pub struct Entries {
     text: Vec<u8>,
     /// Bytes of `text` no slot refers to.
     garbage: usize,
+    /// Changes with every change of the entries ([`VERSIONS`]): a reader that saw this
+    /// version and sees it again knows the board did not change between (the export).
+    version: u64,
 }
 
 /// LEB128: seven bits a byte, low first.
@@ -160,6 +168,22 @@ fn decode_splits(mut bytes: &[u8]) -> Vec<(Option<u32>, u32)> {
 }
 
 impl Entries {
+    /// An empty board, with a version of its own.
+    pub fn new() -> Entries {
+        let mut entries = Entries::default();
+        entries.changed();
+        entries
+    }
+
+    fn changed(&mut self) {
+        self.version = VERSIONS.fetch_add(1, Ordering::Relaxed) + 1;
+    }
+
+    /// This state of the entries (see [`VERSIONS`]).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     pub fn len(&self) -> i64 {
         i64::try_from(self.order.len()).unwrap_or(i64::MAX)
     }
@@ -194,6 +218,10 @@ impl Entries {
                 return Ok(());
             }
         }
+        if old.is_none() && run.is_none() {
+            return Ok(());
+        }
+        self.changed();
         if let Some(s) = old {
             let slot = self.slots[s as usize];
             self.order.remove(&slot.placed(s));
@@ -229,6 +257,7 @@ impl Entries {
             return Ok(());
         }
         let name_len = encode_text(run, scratch);
+        self.changed();
         self.insert(run, name_len, scratch)
     }
 
