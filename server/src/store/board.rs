@@ -12,15 +12,14 @@
 //! shown runs of shown players count; a real-time board only `realtime` runs.
 //!
 //! **A board in board order.** The index's build ([`Store::board_scan`]), the export's
-//! batches and a read from SQL while an index builds ([`Store::board_page_sql`]) walk
-//! `runs_ranked` (migration 0011: one season's counting runs by (finish tick, id); the
-//! real-time boards `runs_ranked_realtime`), so that they read the board's rows and no other
-//! season's or category's. A player's best run is the first of theirs met in that order.
+//! batches and the reads from SQL while an index builds (`board_sql.rs`) walk `runs_ranked`
+//! (migration 0011: one season's counting runs by (finish tick, id); the real-time boards
+//! `runs_ranked_realtime`), so that they read the board's rows and no other season's or
+//! category's. A player's best run is the first of theirs met in that order.
 
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::ranks::{BoardPage, PageAt};
 use super::{Board, Category, Entry, ExportCursor, ExportRow, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
@@ -45,23 +44,24 @@ board AS (
 /// The condition that picks a category's index: none for the open board (every counting run
 /// is in `runs_ranked`), the real-time runs' own partial index's for the real-time board.
 /// Written as a literal, not a parameter, so that both planners match the partial index.
-fn category_filter(board: &Board) -> &'static str {
+pub(super) fn category_filter(board: &Board) -> &'static str {
     match board.category {
         Category::Open => "",
         Category::RealTime => "AND r.realtime = TRUE",
     }
 }
 
-/// A board's counting runs of shown players from the keyset cursor `($6, $7)` on, in board
-/// order, each the best of its player's runs (no run of theirs on the board comes before it:
-/// a `NOT EXISTS` probe of `runs_player`), verified by `$8` (ms); `{columns}` and
-/// `{category}` filled in by [`board_rows_sql`]. `$1`…`$5` are the [`Board`], `$9` the limit.
+/// A board's counting runs of shown players after the keyset cursor `($6, $7)` in board
+/// order (or before it, walking back: [`Walk`]), each the best of its player's runs (no run of
+/// theirs on the board comes before it: a `NOT EXISTS` probe of `runs_player`), verified by
+/// `$8` (ms); `{columns}`, `{category}`, `{from}` and `{order}` filled in by
+/// [`board_rows_sql`]. `$1`…`$5` are the [`Board`], `$9` the limit.
 const BOARD_ROWS: &str = "
     SELECT {columns}
     FROM runs r JOIN players p ON p.id = r.player_id
     WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2 AND r.tuning_hash = $3
       AND r.status = 'verified' AND r.finish_tick IS NOT NULL {category}
-      AND r.finish_tick >= $6 AND (r.finish_tick > $6 OR r.id > $7)
+      AND {from}
       AND (r.realtime = TRUE OR $5 = FALSE)
       AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
       AND NOT EXISTS (
@@ -74,19 +74,36 @@ const BOARD_ROWS: &str = "
             AND o.verified_ms <= $8 AND o.hidden = FALSE
             AND (o.finish_tick < r.finish_tick
                  OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
-    ORDER BY r.finish_tick, r.id
+    ORDER BY {order}
     LIMIT $9";
 
-/// [`BOARD_ROWS`] for `board`, selecting `columns`.
-fn board_rows_sql(board: &Board, columns: &str) -> String {
+/// Which way [`BOARD_ROWS`] walks from its cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// The entries after the cursor, best first.
+    Down,
+    /// The entries before it, nearest first.
+    Up,
+}
+
+/// [`BOARD_ROWS`] for `board`, selecting `columns`, walking `walk`.
+pub(super) fn board_rows_sql(board: &Board, columns: &str, walk: Walk) -> String {
+    let (from, order) = match walk {
+        Walk::Down => (
+            "r.finish_tick >= $6 AND (r.finish_tick > $6 OR r.id > $7)",
+            "r.finish_tick, r.id",
+        ),
+        Walk::Up => (
+            "r.finish_tick <= $6 AND (r.finish_tick < $6 OR r.id < $7)",
+            "r.finish_tick DESC, r.id DESC",
+        ),
+    };
     BOARD_ROWS
         .replace("{columns}", columns)
         .replace("{category}", category_filter(board))
+        .replace("{from}", from)
+        .replace("{order}", order)
 }
-
-/// Most entries a read from SQL finds by walking the board from its top ([`BOARD_ROWS`]:
-/// the cost of its rows): deeper pages are ranked by the window functions of [`BOARD_CTE`].
-const KEYSET_PAGE_ROWS_MAX: u64 = 1_000;
 
 /// One entry the rank index keeps: a player's best run on a board, with what a page shows of
 /// it (so that a page reads no rows).
@@ -113,17 +130,6 @@ pub fn parse_splits(text: Option<&str>) -> Vec<(Option<u32>, u32)> {
     text.and_then(|text| serde_json::from_str::<Vec<Stored>>(text).ok())
         .map(|v| v.into_iter().map(|s| (s.checkpoint, s.tick)).collect())
         .unwrap_or_default()
-}
-
-/// An entry as a page read from SQL walking the board gives it (its rank counted by the
-/// walk), the splits still as stored.
-#[derive(sqlx::FromRow)]
-struct PageRow {
-    run_id: i64,
-    player: String,
-    finish_tick: i64,
-    uploaded_ms: i64,
-    splits: Option<String>,
 }
 
 /// An entry as `BOARD_CTE` gives it, the splits still as stored.
@@ -211,6 +217,7 @@ impl Store {
         let sql = board_rows_sql(
             board,
             "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms",
+            Walk::Down,
         );
         let rows = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
@@ -222,77 +229,6 @@ impl Store {
                 .await?
         });
         Ok(rows)
-    }
-
-    /// A page of the board and its size from SQL, for reads while the board's index is being
-    /// built (`store::ranks`): what [`Store::board_page`] answers from the index. `None` if
-    /// `at` is a player with no entry.
-    ///
-    /// A page within the board's first [`KEYSET_PAGE_ROWS_MAX`] entries walks the board from
-    /// its top ([`BOARD_ROWS`]: the top 20 costs 20 rows); a deeper page, and a player's rank,
-    /// are ranked by `BOARD_CTE` (a pass over the board). The open board's size is
-    /// `season_counts`' (one row); the real-time board's is counted. Each is one statement,
-    /// exact when it runs.
-    pub async fn board_page_sql(
-        &self,
-        board: &Board,
-        at: PageAt,
-        limit: u32,
-    ) -> Result<Option<BoardPage>> {
-        let offset = match at {
-            PageAt::Offset(offset) => offset,
-            PageAt::Around(player) => match self.player_rank_sql(board, player).await? {
-                Some(rank) => u64::try_from(rank - 1)
-                    .unwrap_or(0)
-                    .saturating_sub(u64::from(limit / 2)),
-                None => return Ok(None),
-            },
-        };
-        let total = self.board_size_fast(board).await?;
-        let end = offset.saturating_add(u64::from(limit));
-        let entries = if end <= KEYSET_PAGE_ROWS_MAX {
-            let sql = board_rows_sql(
-                board,
-                "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits",
-            );
-            let rows: Vec<PageRow> = on_pool!(self, |pool| {
-                bind_board!(sqlx::query_as(&sql), board)
-                    .bind(ExportCursor::START.finish_tick)
-                    .bind(ExportCursor::START.run_id)
-                    .bind(i64::MAX)
-                    .bind(i64::try_from(end).unwrap_or(i64::MAX))
-                    .fetch_all(pool)
-                    .await?
-            });
-            (1..)
-                .zip(rows)
-                .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-                .map(|(rank, row)| Entry {
-                    rank,
-                    run_id: row.run_id,
-                    player: row.player,
-                    finish_tick: row.finish_tick,
-                    uploaded_ms: row.uploaded_ms,
-                    splits: parse_splits(row.splits.as_deref()),
-                })
-                .collect()
-        } else {
-            self.leaderboard_sql(board, limit, offset).await?
-        };
-        Ok(Some(BoardPage {
-            offset,
-            total,
-            entries,
-        }))
-    }
-
-    /// How many players are on the board, from SQL: `season_counts`' row for an open board,
-    /// counted by `BOARD_CTE` for a real-time one.
-    pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
-        match board.category {
-            Category::Open => self.season_players(board).await,
-            Category::RealTime => self.board_size_sql(board).await,
-        }
     }
 
     /// How many players are on the board (counted by `BOARD_CTE`).

@@ -144,6 +144,7 @@ macro_rules! bind_board {
 }
 
 mod board;
+mod board_sql;
 mod claims;
 mod ranks;
 // Queries by concern, in files of their own (after the macros above, which they use).

@@ -37,9 +37,9 @@
 //! **A build answers nothing wrong and blocks nothing.** A board is built in a task of its
 //! own, in one walk of the board in board order (`Store::board_scan`), no lock held; the feed
 //! rows committed during the walk are applied to it before it is published. Until then its
-//! reads are answered from SQL (`Store::board_page_sql` and the `*_sql` reference): exact,
-//! and as fast as SQL is (the top of the board in milliseconds, a deep page or a rank a pass
-//! over the board). A failed build is retried after [`BUILD_RETRY_AFTER`]. Boards are never
+//! reads are answered from SQL (`board_sql.rs`): exact, and as fast as SQL is (the top of the
+//! board in milliseconds, a rank a walk of the board down to it). A failed build is retried
+//! after [`BUILD_RETRY_AFTER`]. Boards are never
 //! evicted: a process holds every board it has served since it started (levels × seasons ×
 //! categories).
 
@@ -552,7 +552,7 @@ impl Store {
             .await?;
         match rank {
             Some(rank) => Ok(rank),
-            None => self.player_rank_sql(board, player_id).await,
+            None => self.player_rank_walk(board, player_id).await,
         }
     }
 
@@ -588,7 +588,7 @@ impl Store {
                 .await?;
             ranks.push(match rank {
                 Some(rank) => rank,
-                None => self.run_rank_sql(board, run_id).await?,
+                None => self.run_rank_walk(board, run_id, player_id).await?,
             });
         }
         Ok(ranks)
