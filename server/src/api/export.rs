@@ -35,7 +35,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
-use crate::limits::EXPORT_BATCH_ROWS;
+use crate::limits::{EXPORT_BATCH_ROWS, EXPORT_FIRST_BATCH_ROWS};
 use crate::state::AppState;
 use crate::store::Category;
 use crate::store::{Board, BoardVersion, ExportCursor, ExportRow, StoreError};
@@ -235,37 +235,39 @@ impl Writer {
         match self.stage {
             Stage::Head => {
                 // The first batch before the head: it settles the instant the export is of.
-                let rows = self.batch().await?;
+                let rows = self.batch(EXPORT_FIRST_BATCH_ROWS).await?;
                 let mut chunk = self.head();
-                chunk.push_str(&self.batch_chunk(&rows));
+                chunk.push_str(&self.batch_chunk(&rows, EXPORT_FIRST_BATCH_ROWS));
                 Ok(Some(Bytes::from(chunk)))
             }
             Stage::Entries => {
-                let rows = self.batch().await?;
-                Ok(Some(Bytes::from(self.batch_chunk(&rows))))
+                let rows = self.batch(EXPORT_BATCH_ROWS).await?;
+                Ok(Some(Bytes::from(
+                    self.batch_chunk(&rows, EXPORT_BATCH_ROWS),
+                )))
             }
             Stage::Done => Ok(None),
         }
     }
 
     /// A batch written out, and the document's end after the last (a short batch).
-    fn batch_chunk(&mut self, rows: &[ExportRow]) -> String {
+    fn batch_chunk(&mut self, rows: &[ExportRow], limit: u32) -> String {
         let mut chunk = self.entries(rows);
         self.stage = Stage::Entries;
-        if rows.len() < EXPORT_BATCH_ROWS as usize {
+        if rows.len() < limit as usize {
             chunk.push_str(&self.tail().unwrap_or_default());
         }
         chunk
     }
 
-    /// The next [`EXPORT_BATCH_ROWS`] entries after the cursor.
-    async fn batch(&mut self) -> Result<Vec<ExportRow>, StoreError> {
+    /// The next `limit` entries after the cursor.
+    async fn batch(&mut self, limit: u32) -> Result<Vec<ExportRow>, StoreError> {
         let store = &self.state.store;
         if let Source::Index(since) = self.source {
             let offset = u64::try_from(self.rank).unwrap_or(0);
             let before = now_ms();
             match store
-                .board_rows_indexed(&self.board, since, offset, EXPORT_BATCH_ROWS)
+                .board_rows_indexed(&self.board, since, offset, limit)
                 .await?
             {
                 Some((version, rows)) => {
@@ -279,7 +281,7 @@ impl Writer {
             }
         }
         store
-            .board_batch(&self.board, self.as_of_ms, self.cursor, EXPORT_BATCH_ROWS)
+            .board_batch(&self.board, self.as_of_ms, self.cursor, limit)
             .await
     }
 
