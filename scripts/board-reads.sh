@@ -7,8 +7,9 @@
 # no re-simulation); PostgreSQL's are then vacuumed, as a board grown to a million runs has
 # long been. Three release servers, one per database, are started one after the other: each
 # builds its rank index of every current board at start, and the script reports how long the
-# build took and the server's anonymous resident memory (RssAnon: the heap, not SQLite's
-# memory-mapped file) when it began answering, at its peak while building, and once built.
+# build took, the server's anonymous resident memory (RssAnon: the heap, not SQLite's
+# memory-mapped file) when it began answering, at its peak while building, and once built, and
+# how long reads of the board took while it was building (answered from SQL).
 # Then:
 #   - `pogo-loadgen reads` times every public route on the three servers in turn, request by
 #     request (so every size meets the same machine load): p50 / p99 per size and the
@@ -17,7 +18,7 @@
 #     1 M server, then to the 1 k one, with the CPU used by the server, PostgreSQL and the
 #     load generator.
 #
-#   bash scripts/board-reads.sh                 # both backends, about 35 minutes on 2 cores
+#   bash scripts/board-reads.sh                 # both backends: ~15 minutes on 2 cores (7 seeding)
 #   BACKENDS=postgres bash scripts/board-reads.sh
 #   KEEP=/var/tmp/pogo-boards bash scripts/board-reads.sh   # keep the seeded databases, reuse them
 #
@@ -73,14 +74,25 @@ start_server() {
   start_mb="$(rss_anon_mb "$pid")"
   # Every level's open and real-time boards are built at start.
   boards=$(( 2 * $(curl -sf "http://127.0.0.1:$port/api/levels" | grep -o '"name"' | wc -l) ))
+  # Meanwhile, reads of the board being built: answered from SQL, they must not wait for it.
+  local during="$work/during-$backend-$label" read
   for _ in $(seq 1 2400); do
     [ "$(grep -c 'rank index built' "$log" || true)" -ge "$boards" ] && break
+    if ! grep -q 'rank index built level=course category="open"' "$log"; then
+      for read in "leaderboard?limit=20" "leaderboard?limit=20&around=seed-7" "seasons"; do
+        curl -s -o /dev/null -w '%{time_total}\n' \
+          "http://127.0.0.1:$port/api/levels/course/$read" >>"$during" || true
+      done
+    fi
     sleep 0.1
   done
   local built_mb peak_mb
   built_mb="$(rss_anon_mb "$pid")"
   peak_mb="$(sort -n "$work/rss-$backend-$label" | tail -1)"
   echo "== $backend $label: RssAnon ${start_mb} MB answering, ${peak_mb} MB at peak, ${built_mb} MB built" >&2
+  if [ -s "$during" ]; then
+    sort -n "$during" | awk '{ t[NR] = $1 * 1000 } END { printf "   %d reads (top 20, around a player, seasons) while the index built: median %.1f ms, max %.1f ms\n", NR, t[int((NR + 1) / 2)], t[NR] }' >&2
+  fi
   grep 'rank index built' "$log" | grep 'level=course' | sed 's/^.*rank index built/   rank index built/' >&2 || true
 }
 
