@@ -1,83 +1,166 @@
 #!/usr/bin/env bash
-# Times every leaderboard read at 1 000, 100 000 and 1 000 000 runs on a board, through the
-# HTTP API of a release pogo-server (PERFORMANCE.md's "Leaderboard reads" table comes from it).
+# Times every public route of pogo-server on boards of 1 000, 100 000 and 1 000 000 runs, on
+# SQLite and PostgreSQL (PERFORMANCE.md's "Leaderboard reads at scale" comes from it).
 #
-# One database per backend holds three boards at once, one player per run (`pogo-loadgen seed`:
-# straight into the real schema, no re-simulation): `flat` with 1 000 verified runs, `sprawl`
-# with 100 000 and, on PostgreSQL, `course` with 1 000 000 (on SQLite `course` gets 100 000 too,
-# the issue's SQLite scale). Which level holds which board does not matter to a read; one table
-# holding them all is the realistic case (the small board's rows sit among the big ones'). Then
-# one server (one worker, nothing to verify) builds its rank index of every current board and
-# `pogo-loadgen reads` times 300 sequential requests of each read on each board, the boards in
-# turn request by request, so that the sizes are compared under the same load on a shared
-# machine. The server's resident memory is printed before and after the index is built.
+# Per backend, three databases, each holding one board of `course` (one player per run),
+# seeded by `pogo-loadgen seed` straight into the real schema (migrations, triggers, indexes;
+# no re-simulation); PostgreSQL's are then vacuumed, as a board grown to a million runs has
+# long been. Three release servers, one per database, are started one after the other: each
+# builds its rank index of every current board at start, and the script reports how long the
+# build took, the server's anonymous resident memory (RssAnon: the heap, not SQLite's
+# memory-mapped file) when it began answering, at its peak while building, and once built, and
+# how long reads of the board took while it was building (answered from SQL).
+# Then:
+#   - `pogo-loadgen reads` times every public route on the three servers in turn, request by
+#     request (so every size meets the same machine load): p50 / p99 per size and the
+#     largest ÷ the smallest (p50);
+#   - `pogo-loadgen concurrent` sends the page's board reads from 16 clients at once to the
+#     1 M server, then to the 1 k one, with the CPU used by the server, PostgreSQL and the
+#     load generator.
 #
-#   bash scripts/board-reads.sh              SQLite and PostgreSQL
+#   bash scripts/board-reads.sh                 # both backends: ~15 minutes on 2 cores (7 seeding)
 #   BACKENDS=postgres bash scripts/board-reads.sh
+#   KEEP=/var/tmp/pogo-boards bash scripts/board-reads.sh   # keep the seeded databases, reuse them
 #
 # PostgreSQL: POGO_TEST_POSTGRES_URL must reach one (`bash scripts/postgres.sh` prints it); the
-# script creates and drops a database `pogo_board_reads` on it. Takes about 10 minutes.
+# script creates databases `pogo_board_reads_<size>` on it (dropped at the end unless KEEP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 backends="${BACKENDS:-sqlite postgres}"
+sizes="${SIZES:-1k:1000 100k:100000 1M:1000000}"
+requests="${REQUESTS:-300}"
+clients="${CLIENTS:-16}"
+seconds="${SECONDS_TIMED:-20}"
 cargo build --release --locked -p pogo-server --bins >&2
 bin="${CARGO_TARGET_DIR:-target}/release"
 work="$(mktemp -d -t pogo-board-reads-XXXXXX)"
-server_pid=""
+keep="${KEEP:-}"
+if [ -n "$keep" ]; then mkdir -p "$keep"; fi
+pids=()
+samplers=()
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  local pid
+  for pid in "${samplers[@]}" "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-rss_mb() { awk '/VmRSS/ { printf "%.0f MB", $2 / 1024 }' "/proc/$1/status"; }
+rss_anon_mb() { awk '/RssAnon/ { printf "%.0f\n", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-measure() { # backend database-url level:runs...
-  local backend="$1" url="$2"; shift 2
-  local spec levels=()
-  for spec in "$@"; do
-    echo "== $backend: seeding ${spec#*:} runs of ${spec%%:*}" >&2
-    "$bin/pogo-loadgen" seed --database "$url" --level "${spec%%:*}" --runs "${spec#*:}" >&2
-    levels+=(--level "${spec%%:*}")
-  done
-  # A board that has grown to a million runs has long been vacuumed: without this the reads
-  # would meet PostgreSQL's autovacuum still passing over the fresh rows.
-  case "$url" in postgres*) psql "$url" -qc 'VACUUM ANALYZE' >&2 ;; esac
-  local port=18093
+# Samples a process's RssAnon (MB) every 50 ms into a file until killed.
+sample_rss() {
+  local pid="$1" out="$2"
+  while kill -0 "$pid" 2>/dev/null; do rss_anon_mb "$pid" >>"$out"; sleep 0.05; done
+}
+
+# start_server backend label url port: starts a server, waits for its index; sets $pid.
+start_server() {
+  local backend="$1" label="$2" url="$3" port="$4"
+  local log="$work/server-$backend-$label.log"
   "$bin/pogo-server" --database "$url" --listen "127.0.0.1:$port" --workers 1 \
-    --address-rate 1000000 --address-burst 1000000 >"$work/server-$backend.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 600); do
+    --address-rate 1000000 --address-burst 1000000 --token-rate 1000000 --token-burst 1000000 \
+    >"$log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  sample_rss "$pid" "$work/rss-$backend-$label" &
+  samplers+=("$!")
+  # Up to 5 minutes: a database seeded by an older binary is migrated first.
+  for _ in $(seq 1 6000); do
     curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    sleep 0.5
+    sleep 0.05
   done
-  echo "== $backend: server up, $(rss_mb "$server_pid") resident before the index" >&2
-  # The index of every current board (3 levels × 2 categories) is built in the background
-  # at start.
-  for _ in $(seq 1 600); do
-    [ "$(grep -c 'rank index built' "$work/server-$backend.log" || true)" -ge 6 ] && break
-    sleep 0.5
+  local start_mb boards
+  start_mb="$(rss_anon_mb "$pid")"
+  # Every level's open and real-time boards are built at start.
+  boards=$(( 2 * $(curl -sf "http://127.0.0.1:$port/api/levels" | grep -o '"name"' | wc -l) ))
+  # Meanwhile, reads of the board being built: answered from SQL, they must not wait for it.
+  local during="$work/during-$backend-$label" read
+  for _ in $(seq 1 2400); do
+    [ "$(grep -c 'rank index built' "$log" || true)" -ge "$boards" ] && break
+    if ! grep -q 'rank index built level=course category="open"' "$log"; then
+      for read in "leaderboard?limit=20" "leaderboard?limit=20&around=seed-7" "seasons"; do
+        curl -s -o /dev/null -w '%{time_total}\n' \
+          "http://127.0.0.1:$port/api/levels/course/$read" >>"$during" || true
+      done
+    fi
+    sleep 0.1
   done
-  grep 'rank index built' "$work/server-$backend.log" | grep -v 'entries=0' >&2 || true
-  echo "== $backend: $(rss_mb "$server_pid") resident with the index built" >&2
-  echo "### $backend"
-  "$bin/pogo-loadgen" reads --server "http://127.0.0.1:$port" "${levels[@]}"
-  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  local built_mb peak_mb
+  built_mb="$(rss_anon_mb "$pid")"
+  peak_mb="$(sort -n "$work/rss-$backend-$label" | tail -1)"
+  echo "== $backend $label: RssAnon ${start_mb} MB answering, ${peak_mb} MB at peak, ${built_mb} MB built" >&2
+  if [ -s "$during" ]; then
+    sort -n "$during" | awk '{ t[NR] = $1 * 1000 } END { printf "   %d reads (top 20, around a player, seasons) while the index built: median %.1f ms, max %.1f ms\n", NR, t[int((NR + 1) / 2)], t[NR] }' >&2
+  fi
+  grep 'rank index built' "$log" | grep 'level=course' | sed 's/^.*rank index built/   rank index built/' >&2 || true
+}
+
+measure() { # backend url-of-size-label (a function of the label)...
+  local backend="$1"; shift
+  local spec label runs url port=18100 boards=() servers=()
+  for spec in $sizes; do
+    label="${spec%%:*}"; runs="${spec#*:}"
+    url="$(db_url "$backend" "$label")"
+    if [ -n "$keep" ] && [ -e "$keep/$backend-$label.seeded" ]; then
+      echo "== $backend $label: reusing the seeded database" >&2
+    else
+      db_create "$backend" "$label"
+      echo "== $backend $label: seeding $runs runs of course" >&2
+      local seeded=$SECONDS
+      "$bin/pogo-loadgen" seed --database "$url" --level course --runs "$runs" >&2
+      case "$url" in postgres*) PGOPTIONS='-c client_min_messages=error' psql "$url" -qc 'VACUUM ANALYZE' >&2 ;; esac
+      echo "== $backend $label: seeded in $((SECONDS - seeded)) s" >&2
+      if [ -n "$keep" ]; then touch "$keep/$backend-$label.seeded"; fi
+    fi
+    port=$((port + 1))
+    start_server "$backend" "$label" "$url" "$port"
+    boards+=(--board "$label=http://127.0.0.1:$port")
+    servers+=("$port:$pid")
+  done
+  echo "### $backend: every route"
+  "$bin/pogo-loadgen" reads "${boards[@]}" --requests "$requests"
+  local first="${servers[0]}" last="${servers[${#servers[@]}-1]}" server postgres=()
+  case "$backend" in postgres) postgres=(--postgres) ;; esac
+  for server in "$last" "$first"; do
+    echo "### $backend: $clients clients at once, server on port ${server%%:*}"
+    "$bin/pogo-loadgen" concurrent --server "http://127.0.0.1:${server%%:*}" \
+      --clients "$clients" --seconds "$seconds" --pid "${server#*:}" "${postgres[@]}"
+  done
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+
+db_url() { # backend label
+  case "$1" in
+    sqlite) echo "sqlite:${keep:-$work}/boards-$2.db" ;;
+    postgres) echo "${POGO_TEST_POSTGRES_URL%/*}/pogo_board_reads_${2,,}" ;;
+  esac
+}
+
+db_create() { # backend label
+  case "$1" in
+    sqlite) rm -f "${keep:-$work}/boards-$2.db"* ;;
+    postgres)
+      psql "$POGO_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS pogo_board_reads_${2,,} WITH (FORCE)" >&2
+      psql "$POGO_TEST_POSTGRES_URL" -qc "CREATE DATABASE pogo_board_reads_${2,,}" >&2
+      ;;
+  esac
 }
 
 for backend in $backends; do
   case "$backend" in
-    sqlite)
-      measure sqlite "sqlite:$work/boards.db" flat:1000 sprawl:100000 course:100000
-      ;;
+    sqlite) measure sqlite ;;
     postgres)
-      admin="${POGO_TEST_POSTGRES_URL:?set POGO_TEST_POSTGRES_URL (bash scripts/postgres.sh)}"
-      psql "$admin" -qc 'DROP DATABASE IF EXISTS pogo_board_reads WITH (FORCE)' >&2 || true
-      psql "$admin" -qc 'CREATE DATABASE pogo_board_reads' >&2
-      measure postgres "${admin%/*}/pogo_board_reads" flat:1000 sprawl:100000 course:1000000
-      sleep 1
-      psql "$admin" -qc 'DROP DATABASE IF EXISTS pogo_board_reads WITH (FORCE)' >&2 || true
+      : "${POGO_TEST_POSTGRES_URL:?set POGO_TEST_POSTGRES_URL (bash scripts/postgres.sh)}"
+      measure postgres
+      if [ -z "$keep" ]; then
+        for spec in $sizes; do
+          label="${spec%%:*}"
+          psql "$POGO_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS pogo_board_reads_${label,,} WITH (FORCE)" >&2 || true
+        done
+      fi
       ;;
     *) echo "unknown backend $backend" >&2; exit 2 ;;
   esac

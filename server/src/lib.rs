@@ -227,9 +227,9 @@ impl Server {
             shutdown.await;
             live.shutdown.send_replace(true);
         };
-        // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and
-        // Nagle's algorithm would hold each behind the previous one's ack (a delayed ack waits
-        // up to 40 ms).
+        // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and a
+        // streamed answer (the export) is written a batch at a time; Nagle's algorithm held a
+        // small write behind the previous one's delayed ack (up to 40 ms).
         let listener = listener.tap_io(|tcp| {
             if let Err(e) = tcp.set_nodelay(true) {
                 tracing::warn!(error = %e, "cannot set TCP_NODELAY");

@@ -1,14 +1,19 @@
 //! The rank index against the SQL reference ranking, on real SQLite and PostgreSQL.
 //!
 //! Two `Store`s on one database stand for two server processes: runs are written behind
-//! their backs with plain SQL (verdicts, hides, players hidden, runs filed late), and after
-//! every few changes both must answer every read — pages, sizes, each player's rank, runs'
-//! ranks, on the open and the real-time board — exactly as the window functions of
-//! `Store::*_sql` do. Seeded; the seed is printed (`POGO_SEED=… cargo test --test ranks`).
+//! their backs with plain SQL (verdicts, hides, players hidden, runs filed late, runs of
+//! other seasons, runs deleted), and after every few changes both must answer every read —
+//! pages, sizes, each player's rank, runs' ranks, on the open and the real-time board —
+//! exactly as the window functions of `Store::*_sql` do, and the seasons list (its counts kept
+//! by triggers) exactly as grouping every run does (`Store::seasons_sql`). The same reads are
+//! checked while a board's index is held mid-build (answered from SQL, another path). Seeded;
+//! the seed is printed (`POGO_SEED=… cargo test --test ranks`).
 
 mod support;
 
 use pogo_server::config::DatabaseUrl;
+use std::time::Duration;
+
 use pogo_server::store::{Board, BoardPage, Category, PageAt, Store};
 use support::{Backend, TestDb, backends};
 
@@ -29,6 +34,39 @@ macro_rules! exec {
 enum Raw {
     Sqlite(sqlx::SqlitePool),
     Postgres(sqlx::PgPool),
+}
+
+/// Inserts a queued run (its replay first); its id. Ids come back from the database: SQLite
+/// hands a deleted last run's id to the next insert, so counting inserts would not give them.
+async fn insert_run(sql: &Raw, player: i64, hash: Vec<u8>, level: &str, level_hash: &str) -> i64 {
+    const RUN: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
+                           tuning_hash, rules_version, uploaded_ms, status)
+                       VALUES ($1, $2, $3, $4, '00000000000000bb', 1, 1700000000000, 'queued')
+                       RETURNING id";
+    exec!(
+        sql,
+        "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, 1)",
+        hash.clone(),
+        vec![0u8]
+    );
+    match sql {
+        Raw::Sqlite(pool) => sqlx::query_scalar(RUN)
+            .bind(player)
+            .bind(hash)
+            .bind(level)
+            .bind(level_hash)
+            .fetch_one(pool)
+            .await
+            .unwrap(),
+        Raw::Postgres(pool) => sqlx::query_scalar(RUN)
+            .bind(player)
+            .bind(hash)
+            .bind(level)
+            .bind(level_hash)
+            .fetch_one(pool)
+            .await
+            .unwrap(),
+    }
 }
 
 async fn raw(backend: &Backend, url: &str) -> Raw {
@@ -72,8 +110,33 @@ fn board(level: &str, category: Category) -> Board {
     }
 }
 
-/// Every read of `store` on `board` equals the SQL reference's.
+/// How long a read may take before the test calls it stuck (a read must never wait for a
+/// build).
+const READ_WAIT: Duration = Duration::from_secs(30);
+
+/// Every read of `store` on `board` equals the SQL reference's, and `store` answers from its
+/// index (`indexed`) or from SQL (not).
 async fn agree(
+    store: &Store,
+    reference: &Store,
+    board: &Board,
+    players: i64,
+    runs: i64,
+    indexed: bool,
+    what: &str,
+) {
+    let reads = agree_reads(store, reference, board, players, runs, what);
+    tokio::time::timeout(READ_WAIT, reads)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: the reads did not answer within {READ_WAIT:?}"));
+    assert_eq!(
+        store.rank_index_built(board),
+        indexed,
+        "{what}: answered from the index"
+    );
+}
+
+async fn agree_reads(
     store: &Store,
     reference: &Store,
     board: &Board,
@@ -127,13 +190,152 @@ async fn agree(
     }
 }
 
-#[tokio::test]
-async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
+/// Registers `count` players `P1`… (ids 1… on both backends: assigned in insertion order).
+async fn players(sql: &Raw, count: i64) {
+    for p in 1..=count {
+        exec!(
+            sql,
+            "INSERT INTO players (name, name_key, token_hash, created_ms)
+             VALUES ($1, $2, $3, 0)",
+            format!("P{p}"),
+            format!("p{p}"),
+            p.to_be_bytes().repeat(4)
+        );
+    }
+}
+
+/// One random change written behind the stores' backs, as plain SQL: a run verified (on one
+/// of two levels, now and then of another season), a run hidden or shown, a player hidden or
+/// shown, a finish taken away, splits rewritten under a standing entry, a run deleted.
+/// `runs` is the highest run id so far, `inserted` the runs inserted (their replays' hashes).
+async fn change(sql: &Raw, rng: &mut Rng, runs: &mut i64, inserted: &mut i64, players: i64) {
+    match rng.below(11) {
+        // A new run, queued then verified (a verdict).
+        0..=5 => {
+            *inserted += 1;
+            let player = 1 + rng.below(players as u64) as i64;
+            let level = if rng.below(4) == 0 { "two" } else { "one" };
+            let level_hash = if rng.below(6) == 0 {
+                "00000000000000cc"
+            } else {
+                "00000000000000aa"
+            };
+            let finish = 100 + rng.below(60) as i64;
+            let realtime = rng.below(2) == 0;
+            let verified_ms = 1_700_000_000_000 + rng.below(1_000_000) as i64;
+            let hash = inserted.to_be_bytes().to_vec();
+            let run = insert_run(sql, player, hash, level, level_hash).await;
+            *runs = (*runs).max(run);
+            exec!(
+                sql,
+                "UPDATE runs SET status = 'verified', finish_tick = $1, realtime = $2,
+                     ticks = $1, verified_ms = $5, splits = $4, uploaded_ms = $6
+                 WHERE id = $3",
+                finish,
+                realtime,
+                run,
+                splits(&[(Some(0), finish / 2), (None, finish)]),
+                verified_ms,
+                1_700_000_000_000 + run * 1000
+            );
+        }
+        // A run hidden or shown again.
+        6 | 7 if *runs > 0 => {
+            let run = 1 + rng.below(*runs as u64) as i64;
+            let hidden = rng.below(2) == 0;
+            exec!(
+                sql,
+                "UPDATE runs SET hidden = $1 WHERE id = $2",
+                hidden,
+                run
+            );
+        }
+        // A player hidden or shown.
+        8 => {
+            let player = 1 + rng.below(players as u64) as i64;
+            let hidden = rng.below(3) == 0;
+            exec!(
+                sql,
+                "UPDATE players SET hidden = $1 WHERE id = $2",
+                hidden,
+                player
+            );
+        }
+        // A verified run that finishes no more (as a re-verdict would say), or whose splits
+        // are written anew (the entry stays, what a page shows moves).
+        9 if *runs > 0 => {
+            let run = 1 + rng.below(*runs as u64) as i64;
+            if rng.below(2) == 0 {
+                exec!(sql, "UPDATE runs SET finish_tick = NULL WHERE id = $1", run);
+            } else {
+                let split = 1 + rng.below(50) as i64;
+                exec!(
+                    sql,
+                    "UPDATE runs SET splits = $1 WHERE id = $2",
+                    splits(&[(Some(0), split), (Some(1), split + 1)]),
+                    run
+                );
+            }
+        }
+        // A run deleted (a retention policy's, by hand).
+        10 if *runs > 0 => {
+            let run = 1 + rng.below(*runs as u64) as i64;
+            exec!(sql, "DELETE FROM runs WHERE id = $1", run);
+        }
+        _ => {}
+    }
+}
+
+/// The whole board walked from the index in batches of three, as an export does, equals the
+/// reference's ranking.
+async fn export_agrees(store: &Store, reference: &Store, board: &Board, what: &str) {
+    let want: Vec<i64> = reference
+        .leaderboard_sql(board, 100_000, 0)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.run_id)
+        .collect();
+    let (mut got, mut since, mut offset) = (Vec::new(), None, 0u64);
+    loop {
+        let (version, rows) = store
+            .board_rows_indexed(board, since, offset, 3)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{what}: the export left the index of an unchanged board"));
+        since = Some(version);
+        offset += rows.len() as u64;
+        got.extend(rows.iter().map(|r| r.run_id));
+        if rows.len() < 3 {
+            break;
+        }
+    }
+    assert_eq!(got, want, "{what}: the export from the index");
+}
+
+/// The seasons list from the kept counts equals the one grouping every run.
+async fn seasons_agree(store: &Store, level: &str, what: &str) {
+    let order = |mut rows: Vec<pogo_server::store::seasons::SeasonRow>| {
+        rows.sort_by_key(|row| row.season);
+        rows
+    };
+    let want = order(store.seasons_sql(level).await.unwrap());
+    let got = order(store.seasons(level).await.unwrap());
+    assert_eq!(got, want, "{what}: the seasons of {level}");
+}
+
+fn seed() -> u64 {
     let seed = std::env::var("POGO_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20261203u64);
     println!("seed {seed} (POGO_SEED={seed} to replay)");
+    seed
+}
+
+#[tokio::test]
+async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
+    let seed = seed();
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let url = DatabaseUrl::parse(&db.url);
@@ -142,106 +344,40 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
         let sql = raw(&backend, &db.url).await;
         let mut rng = Rng(seed | 1);
         const PLAYERS: i64 = 40;
-        for p in 1..=PLAYERS {
-            exec!(
-                sql,
-                // Ids are assigned in insertion order from 1 on both backends.
-                "INSERT INTO players (name, name_key, token_hash, created_ms)
-                 VALUES ($1, $2, $3, 0)",
-                format!("P{p}"),
-                format!("p{p}"),
-                p.to_be_bytes().repeat(4)
-            );
-        }
+        players(&sql, PLAYERS).await;
         let boards = [
             board("one", Category::Open),
             board("one", Category::RealTime),
             board("two", Category::Open),
         ];
-        // Both processes read once before the changes, so their indexes are built early
-        // and must follow the feed (not be rebuilt from scratch at the end).
-        for b in &boards {
-            one.board_size(b).await.unwrap();
-            two.board_size(b).await.unwrap();
-        }
-        let mut runs = 0i64;
+        // Both processes build their indexes early, so that they must follow the feed (not
+        // be rebuilt from scratch at the end).
+        one.keep_ranks_up(&boards).await.unwrap();
+        two.keep_ranks_up(&boards).await.unwrap();
+        let (mut runs, mut inserted) = (0i64, 0i64);
         for round in 0..12 {
+            // What an export of each board began on: the index's version, and the board.
+            let mut began = Vec::new();
+            for b in &boards {
+                let (version, _) = one
+                    .board_rows_indexed(b, None, 0, 1)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                began.push((version, two.leaderboard_sql(b, 100_000, 0).await.unwrap()));
+            }
             for _ in 0..25 {
-                match rng.below(10) {
-                    // A new run, verified at once (a verdict) or queued then verified.
-                    0..=5 => {
-                        runs += 1;
-                        let player = 1 + rng.below(PLAYERS as u64) as i64;
-                        let level = if rng.below(4) == 0 { "two" } else { "one" };
-                        let finish = 100 + rng.below(60) as i64;
-                        let realtime = rng.below(2) == 0;
-                        exec!(
-                            sql,
-                            "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, 1)",
-                            runs.to_be_bytes().to_vec(),
-                            vec![0u8]
-                        );
-                        exec!(
-                            sql,
-                            "INSERT INTO runs (player_id, replay_hash, level, level_hash,
-                                 tuning_hash, rules_version, uploaded_ms, status)
-                             VALUES ($1, $2, $3, '00000000000000aa', '00000000000000bb', 1,
-                                     $4, 'queued')",
-                            player,
-                            runs.to_be_bytes().to_vec(),
-                            level,
-                            1_700_000_000_000 + runs * 1000
-                        );
-                        exec!(
-                            sql,
-                            "UPDATE runs SET status = 'verified', finish_tick = $1,
-                                 realtime = $2, ticks = $1, verified_ms = 1, splits = $4
-                             WHERE id = $3",
-                            finish,
-                            realtime,
-                            runs,
-                            splits(&[(Some(0), finish / 2), (None, finish)])
-                        );
-                    }
-                    // A run hidden or shown again.
-                    6 | 7 if runs > 0 => {
-                        let run = 1 + rng.below(runs as u64) as i64;
-                        let hidden = rng.below(2) == 0;
-                        exec!(
-                            sql,
-                            "UPDATE runs SET hidden = $1 WHERE id = $2",
-                            hidden,
-                            run
-                        );
-                    }
-                    // A player hidden or shown.
-                    8 => {
-                        let player = 1 + rng.below(PLAYERS as u64) as i64;
-                        let hidden = rng.below(3) == 0;
-                        exec!(
-                            sql,
-                            "UPDATE players SET hidden = $1 WHERE id = $2",
-                            hidden,
-                            player
-                        );
-                    }
-                    // A verified run that finishes no more (as a re-verdict would say), or
-                    // whose splits are written anew (the entry stays, what a page shows moves).
-                    _ if runs > 0 => {
-                        let run = 1 + rng.below(runs as u64) as i64;
-                        if rng.below(2) == 0 {
-                            exec!(sql, "UPDATE runs SET finish_tick = NULL WHERE id = $1", run);
-                        } else {
-                            let split = 1 + rng.below(50) as i64;
-                            exec!(
-                                sql,
-                                "UPDATE runs SET splits = $1 WHERE id = $2",
-                                splits(&[(Some(0), split), (Some(1), split + 1)]),
-                                run
-                            );
-                        }
-                    }
-                    _ => {}
+                change(&sql, &mut rng, &mut runs, &mut inserted, PLAYERS).await;
+            }
+            for (b, (version, board_then)) in boards.iter().zip(began) {
+                let now = two.leaderboard_sql(b, 100_000, 0).await.unwrap();
+                let next = one
+                    .board_rows_indexed(b, Some(version), 0, 1)
+                    .await
+                    .unwrap();
+                if now != board_then {
+                    let what = format!("{} round {round} {b:?}", backend.name());
+                    assert!(next.is_none(), "{what}: an export read on past a change");
                 }
             }
             for b in &boards {
@@ -251,28 +387,75 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
                     b.level,
                     b.category
                 );
-                agree(
-                    &one,
-                    &two,
-                    b,
-                    PLAYERS,
-                    runs,
-                    &format!("process one, {what}"),
-                )
-                .await;
-                agree(
-                    &two,
-                    &one,
-                    b,
-                    PLAYERS,
-                    runs,
-                    &format!("process two, {what}"),
-                )
-                .await;
+                let (p, r) = (PLAYERS, runs);
+                agree(&one, &two, b, p, r, true, &format!("process one, {what}")).await;
+                agree(&two, &one, b, p, r, true, &format!("process two, {what}")).await;
+                export_agrees(&one, &two, b, &what).await;
+            }
+            for level in ["one", "two"] {
+                seasons_agree(&one, level, &format!("{} round {round}", backend.name())).await;
             }
         }
+        // Not vacuous: the changes landed (a run id miscounted once left every run queued).
+        let size = one.board_size_sql(&boards[0]).await.unwrap();
+        assert!(
+            size >= PLAYERS / 4,
+            "{}: {size} entries at the end",
+            backend.name()
+        );
         one.close().await;
         two.close().await;
+        db.remove().await;
+    }
+}
+
+/// While a board's index is being built (its build held before it is published), its reads
+/// answer — from SQL, exactly as the reference does, changes included — and once it is
+/// published they answer from the index, with the changes made during the build (the feed
+/// having been read past them meanwhile).
+#[tokio::test]
+async fn reads_during_a_build_answer_from_sql_and_agree() {
+    let seed = seed();
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let url = DatabaseUrl::parse(&db.url);
+        let store = Store::open(&url).await.unwrap();
+        let reference = Store::open(&url).await.unwrap();
+        let sql = raw(&backend, &db.url).await;
+        let mut rng = Rng(seed.rotate_left(17) | 1);
+        const PLAYERS: i64 = 30;
+        players(&sql, PLAYERS).await;
+        let (mut runs, mut inserted) = (0i64, 0i64);
+        for _ in 0..60 {
+            change(&sql, &mut rng, &mut runs, &mut inserted, PLAYERS).await;
+        }
+        let boards = [
+            board("one", Category::Open),
+            board("one", Category::RealTime),
+        ];
+        let size = reference.board_size_sql(&boards[0]).await.unwrap();
+        assert!(size >= PLAYERS / 4, "{}: {size} entries", backend.name());
+        let hold = store.hold_rank_builds().await;
+        for round in 0..4 {
+            for b in &boards {
+                let what = format!("{} held, round {round}, {:?}", backend.name(), b.category);
+                agree(&store, &reference, b, PLAYERS, runs, false, &what).await;
+            }
+            for _ in 0..20 {
+                change(&sql, &mut rng, &mut runs, &mut inserted, PLAYERS).await;
+            }
+            // The feed read past where the held builds began: publishing must apply the rows
+            // in between, which no later catch-up will.
+            store.keep_ranks_up(&[]).await.unwrap();
+        }
+        drop(hold);
+        store.keep_ranks_up(&boards).await.unwrap();
+        for b in &boards {
+            let what = format!("{} built, {:?}", backend.name(), b.category);
+            agree(&store, &reference, b, PLAYERS, runs, true, &what).await;
+        }
+        store.close().await;
+        reference.close().await;
         db.remove().await;
     }
 }

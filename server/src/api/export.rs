@@ -2,11 +2,13 @@
 //! download — every entry in rank order (the board of `GET /api/levels/{level}/leaderboard`:
 //! one entry per player, their best), as CSV or as one JSON document.
 //!
-//! **Bounded memory.** The body is streamed: [`EXPORT_BATCH_ROWS`] entries at a time, each
-//! batch one short keyset query (`Store::board_batch`: after the last entry sent, in the
-//! board's (finish tick, run id) order) written out before the next is asked for. A board of
-//! a million entries never sits in memory, no database connection (nor SQLite read snapshot)
-//! is held while a slow client reads, and a batch costs its own rows, not the board's (an
+//! **Bounded memory.** The body is streamed: [`EXPORT_BATCH_ROWS`] entries at a time, written
+//! out before the next are asked for. A batch comes from the board's rank index while the
+//! board is as it was when the export began (`Store::board_rows_indexed`: one probe of the
+//! change feed, no rows read), else from one short keyset query (`Store::board_batch`: after
+//! the last entry sent, in the board's (finish tick, run id) order). A board of a million
+//! entries never sits in memory twice, no database connection (nor SQLite read snapshot) is
+//! held while a slow client reads, and a batch costs its own rows, not the board's (an
 //! `OFFSET` page re-ranks everything before it). The export is the board as it stood when it
 //! started (runs verified later are left out); an admin hiding a run during an export shows.
 //! A database failure in the middle cuts the response off (the status line is sent already):
@@ -33,10 +35,10 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
-use crate::limits::EXPORT_BATCH_ROWS;
+use crate::limits::{EXPORT_BATCH_ROWS, EXPORT_FIRST_BATCH_ROWS};
 use crate::state::AppState;
 use crate::store::Category;
-use crate::store::{Board, ExportCursor, ExportRow, StoreError};
+use crate::store::{Board, BoardVersion, ExportCursor, ExportRow, StoreError};
 use crate::times::TickTime;
 use crate::times::{now_ms, rfc3339};
 
@@ -162,6 +164,7 @@ pub async fn export(
         as_of_ms: now_ms(),
         cursor: ExportCursor::START,
         rank: 0,
+        source: Source::Index(None),
         stage: Stage::Head,
     };
     // Fused: a body may be polled again after its end (tower-http's compression does, and
@@ -193,10 +196,8 @@ pub async fn export(
 enum Stage {
     /// Nothing written yet: the CSV header row, or the JSON document's opening.
     Head,
-    /// Writing batches of entries.
+    /// Writing batches of entries (the last, short one ends with the document's closing).
     Entries,
-    /// Every entry written: the JSON document's closing.
-    Tail,
     Done,
 }
 
@@ -212,7 +213,20 @@ struct Writer {
     cursor: ExportCursor,
     /// Its rank.
     rank: i64,
+    /// Where the entries come from.
+    source: Source,
     stage: Stage,
+}
+
+/// Where an export reads its entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The rank index, while the board stays as it was when the export began (this version;
+    /// `None` before the first batch): see `Store::board_rows_indexed`.
+    Index(Option<BoardVersion>),
+    /// SQL, as of the export's start, from the cursor on (`Store::board_batch`): once the
+    /// board changed, or if it has no index yet.
+    Sql,
 }
 
 impl Writer {
@@ -220,26 +234,55 @@ impl Writer {
     async fn next_chunk(&mut self) -> Result<Option<Bytes>, StoreError> {
         match self.stage {
             Stage::Head => {
-                self.stage = Stage::Entries;
-                Ok(Some(Bytes::from(self.head())))
+                // The first batch before the head: it settles the instant the export is of.
+                let rows = self.batch(EXPORT_FIRST_BATCH_ROWS).await?;
+                let mut chunk = self.head();
+                chunk.push_str(&self.batch_chunk(&rows, EXPORT_FIRST_BATCH_ROWS));
+                Ok(Some(Bytes::from(chunk)))
             }
             Stage::Entries => {
-                let rows = self
-                    .state
-                    .store
-                    .board_batch(&self.board, self.as_of_ms, self.cursor, EXPORT_BATCH_ROWS)
-                    .await?;
-                if rows.len() < EXPORT_BATCH_ROWS as usize {
-                    self.stage = Stage::Tail;
-                }
-                if rows.is_empty() {
-                    return Ok(self.tail().map(Bytes::from));
-                }
-                Ok(Some(Bytes::from(self.entries(&rows))))
+                let rows = self.batch(EXPORT_BATCH_ROWS).await?;
+                Ok(Some(Bytes::from(
+                    self.batch_chunk(&rows, EXPORT_BATCH_ROWS),
+                )))
             }
-            Stage::Tail => Ok(self.tail().map(Bytes::from)),
             Stage::Done => Ok(None),
         }
+    }
+
+    /// A batch written out, and the document's end after the last (a short batch).
+    fn batch_chunk(&mut self, rows: &[ExportRow], limit: u32) -> String {
+        let mut chunk = self.entries(rows);
+        self.stage = Stage::Entries;
+        if rows.len() < limit as usize {
+            chunk.push_str(&self.tail().unwrap_or_default());
+        }
+        chunk
+    }
+
+    /// The next `limit` entries after the cursor.
+    async fn batch(&mut self, limit: u32) -> Result<Vec<ExportRow>, StoreError> {
+        let store = &self.state.store;
+        if let Source::Index(since) = self.source {
+            let offset = u64::try_from(self.rank).unwrap_or(0);
+            let before = now_ms();
+            match store
+                .board_rows_indexed(&self.board, since, offset, limit)
+                .await?
+            {
+                Some((version, rows)) => {
+                    // The board unchanged since the first batch: as of this instant too (if
+                    // it changes before the next batch, SQL goes on as of here).
+                    self.as_of_ms = before;
+                    self.source = Source::Index(Some(version));
+                    return Ok(rows);
+                }
+                None => self.source = Source::Sql,
+            }
+        }
+        store
+            .board_batch(&self.board, self.as_of_ms, self.cursor, limit)
+            .await
     }
 
     fn head(&self) -> String {

@@ -114,21 +114,20 @@ pub async fn leaderboard(
             "limit={limit}: must be within 1..={LEADERBOARD_LIMIT_MAX}"
         )));
     }
-    let (at, around) = match (query.offset, query.around) {
+    let (at, around, seen) = match (query.offset, query.around) {
         (Some(_), Some(_)) => {
             return Err(ApiError::BadParameter(
                 "offset and around cannot be used together".into(),
             ));
         }
-        (offset, None) => (PageAt::Offset(offset.unwrap_or(0)), None),
+        (offset, None) => (PageAt::Offset(offset.unwrap_or(0)), None, None),
         (None, Some(name)) => {
-            let player = state
-                .store
-                .player_by_name(&name)
-                .await?
+            // The player and where the board change feed ends, in one round trip.
+            let (player, seen) = state.store.player_by_name_and_feed(&name).await?;
+            let player = player
                 .filter(|p| !p.hidden)
                 .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
-            (PageAt::Around(player.id), Some(player.name))
+            (PageAt::Around(player.id), Some(player.name), Some(seen))
         }
     };
     let rate = state.catalog.tick_rate();
@@ -136,7 +135,7 @@ pub async fn leaderboard(
         offset,
         total,
         entries: rows,
-    } = match state.store.board_page(&board, at, limit).await? {
+    } = match state.store.board_page_at(&board, at, limit, seen).await? {
         Some(page) => page,
         // `around` a player with no entry: absent from this board, which is an answer.
         None => BoardPage {

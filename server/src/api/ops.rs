@@ -9,6 +9,7 @@ use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::error::{ApiError, ErrorBody};
+use crate::metrics::RunTotals;
 use crate::state::AppState;
 use crate::store::RunState;
 
@@ -41,18 +42,21 @@ pub async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiE
 #[utoipa::path(get, path = "/metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain", body = String)))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
-    // The waiting runs on every scrape; all of them now and then (see `metrics`).
-    let (counts, states) = if state.metrics.run_totals_due() {
-        (state.store.status_counts().await, &RunState::ALL[..])
-    } else {
-        (
-            state.store.waiting_counts().await,
-            &[RunState::Queued, RunState::Verifying][..],
-        )
-    };
-    match counts {
-        Ok(counts) => state.metrics.set_runs(&counts, states),
-        Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
+    // The waiting runs on every scrape; all of them now and then, beside the scrape (see
+    // `metrics`).
+    let waiting = [RunState::Queued, RunState::Verifying];
+    let settled = [RunState::Verified, RunState::Rejected];
+    match state.store.waiting_counts().await {
+        Ok(counts) => state.metrics.set_runs(&counts, &waiting),
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot count the waiting runs"),
+    }
+    match state.metrics.run_totals_due() {
+        RunTotals::First => count_run_totals(&state, &settled).await,
+        RunTotals::Due => {
+            let state = state.clone();
+            tokio::spawn(async move { count_run_totals(&state, &settled).await });
+        }
+        RunTotals::Fresh => {}
     }
     (
         [(
@@ -62,6 +66,14 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         state.metrics.encode(),
     )
         .into_response()
+}
+
+/// Counts every run by state (a pass over the table) and sets the gauges of `states`.
+async fn count_run_totals(state: &AppState, states: &[RunState]) {
+    match state.store.status_counts().await {
+        Ok(counts) => state.metrics.set_runs(&counts, states),
+        Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
+    }
 }
 
 /// This document.

@@ -24,7 +24,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
 use crate::season::SeasonId;
 use crate::state::AppState;
-use crate::store::{Board, Category, Inserted, NewRun, RunRow, RunState};
+use crate::store::{Board, Category, FeedSeq, Inserted, NewRun, RunRow, RunState};
 use crate::times::{TickTime, now_ms, rfc3339};
 
 /// The content types an upload may have.
@@ -415,26 +415,47 @@ pub async fn status(
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<axum::Json<RunStatus>, ApiError> {
     let Path(id) = id?;
-    let run = visible_run(&state, id).await?;
-    Ok(axum::Json(run_status(&state, run).await?))
+    let (run, seen) = match state.store.run_and_feed(id).await? {
+        Some((run, seen)) if !run.hidden => (run, seen),
+        _ => return Err(ApiError::UnknownRun { id }),
+    };
+    Ok(axum::Json(run_status_at(&state, run, Some(seen)).await?))
 }
 
-/// A run's status document (its rank looked up on its level's current board).
+/// A run's status document (its ranks looked up on its level's current boards).
 pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiError> {
+    run_status_at(state, run, None).await
+}
+
+/// [`run_status`], the board change feed applied up to `seen` for both ranks (where it ended
+/// when the run was read), or up to where it ends now.
+async fn run_status_at(
+    state: &AppState,
+    run: RunRow,
+    seen: Option<FeedSeq>,
+) -> Result<RunStatus, ApiError> {
     let id = run.id;
     let rate = state.catalog.tick_rate();
-    let rank = match current_board(state, &run.level, Category::Open) {
-        Some(board) if run.status == RunState::Verified && run.finish_tick.is_some() => {
-            state.store.run_rank(&board, id).await?
+    let finished = run.status == RunState::Verified && run.finish_tick.is_some();
+    let mut boards = Vec::new();
+    if finished {
+        boards.extend(current_board(state, &run.level, Category::Open));
+        if run.realtime {
+            boards.extend(current_board(state, &run.level, Category::RealTime));
         }
-        _ => None,
+    }
+    let ranks = state
+        .store
+        .run_ranks(&boards, id, run.player_id, seen)
+        .await?;
+    let rank_on = |category: Category| {
+        boards
+            .iter()
+            .zip(&ranks)
+            .find(|(board, _)| board.category == category)
+            .and_then(|(_, rank)| *rank)
     };
-    let realtime_rank = match current_board(state, &run.level, Category::RealTime) {
-        Some(board) if run.realtime && run.finish_tick.is_some() => {
-            state.store.run_rank(&board, id).await?
-        }
-        _ => None,
-    };
+    let (rank, realtime_rank) = (rank_on(Category::Open), rank_on(Category::RealTime));
     let tick = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
     let season = tick(Some(run.rules_version))
@@ -444,7 +465,6 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
             .as_ref()
             .and_then(SeasonId::of)
             == season;
-    let reverified_from = state.store.reverified_from(id).await?;
     Ok(RunStatus {
         id,
         player: run.player,
@@ -457,7 +477,7 @@ pub async fn run_status(state: &AppState, run: RunRow) -> Result<RunStatus, ApiE
         rank,
         season: season.map_or_else(|| "?".into(), |s| s.to_string()),
         current_season,
-        reverified_from,
+        reverified_from: run.reverified_from,
         realtime: run.realtime,
         realtime_note: run.realtime_note,
         realtime_rank,

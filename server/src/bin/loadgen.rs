@@ -61,8 +61,15 @@ const PROCESSES_MAX: usize = 8;
 
 #[path = "loadgen/boards.rs"]
 mod boards;
+#[path = "loadgen/concurrent.rs"]
+mod concurrent;
 #[path = "loadgen/live.rs"]
 mod live;
+#[path = "loadgen/reads.rs"]
+mod reads;
+
+/// Most ticks a bot run is recorded for (an hour at 60 Hz): the bot finishes long before.
+const BOT_TICKS_MAX: u32 = 216_000;
 
 /// What to load, when not the uploads.
 #[derive(Debug, clap::Subcommand)]
@@ -591,31 +598,33 @@ fn pct(values: &[f64], p: f64) -> f64 {
 
 /// The bot's run of `level` under each name (to the finish, at most an hour).
 fn record_all(level: &str, names: &[String]) -> Result<Vec<Vec<u8>>, String> {
+    names
+        .iter()
+        .map(|name| record_bot(level, name, BOT_TICKS_MAX))
+        .collect()
+}
+
+/// The bot's run of `level` under `name`, to the finish or for `ticks_max` ticks.
+fn record_bot(level: &str, name: &str, ticks_max: u32) -> Result<Vec<u8>, String> {
     let tuning = Tuning::default();
     let desc =
         pogo_replay::builtin_level(level).ok_or_else(|| format!("no built-in level {level}"))?;
     let world = Arc::new(World::new(desc, &tuning).map_err(|e| e.to_string())?);
-    names
-        .iter()
-        .map(|name| {
-            let mut sim =
-                Simulation::new(world.clone(), tuning.clone(), 1).map_err(|e| e.to_string())?;
-            let header = Header::for_simulation(&sim, Some(name.clone()), None);
-            let mut recorder = Recorder::new(Vec::new(), header).map_err(|e| e.to_string())?;
-            let mut bot = Bot::new();
-            for _ in 0..216_000 {
-                let input = bot.input(&world, &tuning, &sim.state().pogos[0]);
-                sim.step(&[input]);
-                recorder
-                    .record(&[input], || sim.state_hash())
-                    .map_err(|e| e.to_string())?;
-                if sim.state().pogos[0].finish_tick.is_some() {
-                    break;
-                }
-            }
-            recorder.finish_simulation(&sim).map_err(|e| e.to_string())
-        })
-        .collect()
+    let mut sim = Simulation::new(world.clone(), tuning.clone(), 1).map_err(|e| e.to_string())?;
+    let header = Header::for_simulation(&sim, Some(name.to_string()), None);
+    let mut recorder = Recorder::new(Vec::new(), header).map_err(|e| e.to_string())?;
+    let mut bot = Bot::new();
+    for _ in 0..ticks_max {
+        let input = bot.input(&world, &tuning, &sim.state().pogos[0]);
+        sim.step(&[input]);
+        recorder
+            .record(&[input], || sim.state_hash())
+            .map_err(|e| e.to_string())?;
+        if sim.state().pogos[0].finish_tick.is_some() {
+            break;
+        }
+    }
+    recorder.finish_simulation(&sim).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -10,10 +10,17 @@
 //! The order, everywhere: a player's best run is their lowest finish tick, then their earliest
 //! upload (lowest run id); the board orders those the same way. Only verified, finished,
 //! shown runs of shown players count; a real-time board only `realtime` runs.
+//!
+//! **A board in board order.** The index's build ([`Store::board_scan`]), the export's
+//! batches and the reads from SQL while an index builds (`board_sql.rs`) walk `runs_ranked`
+//! (migration 0011: one season's counting runs by (finish tick, id); the real-time boards
+//! `runs_ranked_realtime`), so that they read the board's rows and no other season's or
+//! category's. A player's best run is the first of theirs met in that order.
 
+use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::{Board, Entry, ExportCursor, ExportRow, Result, Store};
+use super::{Board, Category, Entry, ExportCursor, ExportRow, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
@@ -33,6 +40,70 @@ board AS (
            ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
     FROM best WHERE nth = 1
 )";
+
+/// The condition that picks a category's index: none for the open board (every counting run
+/// is in `runs_ranked`), the real-time runs' own partial index's for the real-time board.
+/// Written as a literal, not a parameter, so that both planners match the partial index.
+pub(super) fn category_filter(board: &Board) -> &'static str {
+    match board.category {
+        Category::Open => "",
+        Category::RealTime => "AND r.realtime = TRUE",
+    }
+}
+
+/// A board's counting runs of shown players after the keyset cursor `($6, $7)` in board
+/// order (or before it, walking back: [`Walk`]), each the best of its player's runs (no run of
+/// theirs on the board comes before it: a `NOT EXISTS` probe of `runs_player`), verified by
+/// `$8` (ms); `{columns}`, `{category}`, `{from}` and `{order}` filled in by
+/// [`board_rows_sql`]. `$1`…`$5` are the [`Board`], `$9` the limit.
+const BOARD_ROWS: &str = "
+    SELECT {columns}
+    FROM runs r JOIN players p ON p.id = r.player_id
+    WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2 AND r.tuning_hash = $3
+      AND r.status = 'verified' AND r.finish_tick IS NOT NULL {category}
+      AND {from}
+      AND (r.realtime = TRUE OR $5 = FALSE)
+      AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
+      AND NOT EXISTS (
+          SELECT 1 FROM runs o
+          WHERE o.player_id = r.player_id AND o.level = r.level
+            AND o.status = 'verified' AND o.finish_tick IS NOT NULL
+            AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
+            AND o.rules_version = r.rules_version
+            AND (o.realtime = TRUE OR $5 = FALSE)
+            AND o.verified_ms <= $8 AND o.hidden = FALSE
+            AND (o.finish_tick < r.finish_tick
+                 OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
+    ORDER BY {order}
+    LIMIT $9";
+
+/// Which way [`BOARD_ROWS`] walks from its cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// The entries after the cursor, best first.
+    Down,
+    /// The entries before it, nearest first.
+    Up,
+}
+
+/// [`BOARD_ROWS`] for `board`, selecting `columns`, walking `walk`.
+pub(super) fn board_rows_sql(board: &Board, columns: &str, walk: Walk) -> String {
+    let (from, order) = match walk {
+        Walk::Down => (
+            "r.finish_tick >= $6 AND (r.finish_tick > $6 OR r.id > $7)",
+            "r.finish_tick, r.id",
+        ),
+        Walk::Up => (
+            "r.finish_tick <= $6 AND (r.finish_tick < $6 OR r.id < $7)",
+            "r.finish_tick DESC, r.id DESC",
+        ),
+    };
+    BOARD_ROWS
+        .replace("{columns}", columns)
+        .replace("{category}", category_filter(board))
+        .replace("{from}", from)
+        .replace("{order}", order)
+}
 
 /// One entry the rank index keeps: a player's best run on a board, with what a page shows of
 /// it (so that a page reads no rows).
@@ -131,12 +202,11 @@ impl Store {
     /// move past its cursor and list them twice or not at all; hiding during an export does
     /// show).
     ///
-    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE`: a run is on the board if no run
-    /// of its player on the same board comes before it in (finish tick, id) order — a
-    /// `NOT EXISTS` probe of `runs_player` per candidate — and candidates are read from
-    /// `runs_board` starting at the cursor. Each batch costs its own rows (plus the player's
-    /// other runs), not the whole board, where the window functions of `BOARD_CTE` would
-    /// rank every run of the level for every batch (quadratic over an export of a million).
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` ([`BOARD_ROWS`]): candidates are
+    /// read from `runs_ranked` starting at the cursor, each probed for a better run of its
+    /// player. Each batch costs its own rows (plus the player's other runs), not the whole
+    /// board, where the window functions of `BOARD_CTE` would rank every run of the level for
+    /// every batch (quadratic over an export of a million).
     pub async fn board_batch(
         &self,
         board: &Board,
@@ -144,28 +214,13 @@ impl Store {
         after: ExportCursor,
         limit: u32,
     ) -> Result<Vec<ExportRow>> {
-        const SQL: &str = "
-            SELECT r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms
-            FROM runs r JOIN players p ON p.id = r.player_id
-            WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick >= $6
-              AND (r.finish_tick > $6 OR r.id > $7)
-              AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
-              AND (r.realtime = TRUE OR $5 = FALSE)
-              AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
-              AND NOT EXISTS (
-                  SELECT 1 FROM runs o
-                  WHERE o.player_id = r.player_id AND o.level = r.level
-                    AND o.status = 'verified' AND o.finish_tick IS NOT NULL
-                    AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
-                    AND o.rules_version = r.rules_version
-                    AND (o.realtime = TRUE OR $5 = FALSE)
-                    AND o.verified_ms <= $8 AND o.hidden = FALSE
-                    AND (o.finish_tick < r.finish_tick
-                         OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
-            ORDER BY r.finish_tick, r.id
-            LIMIT $9";
+        let sql = board_rows_sql(
+            board,
+            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms",
+            Walk::Down,
+        );
         let rows = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(SQL), board)
+            bind_board!(sqlx::query_as(&sql), board)
                 .bind(after.finish_tick)
                 .bind(after.run_id)
                 .bind(as_of_ms)
@@ -216,19 +271,32 @@ impl Store {
         Ok(rank)
     }
 
-    /// Every player's best run on the board (the rank index's load). One pass over the
-    /// level's runs: seconds at a million.
-    pub async fn board_best(&self, board: &Board) -> Result<Vec<BestRun>> {
+    /// Every counting run of the board of a shown player, in board order, handed to `each`
+    /// as it arrives (the rank index's build: a player's first run met is their best, and a
+    /// million rows never sit in memory at once). One walk of `runs_ranked`.
+    pub async fn board_scan(
+        &self,
+        board: &Board,
+        mut each: impl FnMut(BestRun) -> Result<()>,
+    ) -> Result<()> {
         let sql = format!(
-            "{BOARD_CTE} SELECT player_id, id AS run_id, finish_tick, name AS player, uploaded_ms,
-                splits FROM best WHERE nth = 1"
+            "SELECT r.player_id, r.id AS run_id, r.finish_tick, p.name AS player,
+                    r.uploaded_ms, r.splits
+             FROM runs r JOIN players p ON p.id = r.player_id
+             WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2
+               AND r.tuning_hash = $3 AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+               {} AND (r.realtime = TRUE OR $5 = FALSE)
+               AND r.hidden = FALSE AND p.hidden = FALSE
+             ORDER BY r.finish_tick, r.id",
+            category_filter(board)
         );
-        let rows = on_pool!(self, |pool| {
-            bind_board!(sqlx::query_as(&sql), board)
-                .fetch_all(pool)
-                .await?
+        on_pool!(self, |pool| {
+            let mut rows = bind_board!(sqlx::query_as::<_, BestRun>(&sql), board).fetch(pool);
+            while let Some(row) = rows.try_next().await? {
+                each(row)?;
+            }
         });
-        Ok(rows)
+        Ok(())
     }
 
     /// The best run on the board of each of `players` that has one (the rank index's refresh
@@ -262,13 +330,20 @@ impl Store {
         Ok(best)
     }
 
-    /// The change feed after `seq`, oldest first, at most `limit` rows.
-    pub async fn board_changes_after(&self, seq: i64, limit: u32) -> Result<Vec<BoardChange>> {
+    /// The change feed after `after` up to `upto` (both seqs; `i64::MAX`: to its end), oldest
+    /// first, at most `limit` rows.
+    pub async fn board_changes_between(
+        &self,
+        after: i64,
+        upto: i64,
+        limit: u32,
+    ) -> Result<Vec<BoardChange>> {
         const SQL: &str = "SELECT seq, player_id, level FROM board_changes
-                           WHERE seq > $1 ORDER BY seq LIMIT $2";
+                           WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3";
         let rows = on_pool!(self, |pool| {
             sqlx::query_as(SQL)
-                .bind(seq)
+                .bind(after)
+                .bind(upto)
                 .bind(i64::from(limit))
                 .fetch_all(pool)
                 .await?

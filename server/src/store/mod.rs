@@ -1,8 +1,9 @@
 //! Storage: one interface over SQLite (the embedded default) and PostgreSQL (for several
 //! server processes on one database). The SQL is written once where the dialects agree —
 //! which is everywhere but the schema's types (two migration folders, their differences named
-//! at the top of each) and the claim query (PostgreSQL adds `FOR UPDATE SKIP LOCKED`) — and
-//! each query sits next to the code that runs it.
+//! at the top of each), the claim query (PostgreSQL adds `FOR UPDATE SKIP LOCKED`) and the
+//! seasons list (SQLite is told which index to walk: `seasons::season_end_hint`) — and each
+//! query sits next to the code that runs it.
 //!
 //! Durability: an upload is one transaction (replay bytes, run row) committed before the
 //! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
@@ -32,6 +33,12 @@ const POSTGRES_CONNECTIONS_MAX: u32 = 16;
 /// answered 503: long enough to ride out a burst, short enough that a client is not left
 /// hanging.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+/// A PostgreSQL connection idle in the pool longer than this is pinged before it is handed
+/// out, so that one the server dropped meanwhile (a restart, an idle timeout) is replaced
+/// rather than failing a request; one used lately is not. sqlx pings on every acquire by
+/// default: a second round trip to every query, half of what a board read cost under 16
+/// clients (PERFORMANCE.md). SQLite's connections are in the process: never pinged.
+const PING_IF_IDLE_FOR: Duration = Duration::from_secs(30);
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -137,6 +144,7 @@ macro_rules! bind_board {
 }
 
 mod board;
+mod board_sql;
 mod claims;
 mod ranks;
 // Queries by concern, in files of their own (after the macros above, which they use).
@@ -147,7 +155,7 @@ mod tickets;
 
 pub use board::{BestRun, BoardChange, parse_splits};
 pub use claims::ClaimRead;
-pub use ranks::{BoardPage, FEED_STALE, PageAt, Ranks};
+pub use ranks::{BoardPage, BoardVersion, FEED_STALE, PageAt, Ranks};
 pub use rooms::{RoomRow, RoomWrite};
 pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
 
@@ -310,6 +318,7 @@ pub enum Verdict {
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct RunRow {
     pub id: i64,
+    pub player_id: i64,
     pub player: String,
     pub level: String,
     pub level_hash: String,
@@ -338,7 +347,29 @@ pub struct RunRow {
     pub realtime: bool,
     /// Why a ticketed run is not real-time.
     pub realtime_note: Option<String>,
+    /// The run this one is a re-verified copy of (`pogo-server reverify`).
+    pub reverified_from: Option<i64>,
 }
+
+/// The columns of a [`RunRow`], for `FROM runs r JOIN players p` ([`RUN_FROM`]).
+const RUN_COLUMNS: &str = "
+    r.id, r.player_id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
+    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
+    r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
+    (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
+    p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note,
+    r.reverified_from";
+/// Run `$1` and its player.
+const RUN_FROM: &str = "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
+/// Where the board change feed ends, as a scalar subquery (`MAX(seq)`: one probe of its
+/// primary key; 0 while empty).
+const FEED_END: &str = "(SELECT COALESCE(MAX(seq), 0) FROM board_changes)";
+
+/// Where the board change feed ended (its last `seq`) when a read looked: a read of the rank
+/// index that knows it applies the feed that far first, without a query of its own
+/// (`store::ranks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FeedSeq(pub i64);
 
 /// Which leaderboard: a level's content under one tuning and rules version (a run verified
 /// under other rules stays in the database but is not on this board), in one category.
@@ -427,6 +458,15 @@ impl Store {
                 PgPoolOptions::new()
                     .max_connections(POSTGRES_CONNECTIONS_MAX)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
+                    .test_before_acquire(false)
+                    .before_acquire(|conn, meta| {
+                        Box::pin(async move {
+                            if meta.idle_for > PING_IF_IDLE_FOR {
+                                sqlx::Connection::ping(conn).await?;
+                            }
+                            Ok(true)
+                        })
+                    })
                     .connect(url)
                     .await?,
             ),
@@ -514,14 +554,32 @@ impl Store {
 
     /// The player of a name (ignoring case).
     pub async fn player_by_name(&self, name: &str) -> Result<Option<Player>> {
-        const SQL: &str = "SELECT id, name, hidden FROM players WHERE name_key = $1";
-        let row = on_pool!(self, |pool| {
-            sqlx::query_as(SQL)
+        Ok(self.player_by_name_and_feed(name).await?.0)
+    }
+
+    /// The player of a name (ignoring case), and where the board change feed ended when it
+    /// was read (one statement: see [`Store::run_and_feed`]).
+    pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<Player>, FeedSeq)> {
+        let sql = format!(
+            "SELECT p.id, p.name, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
+             LEFT JOIN players p ON p.name_key = $1"
+        );
+        let (player, seq) = on_pool!(self, |pool| {
+            let row = sqlx::query(&sql)
                 .bind(name_key(name))
-                .fetch_optional(pool)
-                .await?
+                .fetch_one(pool)
+                .await?;
+            let player = match row.try_get::<Option<i64>, _>(0)? {
+                Some(id) => Some(Player {
+                    id,
+                    name: row.try_get(1)?,
+                    hidden: row.try_get(2)?,
+                }),
+                None => None,
+            };
+            (player, row.try_get::<i64, _>(3)?)
         });
-        Ok(row)
+        Ok((player, FeedSeq(seq)))
     }
 
     /// Stores an upload: its bytes (once per content) and a queued run, in one transaction
@@ -652,17 +710,28 @@ impl Store {
 
     /// A run, with its player's name.
     pub async fn run(&self, id: i64) -> Result<Option<RunRow>> {
-        const SQL: &str = "
-            SELECT r.id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
-                   r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
-                   r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
-                   (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
-                   p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note
-            FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
+        let sql = format!("SELECT {RUN_COLUMNS} {RUN_FROM}");
         let row = on_pool!(self, |pool| {
-            sqlx::query_as(SQL).bind(id).fetch_optional(pool).await?
+            sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?
         });
         Ok(row)
+    }
+
+    /// A run, and where the board change feed ended when it was read ([`FeedSeq`]): one
+    /// statement, so that a run's status reads its row and its ranks' freshness in one round
+    /// trip.
+    pub async fn run_and_feed(&self, id: i64) -> Result<Option<(RunRow, FeedSeq)>> {
+        #[derive(sqlx::FromRow)]
+        struct Read {
+            #[sqlx(flatten)]
+            run: RunRow,
+            feed_seq: i64,
+        }
+        let sql = format!("SELECT {RUN_COLUMNS}, {FEED_END} AS feed_seq {RUN_FROM}");
+        let row: Option<Read> = on_pool!(self, |pool| {
+            sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?
+        });
+        Ok(row.map(|read| (read.run, FeedSeq(read.feed_seq))))
     }
 
     /// Hides a run with the admin's reason (`Some`), or shows it again and forgets the reason
@@ -746,6 +815,7 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
     Ok(SqlitePoolOptions::new()
         .max_connections(SQLITE_CONNECTIONS_MAX)
         .acquire_timeout(ACQUIRE_TIMEOUT)
+        .test_before_acquire(false)
         .connect_with(options)
         .await?)
 }

@@ -3,10 +3,10 @@
 //! O(log n) — not a sort of the whole board per read, as SQL's `OFFSET`, `COUNT(*)` and window
 //! functions do.
 //!
-//! **Why in the process, not in Redis.** A board entry is 16 bytes of key (finish tick, run
-//! id), a player's map slot and what a page shows of the run (name, upload time, splits), so
-//! that a page reads no rows: about 225 bytes, 250 MB for a million entries (PERFORMANCE.md),
-//! which any server holds.
+//! **Why in the process, not in Redis.** A board entry is its order key, its player's slot
+//! and what a page shows of the run (name, upload time, splits), so that a page reads no rows:
+//! ≈ 130 bytes of heap (`entries.rs`), 150 MB of a server's anonymous memory for a
+//! million-entry board (PERFORMANCE.md), which any server holds.
 //! Redis's sorted sets would answer the same ZRANK/ZRANGE in O(log n), shared between
 //! processes, but they would add a second store to run, to secure and to keep consistent with
 //! the database across crashes — and a network round trip to every read. Each process instead
@@ -18,24 +18,43 @@
 //! `board_changes`, a feed written by triggers on `runs` and `players` (migration 0008) in
 //! commit order. A change row names a player and a level, nothing else: the index re-reads that
 //! player's best run on each of its boards of that level, so applying a change twice, late or
-//! after a rebuild gives the same index. Every read first applies the feed rows committed
-//! before the read began (one indexed range query; skipped when another read's catch-up began
-//! after this one did), so a read sees every write committed before it — in this process or
-//! any other sharing the database. A process that has not read the feed for
+//! after a rebuild gives the same index. Every read first asks the database where the feed
+//! ends (`MAX(seq)`: one probe of its primary key) and, if the index has not applied that far,
+//! applies the feed up to there; so a read sees every write committed before it — in this
+//! process or any other sharing the database. A process that has not read the feed for
 //! [`FEED_STALE`] (its rows may have been pruned) drops its boards and rebuilds them.
 //!
-//! Cost: a board's first read pays its build (a pass over the level's runs: about a second a
-//! million on PostgreSQL, see PERFORMANCE.md); the index holds one lock while building, so
-//! reads wait for it. Boards are never evicted: a process holds every board it has served
-//! since it started (levels × seasons × categories).
+//! **Reads run side by side.** The probes run in parallel, each read its own, no lock held;
+//! only a read that finds the feed moved takes the feed's lock (a `tokio` mutex, one catch-up
+//! at a time, held across its queries), and the reads waiting on it find their changes
+//! applied when they get it. A board's entries sit behind their own read-write lock, taken
+//! for reading only while a read copies out its answer (microseconds) and for writing only
+//! while a catch-up applies rows it has already fetched. Before, one lock over the whole
+//! index was held across each read's feed query (and across a build): at a million runs on
+//! PostgreSQL under 16 clients a read waited 3.8 ms for it on average, and the lock was held
+//! 62 % of the time (PERFORMANCE.md).
+//!
+//! **A build answers nothing wrong and blocks nothing.** A board is built in a task of its
+//! own, in one walk of the board in board order (`Store::board_scan`), no lock held; the feed
+//! rows committed during the walk are applied to it before it is published. Until then its
+//! reads are answered from SQL (`board_sql.rs`): exact, and as fast as SQL is (the top of the
+//! board in milliseconds, a rank a walk of the board down to it). A failed build is retried
+//! after [`BUILD_RETRY_AFTER`]. Boards are never
+//! evicted: a process holds every board it has served since it started (levels × seasons ×
+//! categories).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+mod entries;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 
-use super::board::{BestRun, parse_splits};
-use super::{Board, Entry, Result, Store};
+use super::board::BestRun;
+use super::{Board, Entry, ExportRow, FeedSeq, Result, Store, StoreError};
+use entries::Entries;
 
 /// Feed rows read per query.
 const FEED_BATCH: u32 = 10_000;
@@ -50,264 +69,328 @@ pub const FEED_STALE: Duration = Duration::from_secs(5 * 60);
 const FEED_PRUNE_INTERVAL: Duration = Duration::from_secs(60);
 /// Feed rows deleted per statement when pruning (a bulk import leaves a million).
 const FEED_PRUNE_BATCH: u32 = 10_000;
+/// How long after a failed build a board's reads stay with SQL before it is built again (a
+/// build is seconds of the database's time at a million runs: not one per read).
+const BUILD_RETRY_AFTER: Duration = Duration::from_secs(30);
 
-/// A board entry's order key: (finish tick, run id) — faster first, then earlier upload.
-type Key = (i64, i64);
-
-/// What a page shows of an entry besides its rank and key. Kept in the index so that a page
-/// reads no rows: at a million runs a page's 20 runs and their players were 40 scattered row
-/// reads, which made a random page cost twice what it did on a small board.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Shown {
-    player: Box<str>,
-    uploaded_ms: i64,
-    /// `(checkpoint, tick)` pairs, parsed once: a third of the stored JSON's size.
-    splits: Box<[(Option<u32>, u32)]>,
+/// A board as the index holds it.
+#[derive(Debug)]
+enum BoardState {
+    /// Being built: its reads are answered from SQL. The build's task holds the sender and
+    /// drops it when it ends, which wakes whoever waits on a receiver.
+    Building(watch::Receiver<()>),
+    Ready(Arc<RwLock<Entries>>),
+    /// Its last build failed at this instant: its reads are answered from SQL.
+    Failed(Instant),
 }
 
-impl BestRun {
-    fn key(&self) -> Key {
-        (self.finish_tick, self.run_id)
-    }
-
-    fn shown(&self) -> Shown {
-        Shown {
-            player: self.player.as_str().into(),
-            uploaded_ms: self.uploaded_ms,
-            splits: parse_splits(self.splits.as_deref()).into(),
-        }
-    }
-}
-
-/// One board's entries: each player's best run, in board order.
+/// What only a catch-up touches, behind the feed's lock.
 #[derive(Debug, Default)]
-struct BoardRanks {
-    /// The entries in board order: a two-level B-tree with a Fenwick tree over its nodes, so
-    /// `rank` and positional reads are O(log n).
-    order: indexset::BTreeSet<Key>,
-    /// Each player's entry.
-    best: HashMap<i64, Key>,
-    /// What a page shows of each entry, by run id.
-    shown: HashMap<i64, Shown>,
-}
-
-impl BoardRanks {
-    fn build(best: Vec<BestRun>) -> BoardRanks {
-        let mut ranks = BoardRanks::default();
-        for run in best {
-            ranks.set(run.player_id, Some((run.key(), run.shown())));
-        }
-        ranks
-    }
-
-    /// Makes `entry` the player's entry (`None`: no entry).
-    fn set(&mut self, player: i64, entry: Option<(Key, Shown)>) {
-        let old = self.best.get(&player).copied();
-        if let (Some(old), Some((key, shown))) = (old, &entry) {
-            if old == *key && self.shown.get(&key.1) == Some(shown) {
-                return;
-            }
-        }
-        if let Some(old) = old {
-            self.order.remove(&old);
-            self.shown.remove(&old.1);
-            self.best.remove(&player);
-        }
-        if let Some((key, shown)) = entry {
-            self.order.insert(key);
-            self.shown.insert(key.1, shown);
-            self.best.insert(player, key);
-        }
-    }
-
-    fn len(&self) -> i64 {
-        i64::try_from(self.order.len()).unwrap_or(i64::MAX)
-    }
-
-    /// The 1-based rank of an entry.
-    fn rank(&self, key: &Key) -> i64 {
-        i64::try_from(self.order.rank(key)).map_or(i64::MAX, |r| r + 1)
-    }
-
-    fn player_rank(&self, player: i64) -> Option<i64> {
-        self.best.get(&player).map(|key| self.rank(key))
-    }
-
-    /// `limit` entries from the 0-based `offset`, as the page shows them.
-    fn page(&self, offset: u64, limit: u32) -> Vec<Entry> {
-        let Ok(start) = usize::try_from(offset) else {
-            return Vec::new();
-        };
-        let end = start.saturating_add(limit as usize).min(self.order.len());
-        if start >= end {
-            return Vec::new();
-        }
-        (start..)
-            .zip(self.order.range_idx(start..end))
-            .filter_map(|(i, &(finish_tick, run_id))| {
-                let shown = self.shown.get(&run_id)?;
-                Some(Entry {
-                    rank: i64::try_from(i).map_or(i64::MAX, |i| i + 1),
-                    run_id,
-                    player: shown.player.to_string(),
-                    finish_tick,
-                    uploaded_ms: shown.uploaded_ms,
-                    splits: shown.splits.to_vec(),
-                })
-            })
-            .collect()
-    }
-}
-
-/// The index's state, behind one lock.
-#[derive(Debug, Default)]
-struct Index {
-    /// The last feed row applied; `None` until the first read.
-    last_seq: Option<i64>,
-    /// When the last catch-up began: a read that began before it needs no other.
-    caught_up_from: Option<Instant>,
+struct Feed {
+    /// When the feed was last read (`None`: never).
+    read_at: Option<Instant>,
     /// How far the feed had been read, and when, once per [`FEED_PRUNE_INTERVAL`]: rows up
     /// to a mark older than [`FEED_KEEP`] may go (any process still behind them is stale and
     /// rebuilds anyway).
-    marks: std::collections::VecDeque<(Instant, i64)>,
-    boards: HashMap<Board, BoardRanks>,
+    marks: VecDeque<(Instant, i64)>,
 }
+
+/// Feed rows to apply: the players to re-read, by level (`None`: every level).
+type Changes = BTreeMap<Option<String>, BTreeSet<i64>>;
 
 /// The rank index of every board this process has read (see the module doc).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Ranks {
-    index: Mutex<Index>,
+    /// The feed's reader: one catch-up at a time.
+    feed: Mutex<Feed>,
+    /// The last feed row applied to every built board ([`NOT_READ`] before the first read);
+    /// written under the feed's lock, read without it.
+    applied: AtomicI64,
+    boards: RwLock<HashMap<Board, BoardState>>,
+    /// Counts the times every board was dropped: a build begun before the last drop is not
+    /// published (the feed rows it would need may be gone).
+    epoch: AtomicU64,
+    /// Taken for reading by a build before it publishes; [`Store::hold_rank_builds`] takes it
+    /// for writing, so that a test can read a board while its build is held.
+    publish: Arc<tokio::sync::RwLock<()>>,
 }
 
-impl Index {
-    /// Applies the feed rows committed before `started`.
-    async fn catch_up(&mut self, store: &Store, started: Instant) -> Result<()> {
-        if self.caught_up_from.is_some_and(|from| from >= started) {
+/// [`Ranks::applied`] before the feed is first read.
+const NOT_READ: i64 = i64::MIN;
+
+impl Default for Ranks {
+    fn default() -> Ranks {
+        Ranks {
+            feed: Mutex::default(),
+            applied: AtomicI64::new(NOT_READ),
+            boards: RwLock::default(),
+            epoch: AtomicU64::new(0),
+            publish: Arc::default(),
+        }
+    }
+}
+
+/// Locks a std lock, through poisoning: the code under these locks only copies or moves
+/// plain data, so a panic there leaves nothing half-written worth refusing.
+fn read_lock<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write_lock<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Ranks {
+    /// Whether every feed row up to `seen` is applied.
+    fn applied_up_to(&self, seen: i64) -> bool {
+        let applied = self.applied.load(Ordering::SeqCst);
+        applied != NOT_READ && applied >= seen
+    }
+
+    /// Applies the feed up to `seen` at least (a feed end a read saw): nothing if that is
+    /// done; else under the feed's lock, after the catch-up under way (which may do it).
+    async fn catch_up_to(&self, store: &Store, seen: i64) -> Result<()> {
+        if self.applied_up_to(seen) {
             return Ok(());
         }
-        let from = Instant::now();
-        let stale = self
-            .caught_up_from
-            .is_none_or(|at| from.duration_since(at) > FEED_STALE);
-        let mut last = match self.last_seq {
-            Some(last) if !stale => last,
-            _ => {
-                // First read, or too long asleep: start from the feed's end with no board
-                // loaded (each is built from `runs` when next read, after this point).
-                self.boards.clear();
-                self.last_seq = Some(store.board_changes_last().await?);
-                self.caught_up_from = Some(from);
-                return Ok(());
-            }
+        let mut feed = self.feed.lock().await;
+        if self.applied_up_to(seen) {
+            return Ok(());
+        }
+        self.apply_feed(store, &mut feed).await
+    }
+
+    /// Reads the feed from where it stands to its end and applies it to every built board
+    /// (under the feed's lock, `feed`).
+    async fn apply_feed(&self, store: &Store, feed: &mut Feed) -> Result<()> {
+        let now = Instant::now();
+        let applied = self.applied.load(Ordering::SeqCst);
+        if applied == NOT_READ {
+            // First read: start from the feed's end (no board is built before this point).
+            self.applied
+                .store(store.board_changes_last().await?, Ordering::SeqCst);
+            feed.read_at = Some(now);
+            return Ok(());
+        }
+        let stale = feed
+            .read_at
+            .is_none_or(|at| now.duration_since(at) > FEED_STALE);
+        let read = if stale {
+            None
+        } else {
+            read_changes(store, applied, i64::MAX, FEED_REBUILD_AFTER).await?
         };
-        // Players to re-read, by level (`None`: every level).
-        let mut changed: BTreeMap<Option<String>, BTreeSet<i64>> = BTreeMap::new();
-        let mut count = 0usize;
-        loop {
-            let rows = store.board_changes_after(last, FEED_BATCH).await?;
-            let done = rows.len() < FEED_BATCH as usize;
-            for row in rows {
-                last = row.seq;
-                count += 1;
-                changed.entry(row.level).or_default().insert(row.player_id);
-            }
-            if done || count > FEED_REBUILD_AFTER {
-                break;
-            }
-        }
-        if count > FEED_REBUILD_AFTER {
-            // Cheaper to rebuild than to replay (a bulk import, a reverify of a whole season).
-            self.boards.clear();
-            self.last_seq = Some(store.board_changes_last().await?);
-            self.caught_up_from = Some(from);
+        let Some((changes, last)) = read else {
+            // Too long asleep, or a backlog cheaper to rebuild than to replay (a bulk import,
+            // a reverify of a whole season): every board goes, and is built again from `runs`
+            // when next read, after this point.
+            let end = store.board_changes_last().await?;
+            self.drop_boards();
+            self.applied.store(end, Ordering::SeqCst);
+            feed.read_at = Some(now);
             return Ok(());
+        };
+        let ready: Vec<(Board, Arc<RwLock<Entries>>)> = read_lock(&self.boards)
+            .iter()
+            .filter_map(|(board, state)| match state {
+                BoardState::Ready(entries) => Some((board.clone(), entries.clone())),
+                _ => None,
+            })
+            .collect();
+        for (board, entries) in ready {
+            self.apply_changes(store, &board, &entries, &changes)
+                .await?;
         }
-        let everywhere = changed.remove(&None).unwrap_or_default();
-        for (board, ranks) in self.boards.iter_mut() {
-            let mut players: BTreeSet<i64> = everywhere.clone();
-            if let Some(here) = changed.get(&Some(board.level.clone())) {
-                players.extend(here);
-            }
-            if players.is_empty() {
-                continue;
-            }
-            let players: Vec<i64> = players.into_iter().collect();
-            let found = store.board_best_of(board, &players).await?;
-            let mut found: HashMap<i64, (Key, Shown)> = found
-                .into_iter()
-                .map(|b| (b.player_id, (b.key(), b.shown())))
-                .collect();
-            for player in players {
-                ranks.set(player, found.remove(&player));
-            }
-        }
-        self.last_seq = Some(last);
-        self.caught_up_from = Some(from);
-        if self
+        self.applied.store(last, Ordering::SeqCst);
+        feed.read_at = Some(now);
+        if feed
             .marks
             .back()
-            .is_none_or(|&(at, _)| from.duration_since(at) > FEED_PRUNE_INTERVAL)
+            .is_none_or(|&(at, _)| now.duration_since(at) > FEED_PRUNE_INTERVAL)
         {
-            self.marks.push_back((from, last));
+            feed.marks.push_back((now, last));
         }
         Ok(())
     }
 
-    /// The feed rows this process read more than [`FEED_KEEP`] ago: up to this seq.
-    fn prunable(&mut self) -> Option<i64> {
-        let mut cut = None;
-        while let Some(&(at, seq)) = self.marks.front() {
-            if at.elapsed() < FEED_KEEP {
-                break;
+    /// Forgets every board (built or being built).
+    fn drop_boards(&self) {
+        let mut boards = write_lock(&self.boards);
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        boards.clear();
+    }
+
+    /// Re-reads the players `changes` names on `board` and sets their entries.
+    async fn apply_changes(
+        &self,
+        store: &Store,
+        board: &Board,
+        entries: &RwLock<Entries>,
+        changes: &Changes,
+    ) -> Result<()> {
+        let mut players: BTreeSet<i64> = changes.get(&None).cloned().unwrap_or_default();
+        if let Some(here) = changes.get(&Some(board.level.clone())) {
+            players.extend(here);
+        }
+        if players.is_empty() {
+            return Ok(());
+        }
+        let players: Vec<i64> = players.into_iter().collect();
+        let found: HashMap<i64, BestRun> = store
+            .board_best_of(board, &players)
+            .await?
+            .into_iter()
+            .map(|best| (best.player_id, best))
+            .collect();
+        let mut scratch = Vec::new();
+        let mut entries = write_lock(entries);
+        for player in players {
+            if let Err(full) = entries.set(player, found.get(&player), &mut scratch) {
+                drop(entries);
+                tracing::warn!(level = %board.level, category = board.category.as_str(),
+                    error = %full, "rank index dropped: its reads go to SQL");
+                write_lock(&self.boards).insert(board.clone(), BoardState::Failed(Instant::now()));
+                return Ok(());
             }
-            cut = Some(seq);
-            self.marks.pop_front();
         }
-        cut
+        Ok(())
     }
 
-    /// The board's ranks, built from `runs` if this process has not read it yet.
-    async fn board(&mut self, store: &Store, board: &Board) -> Result<&BoardRanks> {
-        if !self.boards.contains_key(board) {
-            let started = Instant::now();
-            let best = store.board_best(board).await?;
-            let ranks = BoardRanks::build(best);
-            tracing::info!(
-                level = %board.level, category = board.category.as_str(),
-                entries = ranks.len(), ms = started.elapsed().as_millis() as u64,
-                "rank index built"
-            );
-            self.boards.insert(board.clone(), ranks);
+    /// The board's entries if it is built.
+    fn ready(&self, board: &Board) -> Option<Arc<RwLock<Entries>>> {
+        match read_lock(&self.boards).get(board) {
+            Some(BoardState::Ready(entries)) => Some(entries.clone()),
+            _ => None,
         }
-        Ok(&self.boards[board])
     }
-}
 
-impl Ranks {
-    /// Runs `read` on the board's ranks once every change committed before this call is in.
+    /// Runs `read` on the board's entries once every change up to the feed's end `seen` (or,
+    /// if `None`, as it ends now) is in; `None` if the board is not built (its build is
+    /// started): read SQL instead.
     async fn read<T>(
         &self,
         store: &Store,
         board: &Board,
-        read: impl FnOnce(&BoardRanks) -> T,
-    ) -> Result<T> {
+        seen: &mut Option<i64>,
+        read: impl FnOnce(&Entries) -> T,
+    ) -> Result<Option<T>> {
+        if self.ready(board).is_some() {
+            let seen = match *seen {
+                Some(seen) => seen,
+                None => *seen.insert(store.board_changes_last().await?),
+            };
+            self.catch_up_to(store, seen).await?;
+            // Still built (a catch-up may have dropped every board).
+            if let Some(entries) = self.ready(board) {
+                return Ok(Some(read(&read_lock(&entries))));
+            }
+        }
+        self.start_build(store, board);
+        Ok(None)
+    }
+
+    /// Starts building the board unless it is built, being built, or failed lately; a
+    /// receiver that wakes when the build under way ends (`None`: none is).
+    fn start_build(&self, store: &Store, board: &Board) -> Option<watch::Receiver<()>> {
+        if let Some(BoardState::Building(done)) = read_lock(&self.boards).get(board) {
+            // The common case while a big board builds: every read of it comes here.
+            return Some(done.clone());
+        }
+        let mut boards = write_lock(&self.boards);
+        match boards.get(board) {
+            Some(BoardState::Ready(_)) => return None,
+            Some(BoardState::Building(done)) => return Some(done.clone()),
+            Some(BoardState::Failed(at)) if at.elapsed() < BUILD_RETRY_AFTER => return None,
+            _ => {}
+        }
+        let (sender, done) = watch::channel(());
+        boards.insert(board.clone(), BoardState::Building(done.clone()));
+        // Read under the boards' lock, which `drop_boards` takes to count a drop.
+        let epoch = self.epoch.load(Ordering::SeqCst);
+        let (store, board) = (store.clone(), board.clone());
+        tokio::spawn(async move {
+            let ranks = store.ranks.clone();
+            if let Err(e) = ranks.build(&store, &board, epoch).await {
+                tracing::warn!(level = %board.level, category = board.category.as_str(),
+                    error = %e, "rank index not built: its reads go to SQL");
+                let mut boards = write_lock(&ranks.boards);
+                if ranks.epoch.load(Ordering::SeqCst) == epoch {
+                    boards.insert(board, BoardState::Failed(Instant::now()));
+                }
+            }
+            drop(sender);
+        });
+        Some(done)
+    }
+
+    /// Builds the board from `runs` and publishes it (unless every board was dropped since
+    /// `epoch`): the walk first, no lock held; then, under the feed's lock, the feed rows
+    /// committed since the walk began, so that it joins the other boards where they stand.
+    async fn build(&self, store: &Store, board: &Board, epoch: u64) -> Result<()> {
+        // Where the feed stands before the walk: every change up to here is in what the walk
+        // reads; those after are applied below (applying one twice changes nothing).
+        let from_seq = {
+            let mut feed = self.feed.lock().await;
+            if self.applied.load(Ordering::SeqCst) == NOT_READ {
+                self.apply_feed(store, &mut feed).await?;
+            }
+            self.applied.load(Ordering::SeqCst)
+        };
         let started = Instant::now();
-        let mut index = self.index.lock().await;
-        index.catch_up(store, started).await?;
-        Ok(read(index.board(store, board).await?))
+        let mut entries = Entries::new();
+        let mut scratch = Vec::new();
+        store
+            .board_scan(board, |run| {
+                entries
+                    .add_if_absent(&run, &mut scratch)
+                    .map_err(|full| StoreError::Corrupt(full.to_string()))
+            })
+            .await?;
+        let walked_ms = started.elapsed().as_millis() as u64;
+        let entries = Arc::new(RwLock::new(entries));
+        let _publish = self.publish.read().await;
+        let feed = self.feed.lock().await;
+        if self.epoch.load(Ordering::SeqCst) != epoch {
+            return Ok(());
+        }
+        let upto = self.applied.load(Ordering::SeqCst);
+        if let Some((changes, _)) = read_changes(store, from_seq, upto, usize::MAX).await? {
+            self.apply_changes(store, board, &entries, &changes).await?;
+        }
+        let (count, bytes) = {
+            let built = read_lock(&entries);
+            (built.len(), built.bytes())
+        };
+        let mut boards = write_lock(&self.boards);
+        if matches!(boards.get(board), Some(BoardState::Building(_))) {
+            boards.insert(board.clone(), BoardState::Ready(entries));
+        }
+        drop(boards);
+        drop(feed);
+        tracing::info!(
+            level = %board.level, category = board.category.as_str(), entries = count,
+            ms = walked_ms, heap_mb = bytes >> 20, "rank index built"
+        );
+        Ok(())
+    }
+
+    /// Waits until the board is built (or its build failed), building it if need be.
+    async fn wait_built(&self, store: &Store, board: &Board) {
+        while let Some(mut done) = self.start_build(store, board) {
+            // Resolves (with an error) once the build's task drops its sender.
+            let _ = done.changed().await;
+        }
     }
 
     /// Reads the feed now (the server does every second, so that reads find little to apply
-    /// and the feed never goes stale), and builds `boards` if not built yet.
+    /// and the feed never goes stale), and builds `boards` if not built yet, one at a time.
     pub async fn keep_up(&self, store: &Store, boards: &[Board]) -> Result<()> {
-        let prunable = {
-            let mut index = self.index.lock().await;
-            index.catch_up(store, Instant::now()).await?;
-            for board in boards {
-                index.board(store, board).await?;
-            }
-            index.prunable()
-        };
+        let seen = store.board_changes_last().await?;
+        self.catch_up_to(store, seen).await?;
+        for board in boards {
+            self.wait_built(store, board).await;
+        }
+        let prunable = prunable(&mut self.feed.lock().await.marks);
         // Without the lock: reads go on while old rows go, a batch at a time.
         if let Some(seq) = prunable {
             let mut pruned = 0;
@@ -322,6 +405,47 @@ impl Ranks {
         }
         Ok(())
     }
+}
+
+/// The feed rows after `after` up to `upto` as changes to apply, and the last row's seq
+/// (`after` if none); `None` if there are more than `most` (a rebuild is cheaper).
+async fn read_changes(
+    store: &Store,
+    after: i64,
+    upto: i64,
+    most: usize,
+) -> Result<Option<(Changes, i64)>> {
+    let mut changes = Changes::new();
+    let mut last = after;
+    let mut count = 0usize;
+    loop {
+        let rows = store.board_changes_between(last, upto, FEED_BATCH).await?;
+        let done = rows.len() < FEED_BATCH as usize;
+        for row in rows {
+            last = row.seq;
+            count += 1;
+            changes.entry(row.level).or_default().insert(row.player_id);
+        }
+        if count > most {
+            return Ok(None);
+        }
+        if done {
+            return Ok(Some((changes, last)));
+        }
+    }
+}
+
+/// The feed rows this process read more than [`FEED_KEEP`] ago: up to this seq.
+fn prunable(marks: &mut VecDeque<(Instant, i64)>) -> Option<i64> {
+    let mut cut = None;
+    while let Some(&(at, seq)) = marks.front() {
+        if at.elapsed() < FEED_KEEP {
+            break;
+        }
+        cut = Some(seq);
+        marks.pop_front();
+    }
+    cut
 }
 
 /// Where a page of a board starts.
@@ -343,36 +467,59 @@ pub struct BoardPage {
     pub entries: Vec<Entry>,
 }
 
+/// One state of a board's index: equal versions, the same entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardVersion(u64);
+
+/// While a [`Store::hold_rank_builds`] hold lives, no rank index build is published.
+pub type BuildHold = tokio::sync::OwnedRwLockWriteGuard<()>;
+
 impl Store {
-    /// A page of the board and its size, from one look at the index: one catch-up with the
-    /// feed, then the entries as the index keeps them (no row is read); `None` if `at` is a
-    /// player with no entry.
+    /// A page of the board and its size, from one look at the index: the feed applied up to
+    /// its end, then the entries as the index keeps them (no row is read); from SQL while the
+    /// board's index is being built. `None` if `at` is a player with no entry.
     pub async fn board_page(
         &self,
         board: &Board,
         at: PageAt,
         limit: u32,
     ) -> Result<Option<BoardPage>> {
+        self.board_page_at(board, at, limit, None).await
+    }
+
+    /// [`Store::board_page`], the feed applied up to `seen` (where it ended when the caller
+    /// read its other rows, [`Store::player_by_name_and_feed`]) rather than to where it ends
+    /// now: one query fewer.
+    pub async fn board_page_at(
+        &self,
+        board: &Board,
+        at: PageAt,
+        limit: u32,
+        seen: Option<FeedSeq>,
+    ) -> Result<Option<BoardPage>> {
         let page = self
             .ranks
-            .read(self, board, |ranks| {
+            .read(self, board, &mut seen.map(|s| s.0), |entries| {
                 let offset = match at {
                     PageAt::Offset(offset) => offset,
                     PageAt::Around(player) => {
-                        let rank = ranks.player_rank(player)?;
+                        let rank = entries.player_rank(player)?;
                         u64::try_from(rank - 1)
                             .unwrap_or(0)
                             .saturating_sub(u64::from(limit / 2))
                     }
                 };
-                Some((offset, ranks.len(), ranks.page(offset, limit)))
+                Some(BoardPage {
+                    offset,
+                    total: entries.len(),
+                    entries: entries.page(offset, limit),
+                })
             })
             .await?;
-        Ok(page.map(|(offset, total, entries)| BoardPage {
-            offset,
-            total,
-            entries,
-        }))
+        match page {
+            Some(page) => Ok(page),
+            None => self.board_page_sql(board, at, limit).await,
+        }
     }
 
     /// A page of the leaderboard, best first: `limit` entries from rank `offset + 1`.
@@ -385,14 +532,28 @@ impl Store {
 
     /// How many players are on the board.
     pub async fn board_size(&self, board: &Board) -> Result<i64> {
-        self.ranks.read(self, board, BoardRanks::len).await
+        let size = self
+            .ranks
+            .read(self, board, &mut None, Entries::len)
+            .await?;
+        match size {
+            Some(size) => Ok(size),
+            None => self.board_size_fast(board).await,
+        }
     }
 
     /// The rank of a player's entry on the board, if they have one.
     pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
-        self.ranks
-            .read(self, board, |ranks| ranks.player_rank(player_id))
-            .await
+        let rank = self
+            .ranks
+            .read(self, board, &mut None, |entries| {
+                entries.player_rank(player_id)
+            })
+            .await?;
+        match rank {
+            Some(rank) => Ok(rank),
+            None => self.player_rank_walk(board, player_id).await,
+        }
     }
 
     /// The rank of a run, if it is its player's entry on the board.
@@ -400,91 +561,93 @@ impl Store {
         let Some(player) = self.run_player(run_id).await? else {
             return Ok(None);
         };
-        self.ranks
-            .read(self, board, |ranks| {
-                let key = ranks.best.get(&player)?;
-                (key.1 == run_id).then(|| ranks.rank(key))
+        let ranks = self
+            .run_ranks(std::slice::from_ref(board), run_id, player, None)
+            .await?;
+        Ok(ranks.into_iter().next().flatten())
+    }
+
+    /// The rank of run `run_id` of player `player_id` on each of `boards` (where it is its
+    /// player's entry): one look at the feed for them all (none if `seen`, where it ended
+    /// when the caller read the run: [`Store::run_and_feed`]).
+    pub async fn run_ranks(
+        &self,
+        boards: &[Board],
+        run_id: i64,
+        player_id: i64,
+        seen: Option<FeedSeq>,
+    ) -> Result<Vec<Option<i64>>> {
+        let mut seen = seen.map(|s| s.0);
+        let mut ranks = Vec::with_capacity(boards.len());
+        for board in boards {
+            let rank = self
+                .ranks
+                .read(self, board, &mut seen, |entries| {
+                    entries.run_rank(player_id, run_id)
+                })
+                .await?;
+            ranks.push(match rank {
+                Some(rank) => rank,
+                None => self.run_rank_walk(board, run_id, player_id).await?,
+            });
+        }
+        Ok(ranks)
+    }
+
+    /// Up to `limit` entries from the 0-based `offset`, as the export writes them, from the
+    /// index — with the version of the entries read ([`BoardVersion`]) — if the board is
+    /// built and, given `since`, has not changed since that version (the feed applied first,
+    /// as for any read). `None`: not built, or changed: the caller reads SQL instead.
+    ///
+    /// This is how an export streams a built board: a probe of the feed per 1 000 entries
+    /// instead of their rows, which at a million runs are scattered over more pages than a
+    /// database's cache holds (65 µs a row on PostgreSQL with its default 128 MB, 11 µs at
+    /// 1 000). An unchanged version means the board is the one the export began on, so the
+    /// rows follow on exactly; after a change the export goes on from SQL, as of its start.
+    pub async fn board_rows_indexed(
+        &self,
+        board: &Board,
+        since: Option<BoardVersion>,
+        offset: u64,
+        limit: u32,
+    ) -> Result<Option<(BoardVersion, Vec<ExportRow>)>> {
+        let rows = self
+            .ranks
+            .read(self, board, &mut None, |entries| {
+                let version = BoardVersion(entries.version());
+                if since.is_some_and(|since| since != version) {
+                    return None;
+                }
+                let rows = entries
+                    .page(offset, limit)
+                    .into_iter()
+                    .map(|entry| ExportRow {
+                        run_id: entry.run_id,
+                        player: entry.player,
+                        finish_tick: entry.finish_tick,
+                        uploaded_ms: entry.uploaded_ms,
+                    })
+                    .collect();
+                Some((version, rows))
             })
-            .await
+            .await?;
+        Ok(rows.flatten())
     }
 
     /// Applies the change feed and builds `boards` if needed (see [`Ranks::keep_up`]).
     pub async fn keep_ranks_up(&self, boards: &[Board]) -> Result<()> {
         self.ranks.keep_up(self, boards).await
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    /// Whether the board's rank index is built (its reads are answered from it, not SQL).
+    pub fn rank_index_built(&self, board: &Board) -> bool {
+        self.ranks.ready(board).is_some()
+    }
 
-    /// The index's own bookkeeping against a plain sorted list, under random moves.
-    #[test]
-    fn board_ranks_agree_with_a_sorted_list() {
-        let seed = std::env::var("POGO_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0x5eed_u64);
-        println!("seed {seed} (POGO_SEED=… to replay)");
-        let mut state = seed;
-        let mut next = |n: u64| {
-            // xorshift64*: a test's reproducible sequence, nothing more.
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-        };
-        let mut ranks = BoardRanks::default();
-        let mut truth: HashMap<i64, Key> = HashMap::new();
-        let mut run = 0i64;
-        for step in 0..20_000 {
-            let player = next(500) as i64;
-            let key = if next(5) == 0 {
-                None
-            } else {
-                run += 1;
-                Some((next(300) as i64, run))
-            };
-            let shown = |key: Key| Shown {
-                player: format!("p{player}").into(),
-                uploaded_ms: key.1 * 10,
-                splits: vec![(Some(0), (key.0 / 2) as u32), (None, key.0 as u32)].into(),
-            };
-            ranks.set(player, key.map(|key| (key, shown(key))));
-            match key {
-                Some(key) => truth.insert(player, key),
-                None => truth.remove(&player),
-            };
-            if step % 997 == 0 {
-                let mut sorted: Vec<Key> = truth.values().copied().collect();
-                sorted.sort();
-                assert_eq!(ranks.len() as usize, sorted.len());
-                let page: Vec<i64> = ranks.page(0, u32::MAX).iter().map(|e| e.run_id).collect();
-                let want: Vec<i64> = sorted.iter().map(|k| k.1).collect();
-                assert_eq!(page, want, "step {step}");
-                for (player, key) in &truth {
-                    let want = sorted.iter().position(|k| k == key).unwrap() as i64 + 1;
-                    assert_eq!(ranks.player_rank(*player), Some(want));
-                }
-                let offset = next(sorted.len() as u64 + 3);
-                let page = ranks.page(offset, 7);
-                for entry in page {
-                    let rank = entry.rank;
-                    assert_eq!(
-                        sorted[(rank - 1) as usize],
-                        (entry.finish_tick, entry.run_id)
-                    );
-                    assert!(rank as u64 > offset && rank as u64 <= offset + 7);
-                    let player = truth.iter().find(|(_, k)| k.1 == entry.run_id).unwrap().0;
-                    assert_eq!(entry.player, format!("p{player}"));
-                    assert_eq!(entry.uploaded_ms, entry.run_id * 10);
-                }
-                assert_eq!(
-                    ranks.shown.len(),
-                    truth.len(),
-                    "no entry's display outlives it"
-                );
-            }
-        }
+    /// Holds every rank index build before it publishes, until the hold is dropped: reads of
+    /// a board being built are answered from SQL meanwhile. For tests of those reads.
+    #[doc(hidden)]
+    pub async fn hold_rank_builds(&self) -> BuildHold {
+        self.ranks.publish.clone().write_owned().await
     }
 }

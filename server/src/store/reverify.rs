@@ -262,21 +262,6 @@ impl Store {
             Ok(filed)
         })
     }
-
-    /// The season a run was re-verified from, if it is a re-verified copy.
-    pub async fn reverified_from(&self, run_id: i64) -> Result<Option<i64>> {
-        const SQL: &str = "SELECT reverified_from FROM runs WHERE id = $1";
-        let from = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(run_id)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<Option<i64>, _>(0))
-                .transpose()?
-                .flatten()
-        });
-        Ok(from)
-    }
 }
 
 /// A re-verified copy's verdict columns: ticks, finish tick, splits, final hash. The copy

@@ -1,25 +1,25 @@
-//! `pogo-loadgen seed` and `pogo-loadgen reads`: big boards and the time of reading them.
+//! `pogo-loadgen seed`, `reads` and `concurrent`: big boards and the cost of reading them.
 //!
 //! `seed` writes verified runs straight into a pogo-server database, through the real schema
 //! (the server's migrations, its triggers, its indexes) but without re-simulating anything:
 //! a million verifications would take hours and measure the verifier, not the board. Each run
 //! is what a verdict leaves behind — status `verified`, a finish tick, its splits — by one of
 //! `--players` players named `seed-1`, `seed-2`, …; finish ticks are spread over 20 s to 10 min
-//! (with ties) by a fixed formula. The replay rows hold 64 placeholder bytes (reads never
+//! (with ties) by a fixed formula, uploads one every 10 ms up to now, each verified 0.5 s
+//! after it. The replay rows hold 64 placeholder bytes (reads never
 //! open them; the retention figure in the README is measured with real replays).
 //!
-//! `reads` measures, through the HTTP API of a running server, each read a racer makes:
-//! the top 20, a page of 20 at a random offset, the page around a random player, and a run's
-//! status with its rank. Sequential requests (one at a time: latency, not throughput), after
-//! a warm-up; p50 and p99 per read. Several `--level`s are read in turn, request by request,
-//! so that boards of different sizes are compared under the same load.
+//! `reads` (`reads.rs`) times every public route on servers whose boards differ only in size;
+//! `concurrent` (`concurrent.rs`) the page's board reads from many clients at once, with the
+//! CPU the server used. `scripts/board-reads.sh` runs all three.
 //!
 //! ```text
-//! pogo-loadgen seed --database postgres://pogo:pogo@127.0.0.1:5432/pogo --level sprawl --runs 1000000
-//! pogo-loadgen reads --server http://127.0.0.1:8080 --level flat --level sprawl --level course
+//! pogo-loadgen seed --database postgres://pogo:pogo@127.0.0.1:5432/pogo --level course --runs 1000000
+//! pogo-loadgen reads --board 1k=http://127.0.0.1:18101 --board 1M=http://127.0.0.1:18103
+//! pogo-loadgen concurrent --server http://127.0.0.1:18103 --clients 16 --pid 4242 --postgres
 //! ```
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Subcommand;
 use pogo_core::Tuning;
@@ -27,8 +27,10 @@ use pogo_core::world::World;
 
 /// Most runs one `seed` writes.
 const SEED_RUNS_MAX: u64 = 5_000_000;
-/// Most requests per read kind.
+/// Most timed requests per route and board.
 const READS_MAX: u32 = 100_000;
+/// Most boards `reads` compares.
+const BOARDS_MAX: usize = 8;
 
 #[derive(Debug, Subcommand)]
 pub enum Mode {
@@ -47,18 +49,47 @@ pub enum Mode {
         #[arg(long)]
         players: Option<u64>,
     },
-    /// Time each leaderboard read through a running server's API.
+    /// Time every public route on servers whose boards differ in size (see `reads.rs`).
     Reads {
+        /// `LABEL=URL`: a running server (loopback only) and the label of its column; repeat
+        /// for each board size, smallest first (the ratio is the last's ÷ the first's).
+        #[arg(long = "board", required = true)]
+        boards: Vec<String>,
+        /// The level whose board every server holds.
+        #[arg(long, default_value = "course")]
+        level: String,
+        /// Timed requests per route and board (after 20 untimed).
+        #[arg(long, default_value_t = 300)]
+        requests: u32,
+    },
+    /// The page's board reads from many clients at once, with the CPU used (see
+    /// `concurrent.rs`).
+    Concurrent {
         /// The server's base URL (loopback only).
         #[arg(long)]
         server: String,
-        /// A level whose board to read; repeat to compare boards: their requests alternate,
-        /// so every board is timed under the same load.
-        #[arg(long = "level", required = true)]
-        levels: Vec<String>,
-        /// Timed requests per read kind (after 20 untimed).
-        #[arg(long, default_value_t = 300)]
-        requests: u32,
+        #[arg(long, default_value = "course")]
+        level: String,
+        /// Clients sending requests at once, each its next as soon as one is answered.
+        #[arg(long, default_value_t = 16)]
+        clients: u32,
+        /// Timed seconds (after one untimed).
+        #[arg(long, default_value_t = 20)]
+        seconds: u64,
+        /// The reads each client sends in turn, by short name: `top`, `page`, `around`,
+        /// `realtime`, `seasons`, `run` (default: all, the page's board reads).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "top,page,around,realtime,seasons,run"
+        )]
+        reads: Vec<String>,
+        /// A process whose CPU use to report (the server's); repeatable.
+        #[arg(long = "pid")]
+        pids: Vec<u32>,
+        /// Report the CPU used by every process named `postgres` too.
+        #[arg(long)]
+        postgres: bool,
     },
 }
 
@@ -72,15 +103,62 @@ pub fn run(mode: Mode) -> Result<(), String> {
             players,
         } => runtime.block_on(seed(&database, &level, runs, players.unwrap_or(runs))),
         Mode::Reads {
-            server,
-            levels,
+            boards,
+            level,
             requests,
         } => {
-            super::check_loopback(&server)?;
             if requests == 0 || requests > READS_MAX {
                 return Err(format!("--requests must be within 1..={READS_MAX}"));
             }
-            runtime.block_on(reads(&server, &levels, requests))
+            if boards.len() > BOARDS_MAX {
+                return Err(format!("at most {BOARDS_MAX} --board"));
+            }
+            let mut labelled = Vec::new();
+            for board in boards {
+                let (label, url) = board
+                    .split_once('=')
+                    .ok_or_else(|| format!("--board {board}: LABEL=URL"))?;
+                super::check_loopback(url)?;
+                labelled.push((label.to_string(), url.trim_end_matches('/').to_string()));
+            }
+            runtime.block_on(super::reads::run(&labelled, &level, requests))
+        }
+        Mode::Concurrent {
+            server,
+            level,
+            clients,
+            seconds,
+            reads,
+            pids,
+            postgres,
+        } => {
+            super::check_loopback(&server)?;
+            let reads = reads
+                .iter()
+                .map(|short| {
+                    super::reads::Route::page_read(short)
+                        .ok_or_else(|| format!("--reads {short}: not one of the page's reads"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if !(1..=super::concurrent::CLIENTS_MAX).contains(&clients)
+                || !(1..=super::concurrent::SECONDS_MAX).contains(&seconds)
+            {
+                return Err(format!(
+                    "--clients within 1..={}, --seconds within 1..={}",
+                    super::concurrent::CLIENTS_MAX,
+                    super::concurrent::SECONDS_MAX
+                ));
+            }
+            let server = server.trim_end_matches('/');
+            runtime.block_on(super::concurrent::run(super::concurrent::Pass {
+                base: server,
+                level: &level,
+                clients,
+                seconds,
+                reads,
+                pids: &pids,
+                postgres,
+            }))
         }
     }
 }
@@ -151,9 +229,10 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
                     "INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
                          rules_version, uploaded_ms, status, ticks, finish_tick, splits,
                          verified_ms, final_hash)
-                     SELECT p.id, sha256(($3 || i)::bytea), $4, $5, $6, $7, $8, 'verified',
-                            f + 1, f, '[{\"checkpoint\":null,\"tick\":' || f || '}]', $8,
-                            '0000000000000000'
+                     SELECT p.id, sha256(($3 || i)::bytea), $4, $5, $6, $7,
+                            $8 - ($10 - i) * 10, 'verified',
+                            f + 1, f, '[{\"checkpoint\":null,\"tick\":' || f || '}]',
+                            $8 - ($10 - i) * 10 + 500, '0000000000000000'
                      FROM (SELECT i, 1200 + (i * 7919) % 34800 AS f
                            FROM generate_series($1, $2) AS i) AS g
                      JOIN players p ON p.name_key = 'seed-' || (1 + (i - 1) % $9)
@@ -168,6 +247,7 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
                 .bind(rules)
                 .bind(now)
                 .bind(players as i64)
+                .bind(runs as i64)
                 .execute(&pool)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -235,9 +315,9 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
                     "INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
                          rules_version, uploaded_ms, status, ticks, finish_tick, splits,
                          verified_ms, final_hash)
-                     SELECT p.id, s.hash, $1, $2, $3, $4, $5, 'verified', f + 1, f,
-                            '[{\"checkpoint\":null,\"tick\":' || f || '}]', $5,
-                            '0000000000000000'
+                     SELECT p.id, s.hash, $1, $2, $3, $4, $5 - ($7 - s.i) * 10, 'verified',
+                            f + 1, f, '[{\"checkpoint\":null,\"tick\":' || f || '}]',
+                            $5 - ($7 - s.i) * 10 + 500, '0000000000000000'
                      FROM (SELECT i, hash, 1200 + (i * 7919) % 34800 AS f FROM seed_slice) AS s
                      JOIN players p ON p.name_key = 'seed-' || (1 + (s.i - 1) % $6)
                      ORDER BY s.i",
@@ -248,6 +328,7 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
                 .bind(rules)
                 .bind(now)
                 .bind(players as i64)
+                .bind(runs as i64)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -269,128 +350,5 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
         "seeded {runs} verified runs of {level} by {players} players in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    Ok(())
-}
-
-/// Latencies of one read kind, sorted (ms).
-fn summary(name: &str, mut ms: Vec<f64>) -> String {
-    ms.sort_by(f64::total_cmp);
-    let at = |q: f64| ms[((ms.len() as f64 - 1.0) * q).round() as usize];
-    format!(
-        "| {name:<22} | {:>8.2} | {:>8.2} | {:>8.2} |",
-        at(0.5),
-        at(0.99),
-        ms[ms.len() - 1]
-    )
-}
-
-/// What `reads` asks of one board.
-struct Targets {
-    level: String,
-    total: u64,
-    players: Vec<String>,
-    runs: Vec<i64>,
-    /// Latencies per read kind (ms).
-    ms: [Vec<f64>; 4],
-}
-
-async fn reads(server: &str, levels: &[String], requests: u32) -> Result<(), String> {
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let get = |url: String| {
-        let http = http.clone();
-        async move {
-            let started = Instant::now();
-            let response = http.get(&url).send().await.map_err(|e| e.to_string())?;
-            let status = response.status();
-            let body: serde_json::Value = response.json().await.map_err(|e| e.to_string())?;
-            if !status.is_success() {
-                return Err(format!("{url}: {status} {body}"));
-            }
-            Ok::<_, String>((started.elapsed().as_secs_f64() * 1000.0, body))
-        }
-    };
-    // A fixed sequence (a simple LCG: reproducible, spread over the board).
-    let mut x: u64 = 0x9e37_79b9;
-    let mut random = move |below: u64| {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (x >> 33) % below.max(1)
-    };
-    let mut boards = Vec::new();
-    for level in levels {
-        let board = format!("{server}/api/levels/{level}/leaderboard");
-        let (_, top) = get(format!("{board}?limit=1")).await?;
-        let total = top["total"].as_u64().unwrap_or(0);
-        if total == 0 {
-            return Err(format!("{level}'s board is empty: seed it first"));
-        }
-        // Players and runs to look up: taken from pages spread over the board.
-        let mut players = Vec::new();
-        let mut runs = Vec::new();
-        for _ in 0..40 {
-            let url = format!("{board}?limit=5&offset={}", random(total));
-            let (_, page) = get(url).await?;
-            for entry in page["entries"].as_array().into_iter().flatten() {
-                players.push(entry["player"].as_str().unwrap_or_default().to_string());
-                runs.push(entry["run_id"].as_i64().unwrap_or_default());
-            }
-        }
-        if players.is_empty() {
-            return Err(format!("no entries read on {level}"));
-        }
-        boards.push(Targets {
-            level: level.clone(),
-            total,
-            players,
-            runs,
-            ms: Default::default(),
-        });
-    }
-    let kinds = [
-        "top 20",
-        "page at any offset",
-        "around a player",
-        "run status + rank",
-    ];
-    for kind in 0..kinds.len() {
-        for i in 0..requests + 20 {
-            for b in boards.iter_mut() {
-                let board = format!("{server}/api/levels/{}/leaderboard", b.level);
-                let pick = i as usize * 7919;
-                let url = match kind {
-                    0 => format!("{board}?limit=20"),
-                    1 => format!("{board}?limit=20&offset={}", random(b.total)),
-                    2 => format!(
-                        "{board}?limit=20&around={}",
-                        b.players[pick % b.players.len()]
-                    ),
-                    _ => format!("{server}/api/runs/{}", b.runs[pick % b.runs.len()]),
-                };
-                let (took, body) = get(url).await?;
-                if kind == 3 && body["rank"].as_i64().is_none() {
-                    return Err(format!("run {} has no rank: {body}", body["id"]));
-                }
-                if i >= 20 {
-                    b.ms[kind].push(took);
-                }
-            }
-        }
-    }
-    for b in boards {
-        println!(
-            "{}: {} players on the board, {requests} requests per read",
-            b.level, b.total
-        );
-        println!("| read                   | p50 (ms) | p99 (ms) | max (ms) |");
-        println!("|------------------------|---------:|---------:|---------:|");
-        for (name, ms) in kinds.iter().zip(b.ms) {
-            println!("{}", summary(name, ms));
-        }
-    }
     Ok(())
 }

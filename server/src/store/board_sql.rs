@@ -1,0 +1,209 @@
+//! A board's reads answered from SQL while its rank index is being built (`store::ranks`):
+//! exact, as the index would answer (tests/ranks.rs holds them to the reference ranking), and
+//! walking the board in board order (`runs_ranked`, `board::BOARD_ROWS`) rather than ranking
+//! all of it as the reference's window functions do.
+//!
+//! What each costs:
+//! - the top of the board: its own rows (a page within the first [`TOP_ROWS_MAX`] entries
+//!   walks down from the top);
+//! - the open board's size: one row of `season_counts`; the real-time board's is counted;
+//! - a player's or a run's rank: the runs before its entry, counted by walking `runs_ranked`
+//!   up to it (a player is before an entry if any of their counting runs is; no sort, no
+//!   probe per run) — linear in the rank, so a pass over the board at its bottom;
+//! - the page around a player: that rank, then its entries walked up and down from the
+//!   player's (the page's own rows);
+//! - a page deeper than [`TOP_ROWS_MAX`] at an offset: the reference's window functions (a
+//!   pass over the board, and a sort).
+//!
+//! These last seconds at a million runs; they are asked of a board only while it builds.
+
+use sqlx::Row;
+
+use super::board::{BestRun, Walk, board_rows_sql, category_filter, parse_splits};
+use super::ranks::{BoardPage, PageAt};
+use super::{Board, Category, Entry, Result, Store};
+
+/// Most entries a page read from SQL finds by walking down from the top of the board (the
+/// cost of its rows): a page deeper at an offset is ranked by the reference.
+const TOP_ROWS_MAX: u64 = 1_000;
+
+/// An entry as a walk of the board gives it (its rank counted by the walk), the splits
+/// still as stored.
+#[derive(sqlx::FromRow)]
+struct WalkRow {
+    run_id: i64,
+    player: String,
+    finish_tick: i64,
+    uploaded_ms: i64,
+    splits: Option<String>,
+}
+
+impl WalkRow {
+    fn entry(self, rank: i64) -> Entry {
+        Entry {
+            rank,
+            run_id: self.run_id,
+            player: self.player,
+            finish_tick: self.finish_tick,
+            uploaded_ms: self.uploaded_ms,
+            splits: parse_splits(self.splits.as_deref()),
+        }
+    }
+}
+
+impl Store {
+    /// A page of the board and its size from SQL: what [`Store::board_page`] answers from the
+    /// index. `None` if `at` is a player with no entry. Each statement is exact when it runs.
+    pub async fn board_page_sql(
+        &self,
+        board: &Board,
+        at: PageAt,
+        limit: u32,
+    ) -> Result<Option<BoardPage>> {
+        let (offset, entries) = match at {
+            PageAt::Offset(offset) => (offset, self.page_at_offset(board, offset, limit).await?),
+            PageAt::Around(player) => match self.page_around(board, player, limit).await? {
+                Some(page) => page,
+                None => return Ok(None),
+            },
+        };
+        let total = self.board_size_fast(board).await?;
+        Ok(Some(BoardPage {
+            offset,
+            total,
+            entries,
+        }))
+    }
+
+    /// How many players are on the board, from SQL: `season_counts`' row for an open board,
+    /// counted by the reference for a real-time one.
+    pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
+        match board.category {
+            Category::Open => self.season_players(board).await,
+            Category::RealTime => self.board_size_sql(board).await,
+        }
+    }
+
+    /// The rank of a player's entry, from SQL (see the module doc).
+    pub async fn player_rank_walk(&self, board: &Board, player: i64) -> Result<Option<i64>> {
+        match self.board_best_of(board, &[player]).await?.pop() {
+            Some(best) => Ok(Some(self.rank_of(board, &best).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The rank of a run if it is its player's entry, from SQL (see the module doc).
+    pub async fn run_rank_walk(&self, board: &Board, run: i64, player: i64) -> Result<Option<i64>> {
+        match self.board_best_of(board, &[player]).await?.pop() {
+            Some(best) if best.run_id == run => Ok(Some(self.rank_of(board, &best).await?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The rank of the entry `best`: 1 + the players with a counting run before it on the
+    /// board (each player's best is before it exactly when any of their runs is).
+    async fn rank_of(&self, board: &Board, best: &BestRun) -> Result<i64> {
+        let sql = format!(
+            "SELECT COUNT(DISTINCT r.player_id)
+             FROM runs r JOIN players p ON p.id = r.player_id
+             WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2
+               AND r.tuning_hash = $3 AND r.status = 'verified' AND r.finish_tick IS NOT NULL
+               {} AND (r.realtime = TRUE OR $5 = FALSE)
+               AND r.finish_tick <= $6 AND (r.finish_tick < $6 OR r.id < $7)
+               AND r.hidden = FALSE AND p.hidden = FALSE",
+            category_filter(board)
+        );
+        let before = on_pool!(self, |pool| {
+            bind_board!(sqlx::query(&sql), board)
+                .bind(best.finish_tick)
+                .bind(best.run_id)
+                .fetch_one(pool)
+                .await?
+                .try_get::<i64, _>(0)?
+        });
+        Ok(before + 1)
+    }
+
+    /// Up to `limit` entries walked from the key `(finish_tick, run_id)` (exclusive) down or
+    /// up the board, in that walk's order.
+    async fn walk(
+        &self,
+        board: &Board,
+        from: (i64, i64),
+        walk: Walk,
+        limit: u64,
+    ) -> Result<Vec<WalkRow>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = board_rows_sql(
+            board,
+            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits",
+            walk,
+        );
+        let rows = on_pool!(self, |pool| {
+            bind_board!(sqlx::query_as(&sql), board)
+                .bind(from.0)
+                .bind(from.1)
+                .bind(i64::MAX)
+                .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(rows)
+    }
+
+    /// `limit` entries from the 0-based `offset`.
+    async fn page_at_offset(&self, board: &Board, offset: u64, limit: u32) -> Result<Vec<Entry>> {
+        let end = offset.saturating_add(u64::from(limit));
+        if end > TOP_ROWS_MAX {
+            return self.leaderboard_sql(board, limit, offset).await;
+        }
+        // From before the first entry: finish ticks are at least 0, run ids at least 1.
+        let rows = self.walk(board, (-1, 0), Walk::Down, end).await?;
+        Ok((1..)
+            .zip(rows)
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .map(|(rank, row)| row.entry(rank))
+            .collect())
+    }
+
+    /// The page of `limit` entries with `player`'s in the middle (or as near as the top of
+    /// the board allows), and its offset; `None` if they have no entry.
+    async fn page_around(
+        &self,
+        board: &Board,
+        player: i64,
+        limit: u32,
+    ) -> Result<Option<(u64, Vec<Entry>)>> {
+        let Some(best) = self.board_best_of(board, &[player]).await?.pop() else {
+            return Ok(None);
+        };
+        let rank = self.rank_of(board, &best).await?;
+        if limit == 0 {
+            return Ok(Some((u64::try_from(rank - 1).unwrap_or(0), Vec::new())));
+        }
+        let offset = u64::try_from(rank - 1)
+            .unwrap_or(0)
+            .saturating_sub(u64::from(limit / 2));
+        let key = (best.finish_tick, best.run_id);
+        let before = u64::try_from(rank - 1).unwrap_or(0) - offset;
+        let after = u64::from(limit).saturating_sub(before + 1);
+        let mut rows = self.walk(board, key, Walk::Up, before).await?;
+        rows.reverse();
+        rows.push(WalkRow {
+            run_id: best.run_id,
+            player: best.player,
+            finish_tick: best.finish_tick,
+            uploaded_ms: best.uploaded_ms,
+            splits: best.splits,
+        });
+        rows.extend(self.walk(board, key, Walk::Down, after).await?);
+        let first = i64::try_from(offset).map_or(i64::MAX, |o| o + 1);
+        let entries = (first..)
+            .zip(rows)
+            .map(|(rank, row)| row.entry(rank))
+            .collect();
+        Ok(Some((offset, entries)))
+    }
+}
