@@ -14,7 +14,9 @@
 //
 // - start: a new run (LiveRun): simulation, driver, recorder; the ghosts back to tick 0. With
 //   a token, a run ticket is asked for (play/ticket.js). The countdown runs on the wall clock
-//   (`COUNTDOWN_S`); with the manual clock (tests) it ends as soon as the ticket is there.
+//   to `run.goAtMs`: `COUNTDOWN_S` from the start, or the ticket's GO once its answer is here
+//   (the server's GO, never earlier); with the manual clock (tests) GO comes at once without
+//   a ticket and at the ticket's GO with one.
 // - go: GO at a frame's time: the run's clock starts, the ticket commits the start.
 // - finish: the finish line, the time limit (`RUN_SECONDS_MAX`) or `stop`: the recorder
 //   finishes; a finished run gets its finish panel (shared/finish-panel.js), whose upload
@@ -118,24 +120,28 @@ export class Race {
   start() {
     if (!EVENTS[this.#state].start) return Promise.resolve();
     const run = this.#newRun();
+    // GO: COUNTDOWN_S from now, or the run ticket's GO once its answer is here.
+    run.goAtMs = performance.now() + COUNTDOWN_S * 1000;
     const asked = this.#askTicket(run);
     this.#take('start');
-    if (!this.manual) {
-      run.countdownFrom = performance.now();
-      return Promise.resolve();
-    }
+    if (!this.manual) return Promise.resolve();
+    // The manual clock: GO at once without a ticket; with one, at its GO (a timer), so that
+    // the commitments the test's frames make are never before the server's GO.
     const goNow = () => {
-      if (this.run === run) this.go(0);
+      if (this.run === run && this.#state === 'countdown') this.go(run.ticket ? run.goAtMs : 0);
     };
-    return asked ? asked.then(goNow) : Promise.resolve(goNow());
+    if (!asked) return Promise.resolve(goNow());
+    return asked.then(() => new Promise((resolve) => {
+      setTimeout(() => resolve(goNow()), run.ticket ? Math.max(0, run.goAtMs - performance.now()) : 0);
+    }));
   }
 
   /** Each frame of the countdown (the wall clock): seconds left, or GO when none are. */
   countdownLeft(frameMs) {
     const run = this.run;
-    if (this.#state !== 'countdown' || run.countdownFrom === null) return null;
-    const left = COUNTDOWN_S - (frameMs - run.countdownFrom) / 1000;
-    if (left <= 0) this.go(run.countdownFrom + COUNTDOWN_S * 1000);
+    if (this.#state !== 'countdown' || this.manual || run.goAtMs === null) return null;
+    const left = (run.goAtMs - frameMs) / 1000;
+    if (left <= 0) this.go(run.goAtMs);
     return left;
   }
 
@@ -201,7 +207,11 @@ export class Race {
     return RunTicket.mint(levelName, identity, signal).then(({ ticket, error }) => {
       if (error) run.openWhy = `an open race: no run ticket (${error})`;
       else if (run.went) run.openWhy = 'an open race: the run ticket arrived after GO';
-      else run.ticket = ticket;
+      else {
+        run.ticket = ticket;
+        // The countdown ends at the server's GO, seen from here (never before it).
+        run.goAtMs = ticket.goAtMs;
+      }
     }, () => {});
   }
 
