@@ -575,7 +575,6 @@ async fn injected_latency_delays_each_message_not_the_queue() {
     );
 }
 
-
 /// Reads until the room closes the socket: the code and the reason.
 async fn closed(client: &mut Client) -> (u16, String) {
     loop {
