@@ -1,9 +1,12 @@
 // Real-time runs in a real browser (Debian's Chromium, headless) against the real
-// `pogo-server` on loopback: the play view asks for a run ticket, commits the start at GO and
-// each checkpoint and the finish as they happen, and uploads naming the ticket. The test
-// drives the page's game clock (`?clock=manual`) from the wall clock, so the race runs at real
-// speed — or, in one section, slower than real time and then catches up — and the verdict
-// comes from the server, whose oracle for the run is its own re-simulation.
+// `pogo-server` on loopback, on the path that still uses run tickets: a race run offline
+// (`?live=off`, as when the server's live rooms cannot be reached; live races are
+// live.test.mjs's). The play view asks for a run ticket, counts down to its GO, commits the
+// start at GO and each checkpoint and the finish as they happen (retrying each until the
+// server acknowledges it), and uploads naming the ticket. The test drives the page's game
+// clock (`?clock=manual`) from the wall clock, so the race runs at real speed — or, in one
+// section, slower than real time and then catches up — and the verdict comes from the
+// server, whose oracle for the run is its own re-simulation.
 //
 // The inputs are the demo bot's on course (the Node core, from the module the server serves),
 // so the splits are bot.pogo's (the fixtures' manifest). A race takes the bot's 55 s of
@@ -152,7 +155,7 @@ async function newPage(context, errors, identity) {
       else localStorage.removeItem('pogo.player');
     } catch { /* about:blank has no storage */ }
   }, identity);
-  await page.goto(`${server.base}/#/play/course?clock=manual&render=none`);
+  await page.goto(`${server.base}/#/play/course?clock=manual&live=off&render=none`);
   await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready', null, { timeout: 40_000 });
   return page;
 }

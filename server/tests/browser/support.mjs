@@ -153,12 +153,15 @@ export async function openBrowser(viewport, { webgl = false, ...options } = {}) 
  */
 async function serveWebFromDisk(context) {
   const web = join(REPO, 'server/web');
-  await context.route((url) => url.pathname === '/' || (url.pathname.startsWith('/web/') && !url.pathname.endsWith('.wasm')), async (route) => {
+  // Not the document itself: Chromium takes a document a route answered for a public one,
+  // whose sockets to loopback its local-network checks then block.
+  await context.route((url) => url.pathname.startsWith('/web/') && !url.pathname.endsWith('.wasm'), async (route) => {
     const { pathname } = new URL(route.request().url());
-    const file = pathname === '/' ? join(web, 'index.html')
-      : pathname === '/web/pogo.mjs' ? join(REPO, 'ffi/js/pogo.mjs') : join(web, pathname.slice('/web/'.length));
+    const file = pathname === '/web/pogo.mjs' ? join(REPO, 'ffi/js/pogo.mjs') : join(web, pathname.slice('/web/'.length));
     const response = await route.fetch();
-    if (!response.ok() || !existsSync(file)) return route.fulfill({ response });
+    if (!existsSync(file)) return route.fulfill({ response });
+    // A file the server does not embed yet: served with the page's content type.
+    if (!response.ok()) return route.fulfill({ status: 200, contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript', body: readFileSync(file) });
     const headers = { ...response.headers() };
     delete headers.etag;
     delete headers['content-encoding'];
