@@ -4,10 +4,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { SCREENSHOTS, api, openBrowser, startServer } from './support.mjs';
 import { botRun, dateOf, eventsOf, livePage, nodeCore, raceLive, scriptOf, simulateScript } from './live-support.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
 const LATENCY = ['--live-test-latency-ms', '80', '--live-test-jitter-ms', '40'];
 /** The real-time test's slack (ms): the rule is the server's, but this shared 2-core machine
  * stalls a page now and then by up to 1.7 s (seen), past the default 1.5 s; the slowed page
@@ -16,6 +18,9 @@ const JUDGE_SLACK_MS = '3000';
 
 let server;
 let client;
+/** The tests' browser (no WebGL) and the script errors its pages report. */
+let context;
+const errors = [];
 /** The real-time test's server: the same latency, JUDGE_SLACK_MS of slack. */
 let judge;
 let core;
@@ -106,6 +111,29 @@ function halfSpeedClock() {
   window.requestAnimationFrame = (callback) => raf((t) => callback(slow(t)));
 }
 
+/** In a page of the server: a racer on a bare WebSocket in room `roomId` — hello as a guest,
+ * ready, and half a second after GO a split of checkpoint 0 on tick 5 with hash 0x1234. */
+async function bareRacer(roomId) {
+  const ws = new WebSocket(`ws://${location.host}/api/rooms/${roomId}/socket`);
+  await new Promise((resolve) => { ws.onopen = resolve; });
+  ws.onmessage = (event) => {
+    const message = typeof event.data === 'string' ? JSON.parse(event.data) : null;
+    if (message?.type === 'room' && message.room.go_ms && !window.__splitSent) {
+      window.__splitSent = true;
+      const bytes = new Uint8Array(21);
+      const v = new DataView(bytes.buffer);
+      v.setUint8(0, 0x03);
+      v.setUint32(1, 0, true);
+      v.setUint32(5, 5, true);
+      v.setUint32(9, 0, true);
+      v.setBigUint64(13, 0x1234n, true);
+      setTimeout(() => ws.send(bytes), Math.max(0, message.room.go_ms + 500 - Date.now()));
+    }
+  };
+  ws.send(JSON.stringify({ type: 'hello', role: 'racer' }));
+  ws.send(JSON.stringify({ type: 'ready', ready: true }));
+}
+
 /**
  * The real-time test's race: `pages` (honest, throttled, slowed, in a room's lobby) get ready;
  * the throttled one runs under 4× CPU throttling (CDP) for `raceMs` of racing; then each
@@ -115,8 +143,17 @@ async function judgeRealTime(gl, pages, who, roomId, raceMs) {
   const cdp = await gl.newCDPSession(pages[1]);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
   for (const page of pages) await page.evaluate(() => window.__pogo.play.ready(true));
+  // The countdown as a racer sees it (the real clock: the page counts down on its own).
+  await pages[1].waitForFunction(() => window.__pogo.play.state === 'countdown', null, { timeout: 30_000 });
+  await pages[1].screenshot({ path: join(SCREENSHOTS, 'live-countdown.png') });
   await Promise.all(pages.map((page) => page.waitForFunction(() => window.__pogo.play.state === 'racing', null, { timeout: 30_000 })));
   await new Promise((r) => setTimeout(r, raceMs));
+  const desynced = await pages[0].evaluate(() => window.__pogo.play.live().desyncs);
+  assert.deepEqual(desynced.map((d) => [d.racer, d.tick, d.expected, d.found]), [[3, 5, '-', '0000000000001234']]);
+  const named = await pages[0].locator('.hud-message').innerText();
+  assert.match(named, /^Desync: guest 1's page disagrees with the server at tick 5 \(server -, page 0000000000001234\): that run is not filed\.$/);
+  assert.equal(await pages[0].locator('.hud-rivals li[data-racer="racer-3"]').getAttribute('data-state'), 'desynced');
+  await pages[0].screenshot({ path: join(SCREENSHOTS, 'live-desync.png') });
   const seen = await Promise.all(pages.map((page) => page.evaluate(() => ({ ...window.__pogo.play.clock(), frames: window.__pogo.play.frameTimes() }))));
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   // Each leaves (the run so far is kept, unranked): the room's view says how each was judged.
@@ -124,7 +161,7 @@ async function judgeRealTime(gl, pages, who, roomId, raceMs) {
   let room;
   for (let i = 0; i < 100; i++) {
     room = (await api(judge.base).get(`/api/rooms/${roomId}`)).body;
-    if (room.racers.every((r) => r.state === 'left')) break;
+    if (room.racers.slice(0, 3).every((r) => r.state === 'left')) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   const judged = Object.fromEntries(who.map((name, i) => [name, room.racers[i]]));
@@ -140,9 +177,32 @@ async function judgeRealTime(gl, pages, who, roomId, raceMs) {
   assert.match(judged.slowed.realtime_note, /arrived [\d.]+ s after its game time since GO \(at most 3 s allowed\)/);
 }
 
+/**
+ * A guest (no name in the browser) plays course from the play view: Play races live, in a
+ * room of one (relayed, never filed); at the finish the panel offers to register and upload,
+ * as offline; registered there, the run is uploaded and verified on the browser's hash.
+ */
+async function raceAsGuest() {
+  // A browser of its own: the other tests' pages keep their names in their shared storage.
+  const own = await openBrowser(DESKTOP);
+  const page = await livePage(own, errors, null, 'guest');
+  await page.goto(`${server.base}/#/play/course?clock=manual&render=none&leader=no`);
+  await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready', null, { timeout: 40_000 });
+  await page.locator('.play-button').click();
+  await raceLive(page, eventsOf(botRun(core, 'course', 60).inputs, rate));
+  const live = await page.evaluate(() => ({ state: window.__pogo.play.state, live: window.__pogo.play.live(), openWhy: window.__pogo.play.openWhy() }));
+  assert.equal(live.state, 'finished');
+  assert.equal(live.live.role, 'racer');
+  assert.equal((await client.get(`/api/rooms/${live.live.roomId}`)).body.racers[0].name, 'guest 1', 'raced live, as a guest');
+  assert.match(live.openWhy, /raced live as a guest/);
+  await page.locator('.finish-register input[name=name]').fill('late riser');
+  await page.locator('.finish-register button').click();
+  await page.waitForFunction(() => window.__pogo.submit?.state === 'verified', null, { timeout: 60_000 });
+  assert.equal(await page.locator('.play-finish .finish-panel').getAttribute('data-hash-match'), 'true');
+  await own.close();
+}
+
 describe('live races', () => {
-  let context;
-  const errors = [];
   before(async () => {
     context = await openBrowser(DESKTOP);
   });
@@ -151,23 +211,83 @@ describe('live races', () => {
     assert.deepEqual(errors, [], 'no script errors, no CSP violations');
   });
 
-  test('Play races live in a room of one: filed at the finish, verified, the page\'s, the server\'s and the CLI\'s hashes and replays equal', { timeout: 120_000 }, async () => {
-    const name = 'solo';
-    const token = await client.register(name);
-    const page = await livePage(context, errors, { name, token });
-    await page.goto(`${server.base}/#/play/course?clock=manual&render=none&leader=no`);
-    await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready', null, { timeout: 40_000 });
-    const bot = botRun(core, 'course');
-    await page.evaluate(() => { window.__pogo.play.start(); });
-    await raceLive(page, eventsOf(bot.inputs, rate));
-    await page.waitForFunction(() => ['verified', 'refused', 'finished'].includes(window.__pogo.play.state), null, { timeout: 30_000 });
-    const live = await readRacer(page);
-    assert.equal(live.state, 'verified', JSON.stringify(live.filing));
-    await checkRun(live, name);
+  test('the wire\'s bytes are docs/live.md\'s, a malformed frame decodes to nothing, the clock is never early, a correction is smoothed', { timeout: 30_000 }, async () => {
+    const page = await livePage(context, errors, null);
+    await page.goto(`${server.base}/`);
+    const seen = await page.evaluate(async () => {
+      const wire = await import('/web/play/wire.js');
+      const { ServerClock } = await import('/web/play/clock.js');
+      const { Smoothing } = await import('/web/play/smoothing.js');
+      const hexOf = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+      const input = wire.encodeInput(7, 1_234_567_890_123n, { steerX: -127, steerZ: 64, buttons: 3 });
+      const ran = wire.encodeRan(8, 3600);
+      const split = wire.encodeSplit(9, 812, null, 0x0123456789abcdefn);
+      const relay = (racer, us, message) => {
+        const out = new Uint8Array(10 + message.length);
+        out[0] = 0x81;
+        out[1] = racer;
+        new DataView(out.buffer).setBigUint64(2, BigInt(us), true);
+        out.set(message, 10);
+        return out;
+      };
+      const frames = [relay(3, 42, ran), relay(3, 43, input)];
+      const backlog = new Uint8Array([0x82, 3, frames[0].length, ...frames[0], frames[1].length, ...frames[1]]);
+      const badButtons = input.slice();
+      badButtons[15] = 0x80;
+      // The clock: the server 5 s ahead of the page; one-way trips of 10 to 90 ms.
+      const clock = new ServerClock();
+      const trips = [[40, 50], [10, 90], [70, 20], [25, 25]];
+      let local = 1_000_000;
+      for (const [out, back] of trips) {
+        const sent = local;
+        const serverMs = sent + out + 5000;
+        local = sent + out + back;
+        clock.sample(BigInt(serverMs * 1000), sent, local);
+      }
+      const smoothing = new Smoothing();
+      const smoothed = smoothing.correct([10, 2, 0], [10.5, 2, 0.2], false);
+      const drawnAt0 = smoothing.apply([10.5, 2, 0.2], 0);
+      const drawnAfter = smoothing.apply([10.5, 2, 0.2], 0.25);
+      const respawn = new Smoothing();
+      respawn.correct([10, 2, 0], [0, 0, 0], true);
+      return {
+        input: hexOf(input), ran: hexOf(ran), split: hexOf(split),
+        decoded: [wire.decodeStream(input), wire.decodeStream(ran), wire.decodeStream(split)].map((m) => JSON.stringify(m, (_, v) => (typeof v === 'bigint' ? v.toString() : v))),
+        ack: wire.decodeServer(new Uint8Array([0x90, 5, 0, 0, 0])),
+        relay: JSON.stringify(wire.decodeServer(frames[0]), (_, v) => (typeof v === 'bigint' ? v.toString() : v)),
+        backlog: wire.decodeServer(backlog)?.messages.map((m) => m.message.kind),
+        malformed: [wire.decodeStream(ran.slice(0, 5)), wire.decodeStream(badButtons), wire.decodeStream(new Uint8Array([0x42])),
+          wire.decodeServer(backlog.slice(0, backlog.length - 1)), wire.decodeServer(new Uint8Array([0x90, 1, 2]))],
+        offsetMs: clock.offsetMs, roundTripMs: clock.bestRoundTripMs,
+        smoothed, drawnAt0, drawnAfter, respawnOffset: respawn.offset,
+      };
+    });
+    // docs/live.md's table: type, seq u32, at_ns u64, steer_x i8, steer_z i8, buttons u8, all
+    // little-endian; ran: seq, tick; split: seq, tick, checkpoint (0xffffffff the finish), hash.
+    assert.equal(seen.input, '01' + '07000000' + 'cb04fb711f010000' + '81' + '40' + '03');
+    assert.equal(seen.ran, '02' + '08000000' + '100e0000');
+    assert.equal(seen.split, '03' + '09000000' + '2c030000' + 'ffffffff' + 'efcdab8967452301');
+    assert.deepEqual(seen.decoded, [
+      '{"kind":"input","seq":7,"atNs":"1234567890123","input":{"steerX":-127,"steerZ":64,"buttons":3}}',
+      '{"kind":"ran","seq":8,"tick":3600}',
+      '{"kind":"split","seq":9,"tick":812,"checkpoint":null,"hash":"81985529216486895"}']);
+    assert.deepEqual(seen.ack, { kind: 'ack', seq: 5 });
+    assert.equal(seen.relay, '{"kind":"relay","racer":3,"receivedUs":"42","message":{"kind":"ran","seq":8,"tick":3600}}');
+    assert.deepEqual(seen.backlog, ['ran', 'input']);
+    assert.deepEqual(seen.malformed, [null, null, null, null, null]);
+    // The best sample's bound (the 20 ms return trip): 4980 ms, never more than the true 5000.
+    assert.equal(seen.offsetMs, 4980);
+    assert.equal(seen.roundTripMs, 90);
+    // A correction is drawn where the pogo was, then fades: 95 % of it gone in 0.25 s.
+    assert.equal(seen.smoothed, true);
+    assert.deepEqual(seen.drawnAt0.map((v) => Math.round(v * 1e6) / 1e6), [10, 2, 0]);
+    assert.ok(Math.abs(seen.drawnAfter[0] - 10.5) < 0.5 * 0.06 && Math.abs(seen.drawnAfter[0] - 10.5) > 0, `${seen.drawnAfter}`);
+    assert.deepEqual(seen.respawnOffset, [0, 0, 0], 'a respawn is drawn as the jump it is');
     await page.close();
   });
 
-  test('two racers race through a shared room under 80 ± 40 ms, one cut off mid-race comes back; a spectator who joins at tick T shows the racers\' states at T', { timeout: 150_000 }, async () => {
+  test('two racers race through a shared room under 80 ± 40 ms, one cut off mid-race comes back; a spectator who joins at tick T shows the racers\' states at T; meanwhile a guest races Play live in a room of one', { timeout: 150_000 }, async () => {
+    const guest = raceAsGuest();
     const names = ['ana', 'bob'];
     const identities = [];
     for (const name of names) identities.push({ name, token: await client.register(name) });
@@ -231,6 +351,7 @@ describe('live races', () => {
     const seen = await watched;
     for (const [i, racer] of racers.entries()) assert.equal(seen.rivals.find((r) => r.racer === i).confirmed.hash, racer.hash);
     for (const page of [...pages, spectator]) await page.close();
+    await guest;
   });
 
   test('eight racers race through one room under 80 ± 40 ms, one cut off mid-race comes back: every page\'s final hash is the server\'s and the CLI\'s, and every page saw every rival finish where they did', { timeout: 180_000 }, async () => {
@@ -266,11 +387,110 @@ describe('live races', () => {
     const room = (await client.get(`/api/rooms/${made.id}`)).body;
     assert.equal(room.phase, 'over');
     assert.deepEqual(room.racers.map((r) => [r.state, r.run_id !== null]), racers.map(() => ['finished', true]));
-    assert.equal(await pages[0].locator('.room-result tbody tr').count(), RACERS);
+    const rows = pages[0].locator('.room-result tbody tr');
+    assert.equal(await rows.count(), RACERS);
+    // In finishing order, each with their time, real-time or why not, their run and replay.
+    const order = [...room.racers].sort((a, b) => a.finish_tick - b.finish_tick);
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.dataset.racer))), order.map((r) => r.racer));
+    for (const r of order) {
+      const row = pages[0].locator(`.room-result tr[data-racer="${r.racer}"]`);
+      assert.equal(await row.locator(`a[href="#/run/${r.run_id}"]`).count(), 1);
+      assert.equal(await row.locator(`a[href="/api/runs/${r.run_id}/replay"]`).count(), 1);
+    }
+    await pages[0].locator('.room-result').screenshot({ path: join(SCREENSHOTS, 'live-result.png') });
     for (const page of pages) await page.close();
   });
 
-  test('real time is judged by the server: a page whose clock runs at half speed is late, an honest page is on time; and a page under 4× CPU throttling, as it was', { timeout: 120_000 }, async () => {
+  test('four racers on screen: the lobby, the race with named rivals (desktop and phone), a spectator\'s view, #/live and the board\'s "live now" (screenshots)', { timeout: 150_000 }, async () => {
+    const gl = await openBrowser(DESKTOP, { webgl: true });
+    const phone = await openBrowser(PHONE, { webgl: true, hasTouch: true, isMobile: true });
+    try {
+      const names = ['zoe', 'max', 'ivy', 'ken'];
+      const identities = [];
+      for (const name of names) identities.push({ name, token: await client.register(name) });
+      const pages = [await livePage(gl, errors, identities[0], 'zoe'), await livePage(phone, errors, identities[1], 'max'),
+        await livePage(context, errors, identities[2], 'ivy'), await livePage(context, errors, identities[3], 'ken')];
+      // Zoe makes the room from the board ("Race friends"); the others open its link.
+      await pages[0].goto(`${server.base}/#/level/course`);
+      await pages[0].locator('button.race-friends').click();
+      await pages[0].waitForFunction(() => document.getElementById('main').dataset.playState === 'lobby', null, { timeout: 40_000 });
+      const roomId = await pages[0].evaluate(() => window.__pogo.play.live().roomId);
+      await pages[0].goto('about:blank');
+      for (const [i, page] of pages.entries()) {
+        await page.goto(`${server.base}/#/room/${roomId}?clock=manual${i >= 2 ? '&render=none' : ''}`);
+        await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'lobby', null, { timeout: 40_000 });
+      }
+      await pages[0].waitForFunction(() => document.querySelectorAll('.room-racers li').length === 4);
+      for (const page of pages.slice(1)) await page.evaluate(() => window.__pogo.play.ready(true));
+      await pages[0].waitForFunction(() => document.querySelectorAll('.room-racers li.ready').length === 3);
+      for (const page of pages.slice(0, 2)) await page.evaluate(() => window.__pogo.play.frame(0));
+      await pages[0].screenshot({ path: join(SCREENSHOTS, 'live-lobby.png') });
+      await pages[1].screenshot({ path: join(SCREENSHOTS, 'live-lobby-phone.png') });
+      // While they wait: #/live lists the room (in its lobby: Join).
+      const lister = await livePage(context, errors, null, 'lister');
+      await lister.goto(`${server.base}/#/live`);
+      await lister.locator(`li.live-room[data-room="${roomId}"] .live-watch`, { hasText: 'Join' }).waitFor();
+      await pages[0].locator('.room-ready').click();
+      // Seven seconds of the race, each racer the bot a little earlier than the one before (Zoe
+      // last: the others ahead of her, in view); they race on a little further than Zoe, so
+      // that her screen shows them where they were, not a prediction.
+      const UNTIL = 420;
+      await Promise.all(pages.map((page, i) => raceLive(page, eventsOf(botRun(core, 'course', 30 * (pages.length - 1 - i)).inputs, rate), { untilTick: i === 0 ? UNTIL : UNTIL + 240, stepMs: 16 })));
+      await pages[0].screenshot({ path: join(SCREENSHOTS, 'live-race.png') });
+      await pages[1].screenshot({ path: join(SCREENSHOTS, 'live-race-phone.png') });
+      // Every rival named and drawn, the standings list them connected.
+      const hud = await pages[0].evaluate(() => [...document.querySelectorAll('.hud-rivals li')].map((li) => [li.querySelector('.rival-name').textContent, li.dataset.connected]));
+      assert.deepEqual(hud, [['max', 'true'], ['ivy', 'true'], ['ken', 'true']]);
+      // #/live now says racing (Watch), and the board says "live now".
+      await lister.goto('about:blank');
+      await lister.goto(`${server.base}/#/live`);
+      await lister.locator(`li.live-room[data-room="${roomId}"][data-phase="racing"] .live-watch`, { hasText: 'Watch' }).waitFor();
+      await lister.screenshot({ path: join(SCREENSHOTS, 'live-list.png') });
+      await lister.goto(`${server.base}/#/level/course`);
+      await lister.locator('.live-now:not([hidden])').waitFor();
+      assert.match(await lister.locator('.live-now').innerText(), /live now: \d+ race/);
+      await lister.screenshot({ path: join(SCREENSHOTS, 'live-board.png') });
+      // A spectator (3D), following the leader a moment behind the race.
+      const watcher = await livePage(gl, errors, null, 'watcher');
+      await watcher.goto(`${server.base}/#/room/${roomId}?clock=manual`);
+      await watcher.waitForFunction(() => document.getElementById('main').dataset.playState === 'watching', null, { timeout: 40_000 });
+      await watcher.evaluate(async (t) => {
+        for (let i = 0; i < 20; i++) {
+          window.__pogo.play.frame(BigInt(Math.floor((t * 1e9) / 60)));
+          await new Promise((r) => setTimeout(r, 30));
+        }
+      }, UNTIL - 30);
+      assert.equal(await watcher.locator('.hud-rivals li').count(), 4);
+      // A click on a racer's name follows them.
+      await watcher.locator('.hud-rivals li[data-racer="racer-1"]').click();
+      await watcher.evaluate((t) => window.__pogo.play.frame(BigInt(Math.floor((t * 1e9) / 60))), UNTIL - 30);
+      await watcher.locator('.hud-rivals li.followed[data-racer="racer-1"]').waitFor();
+      await watcher.screenshot({ path: join(SCREENSHOTS, 'live-spectator.png') });
+      for (const page of [...pages, lister, watcher]) await page.close();
+    } finally {
+      await gl.close();
+      await phone.close();
+    }
+  });
+
+  test('the server cannot be reached: the room cannot be made, or its socket will not open: the race runs offline, with a run ticket', { timeout: 60_000 }, async () => {
+    const identity = { name: 'offline', token: await client.register('offline') };
+    for (const how of ['no room', 'no socket']) {
+      const page = await livePage(context, errors, identity, how);
+      if (how === 'no room') await page.route('**/api/levels/*/rooms', (route) => route.abort('connectionrefused'));
+      else await page.routeWebSocket(/\/socket$/, (ws) => ws.close({ code: 1011, reason: 'gone' }));
+      await page.goto(`${server.base}/#/play/course?clock=manual&render=none&leader=no`);
+      await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready', null, { timeout: 40_000 });
+      await page.evaluate(() => window.__pogo.play.start());
+      const seen = await page.evaluate(() => ({ state: window.__pogo.play.state, live: window.__pogo.play.live(), ticket: window.__pogo.play.ticket() }));
+      assert.equal(seen.state, 'racing', how);
+      assert.equal(seen.live, null, `${how}: not live`);
+      assert.ok(seen.ticket?.id, `${how}: the run ticket path`);
+      await page.close();
+    }
+  });
+
+  test('real time is judged by the server: a page whose clock runs at half speed is late, an honest page is on time; and a page under 4× CPU throttling, as it was; a desync is named in every page', { timeout: 120_000 }, async () => {
     const RACE_MS = 10_000;
     const who = ['honest', 'throttled', 'slowed'];
     const identities = [];
@@ -289,7 +509,13 @@ describe('live races', () => {
         await page.waitForFunction(() => document.getElementById('main').dataset.playState === 'lobby', null, { timeout: 40_000 });
         pages.push(page);
       }
-      await judgeRealTime(gl, pages, who, made.id, RACE_MS);
+      // A fourth racer whose page is not ours: a bare socket that claims a checkpoint on tick 5
+      // the server's re-simulation never reached (a desync, named to everyone).
+      const cheat = await livePage(context, errors, null, 'cheat');
+      await cheat.goto(`${judge.base}/`);
+      await cheat.evaluate(bareRacer, made.id);
+      pages.push(cheat);
+      await judgeRealTime(gl, pages.slice(0, 3), who, made.id, RACE_MS);
     } finally {
       await gl.close();
       for (const page of pages) await page.close();

@@ -278,7 +278,8 @@ describe('the play view at 1280×800', () => {
       return { states, targets, whileLoading, entered, state: race.state, inProgress: race.inProgress };
     });
     assert.ok(seen.targets.every((t) => seen.states.includes(t)), `every event leads to a state: ${seen.targets}`);
-    assert.deepEqual(['ready', 'countdown', 'racing', 'finished', 'submitting', 'verified', 'refused'].filter((s) => !seen.targets.includes(s)), []);
+    assert.deepEqual(['ready', 'joining', 'lobby', 'countdown', 'racing', 'finished', 'filing', 'submitting', 'verified', 'refused', 'watching', 'over']
+      .filter((s) => !seen.targets.includes(s)), [], 'every state is reachable');
     assert.equal(seen.whileLoading, 'loading');
     assert.deepEqual(seen.entered, ['failed']);
     assert.equal(seen.state, 'failed');

@@ -84,7 +84,7 @@ function roomItem(room) {
       el('span', { class: `live-phase ${room.phase}` }, ` ${PHASES[room.phase] ?? room.phase}`),
       el('span', { class: 'muted small' }, `${solo}${since} · ${room.spectators} watching`)),
     el('ul', { class: 'room-racers' }, room.racers.map((r) => el('li', { class: r.connected ? 'connected' : 'gone' },
-      el('span', { class: 'link-dot', title: r.connected ? 'connected' : 'not connected' }), swatch(GHOST_COLOURS[r.racer % GHOST_COLOURS.length]),
-      r.name, STATES[r.state] ? el('span', { class: 'muted' }, ` ${STATES[r.state]}`) : null))),
+      swatch(GHOST_COLOURS[r.racer % GHOST_COLOURS.length]), r.name,
+      STATES[r.state] ? el('span', { class: 'muted' }, ` ${STATES[r.state]}`) : !r.connected ? el('span', { class: 'muted' }, ' offline') : null))),
     el('a', { href: roomHref(room.id), class: 'primary live-watch' }, room.phase === 'lobby' ? 'Join' : 'Watch'));
 }

@@ -81,17 +81,20 @@ export class Hud {
   /**
    * A live race's standings under `title`: `[{key, name, colour, connected, state, gap:
    * {label, ticks} | null (a racer's gap to them at the latest checkpoint both reached; ticks
-   * < 0: the racer is ahead), last: {label, time} | null (their latest split), followed}]`.
+   * < 0: the racer is ahead), last: {label, time} | null (their latest split), followed}]`;
+   * `pick(key)`: a row was clicked (a spectator follows that racer), or null.
    */
-  setRivals(rows, title = 'Rivals') {
+  setRivals(rows, title = 'Rivals', pick = null) {
     this.rivalsTitle.textContent = rows.length ? title : '';
     replace(this.rivals, rows.map((r) => el('li', {
-      class: [r.connected ? 'connected' : 'gone', r.followed ? 'followed' : null].filter(Boolean).join(' '),
+      class: [r.connected ? 'connected' : 'gone', r.followed ? 'followed' : null, pick ? 'pickable' : null].filter(Boolean).join(' '),
       dataset: { racer: r.key, connected: String(r.connected), state: r.state },
+      title: pick ? `Follow ${r.name}` : null,
+      onclick: pick ? () => pick(r.key) : null,
     },
-    el('span', { class: 'link-dot', title: r.connected ? 'connected' : 'not connected' }), swatch(r.colour),
-    el('span', { class: 'rival-name' }, r.name),
-    RACER_STATES[r.state] ? el('span', { class: `rival-state ${r.state}` }, ` ${RACER_STATES[r.state]}`) : null,
+    swatch(r.colour), el('span', { class: 'rival-name' }, r.name),
+    RACER_STATES[r.state] ? el('span', { class: `rival-state ${r.state}` }, ` ${RACER_STATES[r.state]}`)
+      : !r.connected ? el('span', { class: 'rival-state gone' }, ' reconnecting…') : null,
     r.gap ? el('span', { class: `delta ${r.gap.ticks < 0 ? 'ahead' : r.gap.ticks > 0 ? 'behind' : 'even'}`, dataset: { ticks: r.gap.ticks } },
       ` ${r.gap.label} ${delta(r.gap.ticks, this.rate)}`) : null,
     !r.gap && r.last ? el('span', { class: 'rival-last muted' }, ` ${r.last.label} ${r.last.time}`) : null)));

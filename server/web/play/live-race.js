@@ -108,9 +108,17 @@ export class LiveRace {
     return rival;
   }
 
-  /** Every racer of the room but this one has a rival (at the countdown: the field is set). */
+  /** Every racer of the room but this one has a rival, seated by seat and name: in the lobby
+   * as racers come and go (a seat freed renumbers those after it, so the rivals are made
+   * again when the field changes), fixed from the countdown on. */
   seatRivals() {
-    for (const r of this.view?.racers ?? []) this.rival(r.racer);
+    const field = (this.view?.racers ?? []).filter((r) => r.racer !== this.me);
+    const same = field.length === this.rivals.size && field.every((r) => this.rivals.get(r.racer)?.name === r.name);
+    if (!same) {
+      for (const rival of this.rivals.values()) rival.free();
+      this.rivals.clear();
+      for (const r of field) this.rival(r.racer);
+    }
     return [...this.rivals.values()];
   }
 

@@ -12,6 +12,10 @@ import { checkpointLabel, tickClock } from '../shared/format.js';
 
 /** The standings are redrawn at most this often (ms of wall time), and when they change. */
 const STANDINGS_EVERY_MS = 250;
+/** A rival closer than this to the player (m, on the ground) is drawn see-through at
+ * NEAR_OPACITY: racers on one line would hide the player's own pogo. */
+const NEAR_M = 2.5;
+const NEAR_OPACITY = 0.35;
 
 const lerp3 = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 
@@ -40,10 +44,11 @@ export class LiveLayer {
 
   /**
    * One frame: the rivals brought to the tick on screen and drawn at `alpha` between their
-   * last two ticks (racing: the player's alpha; otherwise their newest state). The followed
-   * racer's position (a spectator's camera), or null.
+   * last two ticks (racing: the player's alpha; otherwise their newest state), see-through
+   * near `player` (the player's drawn position; null for a spectator). The followed racer's
+   * position (a spectator's camera), or null.
    */
-  frame({ frameMs, nowNs, alpha, dt }) {
+  frame({ frameMs, nowNs, alpha, dt, player = null }) {
     const live = this.race.live;
     if (!live) {
       this.syncRigs([]);
@@ -61,7 +66,10 @@ export class LiveLayer {
       const jumped = cur.stateName === 'respawn' || sim.tick === 0;
       const position = rival.smoothing.apply(jumped ? cur.position : lerp3(prev.position, cur.position, t), dt);
       if (rival.racer === wanted) followed = { position, velocity: cur.velocity, rival, jumped };
-      this.rigs.get(rival)?.update({
+      const rig = this.rigs.get(rival);
+      const near = player && Math.hypot(position[0] - player[0], position[2] - player[2]) < NEAR_M;
+      rig?.fade(near ? NEAR_OPACITY : 1);
+      rig?.update({
         position, lean: cur.lean, stateName: cur.stateName, events: cur.events, stunTicksLeft: cur.stunTicksLeft,
         compressionT: cur.stateName === 'compression' ? 1 : null, velocity: cur.velocity,
       }, dt);
@@ -105,18 +113,22 @@ export class LiveLayer {
     const key = JSON.stringify(rows);
     if (key === this.standingsKey) return;
     this.standingsKey = key;
-    this.hud.setRivals(rows, this.race.live.role === 'spectator' ? 'Racers' : 'Rivals');
+    const watching = this.race.live.role === 'spectator';
+    this.hud.setRivals(rows, watching ? 'Racers · click one to follow' : 'Rivals', watching ? (key) => this.pick(key) : null);
   }
 
   /** One row a racer of the room (this page's own aside): name, colour, connected, what
-   * they are doing, and the gap to them (a racer) or their last split (a spectator). */
+   * they are doing, and the gap to them (a racer) or their last split (a spectator: only
+   * splits already on screen, never ahead of the race it shows). */
   rows() {
     const live = this.race.live;
     const mine = new Map((this.race.run?.splits ?? []).map((s) => [s.checkpoint === null ? 'finish' : s.checkpoint, s.tick]));
+    const shown = (split) => live.role === 'racer' || split[1].tick < this.target;
     return (live.view?.racers ?? []).filter((r) => r.racer !== live.me).map((r) => {
       const rival = live.rivals.get(r.racer);
-      const gap = rival && live.role === 'racer' ? rival.gapTo(mine) : null;
-      const last = rival && rival.splits.size ? [...rival.splits].at(-1) : null;
+      const valid = rival && r.state !== 'desynced';
+      const gap = valid && live.role === 'racer' ? rival.gapTo(mine) : null;
+      const last = valid ? [...rival.splits].filter(shown).at(-1) ?? null : null;
       return {
         key: `racer-${r.racer}`, name: r.name, colour: rival?.colour ?? '#888', connected: r.connected, state: r.state,
         gap: gap && { label: checkpointLabel(gap.key === 'finish' ? null : gap.key), ticks: gap.ticks },
@@ -124,6 +136,12 @@ export class LiveLayer {
         followed: live.role === 'spectator' && (this.follow ?? this.leaderOf()) === r.racer,
       };
     });
+  }
+
+  /** A spectator follows the racer of row `key` (`racer-N`); the standings redraw at once. */
+  pick(key) {
+    this.follow = Number(key.slice('racer-'.length));
+    this.standingsAt = -Infinity;
   }
 
   leaderOf() {

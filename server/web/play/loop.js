@@ -124,12 +124,12 @@ export class FrameLoop {
   render(alpha, frameMs, nowNs) {
     const run = this.race.run;
     const dt = this.lastFrameMs === null ? 1 / 60 : Math.min(DT_MAX_S, Math.max(0, (frameMs - this.lastFrameMs) / 1000));
-    const followed = this.liveLayer.frame({ frameMs, nowNs, alpha, dt });
-    if (this.spectating) return this.renderWatched(followed, dt);
+    if (this.spectating) return this.renderWatched(this.liveLayer.frame({ frameMs, nowNs, alpha, dt }), dt);
     const cur = run.sim.player(0);
     const prev = run.sim.previousPlayer(0);
     const teleported = (cur.events & Event.TELEPORT) !== 0 || cur.stateName === 'respawn';
     const position = teleported || run.sim.tick === 0 ? cur.position : lerp3(prev.position, cur.position, alpha);
+    this.liveLayer.frame({ frameMs, nowNs, alpha, dt, player: position });
     const events = run.frameEvents;
     run.frameEvents = 0;
     const tickFloat = run.sim.tick === 0 ? 0 : run.sim.tick - 2 + (teleported ? 1 : alpha);

@@ -224,6 +224,8 @@ export class Race {
   /** The room changed: its countdown, this racer's filing, the race's end. */
   #onRoom(live, view) {
     if (this.live !== live) return;
+    // The rivals stand at the start in the lobby already (drawn, named) as racers come and go.
+    if (this.#state === 'lobby') live.seatRivals();
     if (view.go_ms !== null && (this.#state === 'joining' || this.#state === 'lobby')) this.#countdown(live, view);
     if (this.filing?.pending) this.#checkFiling(live);
     if (view.phase === 'over' && this.mode === 'room') this.#take('over');

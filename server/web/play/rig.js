@@ -446,6 +446,25 @@ export class PogoRig {
     this.object.visible = visible;
   }
 
+  /**
+   * A see-through rig (`opacity` < 1) or a solid one again: a live rival close to the player
+   * would hide the player's own pogo. The body's materials only (a ghost's are translucent
+   * already); a change of transparency recompiles their shaders once, so it is done on a
+   * change only.
+   */
+  fade(opacity) {
+    if (this.ghost || this.fadedTo === opacity) return;
+    this.fadedTo = opacity;
+    const see = opacity < 1;
+    for (const name of ['body', 'limb', 'head', 'metal', 'dark']) {
+      const material = this.materials[name];
+      if (material.transparent !== see) material.needsUpdate = true;
+      material.transparent = see;
+      material.opacity = opacity;
+      material.depthWrite = !see;
+    }
+  }
+
   /** Frees the rig's materials and label (the shared geometries with the last rig). */
   dispose() {
     this.object.removeFromParent();

@@ -61,7 +61,7 @@ export function renderLobby(container, live, setReady) {
     el('ul', { class: 'room-racers', 'aria-label': 'Racers' }, view.racers.map((r) => el('li', {
       class: [r.connected ? 'connected' : 'gone', r.ready ? 'ready' : null].filter(Boolean).join(' '),
       dataset: { racer: r.racer, ready: String(r.ready), connected: String(r.connected) },
-    }, el('span', { class: 'link-dot', title: r.connected ? 'connected' : 'not connected' }), swatch(colourOf(r.racer)),
+    }, swatch(colourOf(r.racer)),
     el('span', { class: 'rival-name' }, r.name), r.racer === live.me ? el('span', { class: 'muted' }, ' (you)') : null,
     el('span', { class: 'room-ready-mark' }, r.ready ? ' ready ✓' : r.connected ? ' not ready' : ' away')))),
     me ? ready : null,
@@ -119,10 +119,17 @@ function ranked(view) {
 /** The race's result in `container`: `view` the room's; `me` this page's racer (or null);
  * `newRoom()` makes another room on the level. */
 export function renderResult(container, view, { me, rate, newRoom }) {
+  // Places by finish tick: a tie shares its place.
   let place = 0;
+  let seen = 0;
+  let lastTick = null;
   const rows = ranked(view).map((r) => {
     const finished = r.state === 'finished' && r.finish_tick !== null;
-    if (finished) place += 1;
+    if (finished) {
+      seen += 1;
+      if (r.finish_tick !== lastTick) place = seen;
+      lastTick = r.finish_tick;
+    }
     const realtime = !finished ? el('span', { class: 'muted' }, '—')
       : r.realtime ? el('span', { class: 'match' }, 'real-time ✓') : el('span', { class: 'realtime-note' }, `not real-time: ${r.realtime_note ?? 'no reason given'}`);
     return el('tr', { dataset: { racer: r.racer, state: r.state, run: r.run_id ?? '' }, class: r.racer === me ? 'me' : null },
