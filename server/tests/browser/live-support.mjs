@@ -59,12 +59,13 @@ export function eventsOf(inputs, rate) {
 /**
  * In the page (manual clock, already racing or counting down): frames every ~`stepMs` ms of
  * wall time at the game time since the page's GO (`performance.now() − t0`), each after the
- * events due by then, until the run is over or `untilTick` ticks have run. `cut`: {tick, ms}
- * drops the room's socket at that tick (the link resumes by itself). Resolves with
- * {tick, state, hash, lagMs}.
+ * events due by then, until the run is over or `untilTick` ticks have run. `cut`: {tick}
+ * drops the room's socket at that tick (the link resumes by itself). `late`: the index of
+ * an event pushed late (after its tick ran, as an input that reaches a page after the next
+ * frame). Resolves with {tick, state, hash, lagMs, lateFiled, lateAt}.
  */
-export function raceLive(page, events, { untilTick = Infinity, cut = null, stepMs = 10 } = {}) {
-  return page.evaluate(async ({ events, untilTick, cut, stepMs }) => {
+export function raceLive(page, events, { untilTick = Infinity, cut = null, stepMs = 10, late = null } = {}) {
+  return page.evaluate(async ({ events, untilTick, cut, stepMs, late }) => {
     const play = window.__pogo.play;
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     for (let i = 0; play.state !== 'racing'; i++) {
@@ -75,14 +76,22 @@ export function raceLive(page, events, { untilTick = Infinity, cut = null, stepM
     let e = 0;
     let cutDone = false;
     let lagMs = 0;
+    let lateFiled = null;
     while (play.state === 'racing' && play.tick() < untilTick) {
       const wall = performance.now() - t0;
       const ns = BigInt(Math.floor(wall * 1e6));
-      while (e < events.length && BigInt(events[e][0]) <= ns) {
+      // Event `late` waits until its tick and the next have run, then is pushed after the
+      // frame: the driver files it at the next tick's start (what the page must send).
+      const due = (i) => BigInt(events[i][0]) + (i === late ? 40_000_000n : 0n) <= ns;
+      while (e < events.length && e !== late && due(e)) {
         play.input(events[e][0], events[e][1]);
         e++;
       }
       play.frame(ns);
+      if (e === late && due(e)) {
+        lateFiled = play.input(events[e][0], events[e][1]);
+        e++;
+      }
       lagMs = performance.now() - t0 - wall;
       if (cut && !cutDone && play.tick() >= cut.tick) {
         cutDone = true;
@@ -90,8 +99,25 @@ export function raceLive(page, events, { untilTick = Infinity, cut = null, stepM
       }
       await sleep(stepMs);
     }
-    return { tick: play.tick(), state: play.state, hash: play.hash(), lagMs };
-  }, { events, untilTick, cut, stepMs });
+    return { tick: play.tick(), state: play.state, hash: play.hash(), lagMs, lateFiled, lateAt: late === null ? null : events[late][0] };
+  }, { events, untilTick, cut, stepMs, late });
+}
+
+/** The per-tick inputs of a page's stream for `ticks` ticks: tick k takes the latest input
+ * filed at or before its start (`at_ns · rate ≤ k · 10⁹`, the driver's rule written out
+ * again, without a driver). */
+export function ticksOf(sent, rate, ticks) {
+  const filed = sent.filter((bytes) => bytes[0] === 0x01).map((bytes) => {
+    const b = Buffer.from(bytes);
+    return { at: b.readBigUInt64LE(5), input: { steerX: b.readInt8(13), steerZ: b.readInt8(14), buttons: b.readUInt8(15) } };
+  });
+  const out = [];
+  let e = -1;
+  for (let k = 0; k < ticks; k++) {
+    while (e + 1 < filed.length && filed[e + 1].at * BigInt(rate) <= BigInt(k) * 1_000_000_000n) e++;
+    out.push(e < 0 ? { steerX: 0, steerZ: 0, buttons: 0 } : filed[e].input);
+  }
+  return out;
 }
 
 /** The input messages of a page's stream (play.sent(): each message's bytes), as the input

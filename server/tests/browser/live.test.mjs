@@ -6,11 +6,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCREENSHOTS, api, openBrowser, startServer } from './support.mjs';
-import { botRun, dateOf, eventsOf, livePage, nodeCore, raceLive, scriptOf, simulateScript } from './live-support.mjs';
+import { botRun, dateOf, eventsOf, livePage, nodeCore, raceLive, scriptOf, simulateScript, ticksOf } from './live-support.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const LATENCY = ['--live-test-latency-ms', '80', '--live-test-jitter-ms', '40'];
+/** Bob's input delivered late (the bot 30 ticks late on course, its 148th change, 22.4 s in:
+ * a steer toward −z that, filed 1 to 4 ticks later, still finishes on the same tick, on
+ * another state). */
+const LATE_EVENT = 148;
 /** The real-time test's slack (ms): the rule is the server's, but this shared 2-core machine
  * stalls a page now and then by up to 1.7 s (seen), past the default 1.5 s; the slowed page
  * falls further behind than this within its first second. */
@@ -309,7 +313,9 @@ describe('live races', () => {
     await pages[1].evaluate(() => window.__pogo.play.ready(true));
     const bots = [botRun(core, 'course'), botRun(core, 'course', 30)];
     const T = 1500;
-    const raced = pages.map((page, i) => raceLive(page, eventsOf(bots[i].inputs, rate), { cut: i === 0 ? { tick: 600 } : null }));
+    // Ana is cut off at tick 600; one of Bob's inputs reaches his page a frame late (filed at
+    // the next tick's start: his stream must say so).
+    const raced = pages.map((page, i) => raceLive(page, eventsOf(bots[i].inputs, rate), i === 0 ? { cut: { tick: 600 } } : { late: LATE_EVENT }));
     // The spectator joins once both racers are past tick T.
     await Promise.all(pages.map((page) => page.waitForFunction((t) => window.__pogo.play.tick() > t + 60, T, { timeout: 60_000 })));
     const spectator = await livePage(context, errors, null, 'spectator');
@@ -326,15 +332,19 @@ describe('live races', () => {
       }
       return play.live();
     }, T);
-    for (const [i, bot] of bots.entries()) {
+    const sentSoFar = await pages[1].evaluate(() => window.__pogo.play.sent());
+    // The oracles at T: Ana's the bot's inputs; Bob's those his page filed (one of them late).
+    const oracles = [bots[0].inputs, ticksOf(sentSoFar, rate, T)];
+    for (const [i] of bots.entries()) {
       const rival = Array.isArray(atT) && atT.find((r) => r.racer === i);
       if (!rival) console.log(JSON.stringify(await pages[0].evaluate(() => window.__pogo.play.live().link)), errors);
       assert.ok(rival, JSON.stringify(atT).slice(0, 1500));
-      const oracle = stateAt(bot.inputs, T);
+      const oracle = stateAt(oracles[i], T);
       assert.equal(rival.confirmed.hash, oracle.hash, `racer ${i} at tick ${T}`);
       assert.deepEqual(rival.confirmed.positionRaw, oracle.positionRaw);
     }
-    await Promise.all(raced);
+    const [, bob] = await Promise.all(raced);
+    assert.ok(BigInt(bob.lateFiled) > BigInt(bob.lateAt), `Bob's late input was filed after its time: ${JSON.stringify(bob)}`);
     // The spectator watches on, a few hundred ms behind, and each racer sees the other finish.
     const watched = watchToTheEnd(spectator);
     await Promise.all(pages.map(watchToTheEnd));
@@ -348,6 +358,14 @@ describe('live races', () => {
       assert.equal(other.confirmed.hash, racers[1 - i].hash, `${names[i]}'s page sees ${names[1 - i]} finish on their state`);
     }
     assert.ok(racers[0].live.link.cuts >= 1 && racers[0].live.link.resumes >= 1, JSON.stringify(racers[0].live.link));
+    // The finish panel says what the server filed: the run, its rank, real-time or why not,
+    // the server's final hash beside the browser's; no upload step.
+    const panel = pages[0].locator('.play-finish .filing-panel');
+    assert.equal(await panel.getAttribute('data-state'), 'filed');
+    assert.equal(await panel.getAttribute('data-run'), String(racers[0].filing.status.id));
+    assert.equal(await panel.getAttribute('data-hash-match'), 'true');
+    assert.equal(await pages[0].locator('.play-finish .finish-upload').count(), 0);
+    await pages[0].locator('section.play').screenshot({ path: join(SCREENSHOTS, 'live-filed.png') });
     const seen = await watched;
     for (const [i, racer] of racers.entries()) assert.equal(seen.rivals.find((r) => r.racer === i).confirmed.hash, racer.hash);
     for (const page of [...pages, spectator]) await page.close();
