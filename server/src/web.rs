@@ -1,5 +1,5 @@
 //! The web page: the plain ES modules, stylesheet and HTML under `server/web/` — the entry
-//! point and the routes at the top, a folder per view (`board/`, `play/`, `race/`, `run/`,
+//! point and the routes at the top, a folder per view (`board/`, `live/`, `play/`, `race/`, `run/`,
 //! `upload/`), what they share in `shared/`, the vendored three.js in `vendor/` — embedded in
 //! the binary at build time (no build step, no CDN: the page works with no internet), served
 //! at `/` (the HTML), `/web/{file}` and `/web/{folder}/{file}`; plus the simulation core the page runs: the JS
@@ -86,6 +86,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("shared/pending-list.js", JS),
     asset!("shared/pending.js", JS),
     asset!("shared/rerecord.js", JS),
+    asset!("shared/rooms.js", JS),
     asset!("shared/submission.js", JS),
     asset!("shared/wasm.js", JS),
     asset!("board/board.js", JS),
@@ -95,18 +96,28 @@ pub const ASSETS: &[Asset] = &[
     asset!("race/race.js", JS),
     asset!("run/run.js", JS),
     asset!("upload/upload.js", JS),
+    asset!("live/live.js", JS),
     asset!("play/camera.js", JS),
+    asset!("play/clock.js", JS),
     asset!("play/ghosts.js", JS),
     asset!("play/hooks.js", JS),
     asset!("play/hud.js", JS),
     asset!("play/input.js", JS),
+    asset!("play/live-race.js", JS),
     asset!("play/live-run.js", JS),
+    asset!("play/live-screens.js", JS),
+    asset!("play/live-view.js", JS),
     asset!("play/loop.js", JS),
     asset!("play/play.js", JS),
     asset!("play/race.js", JS),
     asset!("play/rig.js", JS),
+    asset!("play/rivals.js", JS),
+    asset!("play/room-link.js", JS),
+    asset!("play/room-view.js", JS),
     asset!("play/scene.js", JS),
+    asset!("play/smoothing.js", JS),
     asset!("play/ticket.js", JS),
+    asset!("play/wire.js", JS),
     // The one JS binding of pogo-ffi (not a copy: the file the Node tests run).
     asset!("pogo.mjs" from "../ffi/js/pogo.mjs", JS),
     // three.js, from the npm package pinned in server/vendor/ (scripts/vendor-three.sh).
@@ -236,7 +247,7 @@ pub async fn file(
     serve(&name, &headers)
 }
 
-/// A file in one of the page's folders: a view's modules (`board/`, `play/`, `race/`, `run/`,
+/// A file in one of the page's folders: a view's modules (`board/`, `live/`, `play/`, `race/`, `run/`,
 /// `upload/`), what they share (`shared/`), or the vendored three.js (`vendor/`:
 /// `three.module.min.js`, which imports `three.core.min.js`, and its `LICENSE`). Only the
 /// embedded files exist: a path is looked up in their list, never on a disk.

@@ -516,6 +516,59 @@ async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked(
     }
 }
 
+/// The test-only injected latency delays each message by its own wait from when it arrived,
+/// not behind the wait of the one before: a burst of a racer's messages reaches the room
+/// (and is stamped) within a moment of its injected delay, all together. (The reader once
+/// slept each message's delay before reading the next, so a page sending faster than one
+/// message per delay fell further behind all race: 25 messages at 100 ms took 2.5 s.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn injected_latency_delays_each_message_not_the_queue() {
+    const LATENCY_MS: i64 = 100;
+    let db = TestDb::new(&backends().await[0]).await;
+    let live = live_server(&db, |c| c.live_test_latency_ms = Some(LATENCY_MS as u64)).await;
+    let (http, base) = (&live.server.http, live.server.base.clone());
+    let room = create_room(http, &base).await;
+    let mut seat = join(&base, &room, None, None).await;
+    let mut spectator = Client::connect(&base, &room).await.unwrap();
+    spectator.hello(Role::Spectator, None, None).await.unwrap();
+    seat.client
+        .send(&LiveClientMessage::Ready { ready: true })
+        .await
+        .unwrap();
+    let go = until_go(&mut seat.client).await;
+    let stream = stream_of(&events(127));
+    let last_us = stream.last().unwrap().1;
+    // The whole run at once, once its last message is due: a burst, every message on its way
+    // within a few ms.
+    tokio::time::sleep(Duration::from_micros(
+        (go * 1000 + last_us + 100_000 - now_us()).max(0) as u64,
+    ))
+    .await;
+    let sent_us = now_us() - go * 1000;
+    for (message, _) in &stream {
+        seat.client.stream(message).await.unwrap();
+    }
+    let mut stamps = Vec::new();
+    while stamps.len() < stream.len() {
+        if let Event::Relay { received_us, .. } = next(&mut spectator).await {
+            stamps.push(received_us as i64);
+        }
+    }
+    let first = *stamps.iter().min().unwrap();
+    let spread_ms = (stamps.iter().max().unwrap() - first) / 1000;
+    assert!(
+        first - sent_us >= (LATENCY_MS - 5) * 1000,
+        "each message waits its delay: the first was stamped {} ms after it was sent",
+        (first - sent_us) / 1000
+    );
+    assert!(
+        spread_ms < 1000,
+        "{} messages sent at once were stamped over {spread_ms} ms (one delay each would be {} ms)",
+        stream.len(),
+        LATENCY_MS * stream.len() as i64
+    );
+}
+
 /// Reads until the room closes the socket: the code and the reason.
 async fn closed(client: &mut Client) -> (u16, String) {
     loop {

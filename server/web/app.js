@@ -9,7 +9,8 @@
 // keeps the address and the view as they were).
 
 import { renderBoard } from './board/board.js';
-import { renderPlay } from './play/play.js';
+import { renderLive } from './live/live.js';
+import { renderPlay, renderRoom } from './play/play.js';
 import { renderRace } from './race/race.js';
 import { renderRun } from './run/run.js';
 import { renderUpload } from './upload/upload.js';
@@ -23,6 +24,8 @@ const main = document.getElementById('main');
 const VIEWS = {
   board: renderBoard,
   play: renderPlay,
+  room: renderRoom,
+  live: renderLive,
   race: renderRace,
   run: renderRun,
   upload: renderUpload,

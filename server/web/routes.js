@@ -5,7 +5,9 @@
 //   #/level/NAME?offset&limit&around&category&season   a level's leaderboard
 //   #/race?runs=1,2&tick&every          a replay race of verified runs (2D)
 //   #/run/ID                            a run's page
-//   #/play/LEVEL?ghosts=1,2             race the level in 3D against ghosts
+//   #/play/LEVEL?ghosts=1,2             race the level in 3D against ghosts (live, a room of one)
+//   #/room/ID                           a live room: its lobby, the race, its result
+//   #/live?level=NAME                   the races in progress
 //   #/upload                            the upload form
 
 import { segment } from './shared/api.js';
@@ -14,6 +16,21 @@ import { segment } from './shared/api.js';
 export const HOME_HREF = '#/';
 /** The upload form. */
 export const UPLOAD_HREF = '#/upload';
+
+/** The races in progress (of one level, or of all). */
+export function liveHref(level = null) {
+  return level === null ? '#/live' : `#/live?level=${segment(level)}`;
+}
+
+/** A live room's page (the link racers share). */
+export function roomHref(id) {
+  return `#/room/${segment(id)}`;
+}
+
+/** A room's page as a full address, to send to a friend. */
+export function roomUrl(id) {
+  return `${location.origin}${location.pathname}${roomHref(id)}`;
+}
 
 /** A level's board; `query` keys with an empty value (undefined, null, '') are left out. */
 export function boardHref(level, query = {}) {
@@ -41,14 +58,15 @@ export function runHref(id) {
 
 /**
  * The address `hash` (`location.hash`) as `{name, args, params}`: the view's name (`board`,
- * `play`, `race`, `run`, `upload`, or `none` for no page), its decoded path arguments and its
- * query. `section` is the header's section the page belongs to (`level` or `upload`).
+ * `play`, `room`, `live`, `race`, `run`, `upload`, or `none` for no page), its decoded path
+ * arguments and its query. `section` is the header's section the page belongs to (`level`,
+ * `live`, `room` or `upload`).
  */
 export function parseRoute(hash) {
   const url = new URL(hash.slice(1) || '/', 'http://page.invalid');
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const params = url.searchParams;
-  const section = parts[0] ?? 'level';
+  const section = parts[0] === 'room' ? 'live' : parts[0] ?? 'level';
   const route = (name, ...args) => ({ name, args, params, section });
   if (parts.length === 0) return route('board', null);
   if (parts[0] === 'level' && parts.length === 2) return route('board', parts[1]);
@@ -56,5 +74,7 @@ export function parseRoute(hash) {
   if (parts[0] === 'race') return route('race');
   if (parts[0] === 'run' && parts.length === 2) return route('run', Number(parts[1]));
   if (parts[0] === 'upload') return route('upload');
+  if (parts[0] === 'room' && parts.length === 2) return route('room', parts[1]);
+  if (parts[0] === 'live' && parts.length === 1) return route('live');
   return route('none');
 }

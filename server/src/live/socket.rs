@@ -139,17 +139,70 @@ async fn join(
 }
 
 /// Reads the member's messages into the room until the socket ends; `Some` if this side
-/// closes it (the reason).
+/// closes it (the reason). With injected latency the messages go through a delay line (a
+/// task of their own), so that one message's wait never holds up reading the next: each
+/// waits its own delay from when it was read, as a slow network would delay it, in order.
 async fn read(
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
     room: &RoomHandle,
     conn: u64,
     latency: Option<Latency>,
 ) -> Option<Close> {
+    if latency.is_none() {
+        return read_frames(stream, &Forward::Room(room.commands.clone()), conn).await;
+    }
+    let (line, queued) = mpsc::channel(limits::ROOM_INBOX_MAX);
+    let delay = Delay::new(latency, conn);
+    let forwarding = tokio::spawn(delay_line(queued, room.commands.clone(), delay));
+    let why = read_frames(stream, &Forward::Line(line), conn).await;
+    // Everything read before the end reaches the room before the connection is gone.
+    let _ = forwarding.await;
+    why
+}
+
+/// Where the reader hands a member's commands: the room, or the delay line before it.
+enum Forward {
+    Room(mpsc::Sender<Command>),
+    Line(mpsc::Sender<(Instant, Command)>),
+}
+
+impl Forward {
+    /// `false` when the room is gone.
+    async fn send(&self, command: Command) -> bool {
+        match self {
+            Forward::Room(room) => room.send(command).await.is_ok(),
+            Forward::Line(line) => line.send((Instant::now(), command)).await.is_ok(),
+        }
+    }
+}
+
+/// The test-only delay line: each command handed to the room `delay` after it was read (order
+/// kept); a stream message is stamped when it is handed on, after its wait.
+async fn delay_line(
+    mut queued: mpsc::Receiver<(Instant, Command)>,
+    room: mpsc::Sender<Command>,
+    mut delay: Delay,
+) {
+    while let Some((read_at, mut command)) = queued.recv().await {
+        delay.wait(read_at).await;
+        if let Command::Binary { received_us, .. } = &mut command {
+            *received_us = now_us();
+        }
+        if room.send(command).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The reading loop: each frame checked and handed on as a command.
+async fn read_frames(
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    forward: &Forward,
+    conn: u64,
+) -> Option<Close> {
     let per_second = NonZeroU32::new(limits::MESSAGES_PER_SECOND_MAX).unwrap_or(NonZeroU32::MIN);
     let burst = NonZeroU32::new(limits::MESSAGES_PER_SECOND_MAX * 2).unwrap_or(NonZeroU32::MIN);
     let bucket = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
-    let mut delay = Delay::new(latency, conn);
     while let Some(frame) = stream.next().await {
         let command = match frame {
             Ok(Message::Binary(bytes)) => {
@@ -162,7 +215,6 @@ async fn read(
                 if bucket.check().is_err() {
                     return Some(Close::TooFast);
                 }
-                delay.wait(Instant::now()).await;
                 Command::Binary {
                     conn,
                     bytes: bytes.to_vec(),
@@ -180,13 +232,12 @@ async fn read(
                     Ok(message) => message,
                     Err(e) => return Some(Close::Malformed(e.to_string())),
                 };
-                delay.wait(Instant::now()).await;
                 Command::Text { conn, message }
             }
             Ok(Message::Ping(_) | Message::Pong(_)) => continue,
             Ok(Message::Close(_)) | Err(_) => return None,
         };
-        if room.commands.send(command).await.is_err() {
+        if !forward.send(command).await {
             return Some(Close::Over);
         }
     }

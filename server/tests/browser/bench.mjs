@@ -256,7 +256,7 @@ async function viewFrames(context, base, level, ids) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${base}/#/play/${level}?leader=no&ghosts=${ids.join(',')}`);
+  await page.goto(`${base}/#/play/${level}?leader=no&live=off&ghosts=${ids.join(',')}`);
   await page.waitForFunction(() => document.getElementById('main')?.dataset.playState === 'ready', null, { timeout: 120_000 });
   const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
   const refused = ghosts.filter((g) => g.refused);

@@ -183,7 +183,7 @@ function simulate(level, ticks) {
 
 /** Opens the play view (either driver's page) and waits for it to be ready to race. */
 async function openPlay(page, level, query) {
-  const hash = `#/play/${level}?clock=manual&leader=no${query}`;
+  const hash = `#/play/${level}?clock=manual&live=off&leader=no${query}`;
   await page.goto(`${server.base}/${hash}`);
   const started = Date.now();
   for (;;) {

@@ -278,7 +278,8 @@ describe('the play view at 1280×800', () => {
       return { states, targets, whileLoading, entered, state: race.state, inProgress: race.inProgress };
     });
     assert.ok(seen.targets.every((t) => seen.states.includes(t)), `every event leads to a state: ${seen.targets}`);
-    assert.deepEqual(['ready', 'countdown', 'racing', 'finished', 'submitting', 'verified', 'refused'].filter((s) => !seen.targets.includes(s)), []);
+    assert.deepEqual(['ready', 'joining', 'lobby', 'countdown', 'racing', 'finished', 'filing', 'submitting', 'verified', 'refused', 'watching', 'over']
+      .filter((s) => !seen.targets.includes(s)), [], 'every state is reachable');
     assert.equal(seen.whileLoading, 'loading');
     assert.deepEqual(seen.entered, ['failed']);
     assert.equal(seen.state, 'failed');
@@ -296,7 +297,7 @@ describe('the play view at 1280×800', () => {
   for (const level of ['flat', 'course', 'sprawl']) {
     test(`${level}: the view loads, gets ready and draws the level`, BOUNDED, async () => {
       const page = await newPage(context, errors);
-      await openPlay(page, `#/play/${level}?clock=manual&leader=no`);
+      await openPlay(page, `#/play/${level}?clock=manual&live=off&leader=no`);
       assert.equal(await page.locator('.play-overlay .error').count(), 0, 'no "No 3D view" message');
       assert.equal(await page.locator('section.play .level-name').innerText(), level);
       // One frame at the start, read back in the same task (before the buffer is presented).
@@ -332,7 +333,7 @@ describe('the play view at 1280×800', () => {
     const name = 'flat racer';
     const token = await client.register(name);
     const page = await newPage(context, errors, { identity: { name, token } });
-    await openPlay(page, '#/play/flat?clock=manual&render=none&leader=no');
+    await openPlay(page, '#/play/flat?clock=manual&live=off&render=none&leader=no');
     await page.evaluate(() => window.__pogo.play.start());
     assert.equal(await page.evaluate(() => window.__pogo.play.state), 'racing');
     const events = scriptEvents(FLAT_SCRIPT);
@@ -365,7 +366,7 @@ describe('the play view at 1280×800', () => {
     const name = 'racer';
     const token = await client.register(name);
     const page = await newPage(context, errors, { identity: { name, token } });
-    await openPlay(page, '#/play/course?clock=manual&render=none');
+    await openPlay(page, '#/play/course?clock=manual&live=off&render=none');
     const leader = uploaded.get('bot.pogo');
     const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
     assert.deepEqual(ghosts.map((g) => [g.runId, g.refused ?? null, g.finishTick]), [[leader.id, null, leader.finish_tick]], 'the leader\'s ghost');
@@ -416,7 +417,7 @@ describe('the play view at 1280×800', () => {
     const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));
     const bot = uploaded.get('bot.pogo');
     const page = await newPage(context, errors);
-    await openPlay(page, `#/play/course?clock=manual&render=none&leader=no&ghosts=${bot.id}`);
+    await openPlay(page, `#/play/course?clock=manual&live=off&render=none&leader=no&ghosts=${bot.id}`);
     await page.evaluate(() => window.__pogo.play.start());
     for (const T of [0, 600, 1234, bot.finish_tick]) {
       // The trace's row T is the state after tick T ran (ticks count from 0), i.e. after T + 1
@@ -455,7 +456,7 @@ describe('the play view at 1280×800', () => {
     await page.route(`**/api/runs/${corruptId}/replay`, (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: corrupt }));
     await page.route(`**/api/runs/${rulesId}/replay`, (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: otherRules }));
     const ids = [missingId, bot.id, corruptId, flat.id, rulesId];
-    await openPlay(page, `#/play/course?clock=manual&render=none&leader=no&ghosts=${ids.join(',')}`);
+    await openPlay(page, `#/play/course?clock=manual&live=off&render=none&leader=no&ghosts=${ids.join(',')}`);
     const legend = await page.locator('.hud-legend li').evaluateAll((lis) => lis.map((li) => ({
       key: li.dataset.ghost, refused: li.classList.contains('refused'), why: li.querySelector('.why')?.textContent ?? null,
     })));
@@ -565,7 +566,7 @@ describe('the play view at 1280×800', () => {
     const page = await newPage(context, errors);
     // No runs kept from earlier tests in this profile (their list would sit above the view).
     await page.addInitScript(() => localStorage.removeItem('pogo.pending'));
-    await openPlay(page, `#/play/course?clock=manual&leader=no&ghosts=${ghosts.join(',')}`);
+    await openPlay(page, `#/play/course?clock=manual&live=off&leader=no&ghosts=${ghosts.join(',')}`);
     await page.evaluate(() => window.__pogo.play.start());
     // The bot after 25 idle ticks: between the ghosts that idled 10 and 40.
     // SwiftShader draws a 1280×800 frame in about 0.15 s: a frame every half second of the
@@ -714,7 +715,7 @@ describe('what a racer hit (issue 29 item 6)', () => {
     const noise = [];
     page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') noise.push(`${m.type()}: ${m.text()}`); });
     page.on('response', (r) => { if (r.status() >= 400) noise.push(`${r.status()} ${r.url()}`); });
-    await openPlay(page, '#/play/course?clock=manual&render=none');
+    await openPlay(page, '#/play/course?clock=manual&live=off&render=none');
     const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
     assert.deepEqual(ghosts.map((g) => g.label), [`${entry('bot.pogo').player} (leader)`], 'the leader, and no "your best"');
     assert.deepEqual(noise, []);

@@ -141,7 +141,33 @@ export async function openBrowser(viewport, { webgl = false, ...options } = {}) 
     timeout: 60_000,
   });
   context.setDefaultTimeout(20_000);
+  if (process.env.POGO_WEB_FROM_DISK) await serveWebFromDisk(context);
   return context;
+}
+
+/**
+ * For working on the page without rebuilding the server (it embeds server/web/ when built):
+ * with POGO_WEB_FROM_DISK=1 the browser gets the page's files as they are on disk now, with
+ * the server's own headers (its CSP included). Never set in CI: there the server's embedded
+ * files are what is tested.
+ */
+async function serveWebFromDisk(context) {
+  const web = join(REPO, 'server/web');
+  // Not the document itself: Chromium takes a document a route answered for a public one,
+  // whose sockets to loopback its local-network checks then block.
+  await context.route((url) => url.pathname.startsWith('/web/') && !url.pathname.endsWith('.wasm'), async (route) => {
+    const { pathname } = new URL(route.request().url());
+    const file = pathname === '/web/pogo.mjs' ? join(REPO, 'ffi/js/pogo.mjs') : join(web, pathname.slice('/web/'.length));
+    const response = await route.fetch();
+    if (!existsSync(file)) return route.fulfill({ response });
+    // A file the server does not embed yet: served with the page's content type.
+    if (!response.ok()) return route.fulfill({ status: 200, contentType: file.endsWith('.css') ? 'text/css' : 'text/javascript', body: readFileSync(file) });
+    const headers = { ...response.headers() };
+    delete headers.etag;
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+    await route.fulfill({ response, headers, body: readFileSync(file) });
+  });
 }
 
 /** The server's time arithmetic (`times.rs`), for expected strings. */

@@ -4,16 +4,18 @@
 // ranked verified runs — rank, player, time and finish tick, upload date, splits — paginated,
 // with a player search that jumps to the page around them, and the choice of runs to race: as
 // a replay race (`#/race`) or, in 3D, against them as ghosts (`#/play/LEVEL?ghosts=`). "Play"
-// races the level; finished runs this browser has not uploaded yet are offered first. A level
-// with past seasons lists them (`seasons.js`); a past season's board opens read-only: no Play,
-// no races.
+// races the level (live, through the server) and "Race friends" makes a room to share; "live
+// now" says when races are in progress on the level (`#/live`); finished runs this browser
+// has not uploaded yet are offered first. A level with past seasons lists them
+// (`seasons.js`); a past season's board opens read-only: no Play, no races.
 
-import { UPLOAD_HREF, boardHref, playHref, raceHref, runHref } from '../routes.js';
+import { UPLOAD_HREF, boardHref, liveHref, playHref, raceHref, roomHref, runHref } from '../routes.js';
 import { ApiError, getJson, segment } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { checkpointLabel, date } from '../shared/format.js';
 import { GHOSTS_MAX } from '../shared/ghosts.js';
 import { renderPending } from '../shared/pending-list.js';
+import { makeRoom, pollRooms } from '../shared/rooms.js';
 import { pastNotice, seasonList } from './seasons.js';
 
 /** Entries per page unless the URL says otherwise (the API allows 1–100). */
@@ -45,6 +47,7 @@ export async function renderBoard(main, levelName, params, view) {
     return;
   }
   if (at.past) section.append(pastNotice(at.season, boardHref(level.name)));
+  else liveNow(section.querySelector('.live-now'), level.name, view);
   section.append(searchForm(at, params));
   const board = await readBoard(section, level, at, params, view);
   if (!board) return;
@@ -89,11 +92,37 @@ function levelHead(level, { past, season }) {
     el('div', { class: 'level-title' },
       el('h2', {}, level.name),
       past ? el('span', { class: 'season-badge' }, 'past season')
-        : el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play')),
+        : [el('a', { href: playHref(level.name), class: 'play-link', 'aria-label': `Play ${level.name}` }, '▶ Play'),
+          friendsButton(level.name), el('a', { class: 'live-now', href: liveHref(level.name), hidden: true })]),
     el('p', { class: 'muted' }, level.description),
     el('p', { class: 'muted small' }, past
       ? `level ${season.level_hash} · tuning ${season.tuning_hash} · rules ${season.rules_version}`
       : `level ${level.hash} · tuning ${level.tuning_hash} · rules ${level.rules_version} · ${level.tick_rate} Hz`));
+}
+
+/** "Race friends": a room on the level, opened to share. */
+function friendsButton(levelName) {
+  const button = el('button', { type: 'button', class: 'quiet race-friends' }, 'Race friends');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      location.hash = roomHref(await makeRoom(levelName));
+    } catch (e) {
+      button.disabled = false;
+      button.textContent = `No room: ${e.message}`;
+    }
+  });
+  return button;
+}
+
+/** "● live now: N races", kept up to date while the board is open; hidden when none. */
+function liveNow(badge, levelName, view) {
+  pollRooms(levelName, view.signal, (rooms) => {
+    const racing = rooms.filter((r) => r.phase !== 'lobby').length;
+    badge.hidden = rooms.length === 0;
+    badge.dataset.rooms = String(rooms.length);
+    badge.textContent = `● live now: ${rooms.length} race${rooms.length === 1 ? '' : 's'}${racing < rooms.length ? ` (${rooms.length - racing} in the lobby)` : ''} — watch`;
+  });
 }
 
 /** Open / Real-time. */
@@ -102,7 +131,7 @@ function categoryToggle({ category, href }) {
     link(href({ category: 'open' }), 'Open'),
     link(href({ category: 'realtime' }), 'Real-time'),
     el('span', { class: 'muted small category-what' }, category === 'realtime'
-      ? 'runs played in real time under a run ticket (raced on this page with a name)'
+      ? 'runs raced in real time: live through the server, or under a run ticket, every message on time'
       : 'every verified run: the page\'s, the CLI\'s, files made offline, tool-assisted'));
   toggle.querySelectorAll('a')[category === 'realtime' ? 1 : 0].setAttribute('aria-current', 'page');
   return toggle;

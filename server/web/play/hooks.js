@@ -1,7 +1,8 @@
 // `window.__pogo.play`: the play view read back (and, with `?clock=manual`, driven) by the
 // browser tests and the benchmark. Reads only: nothing here changes the race except
-// `start`, `frame`, `input` and `stop`, which do what a racer's Play, a frame, a key and the
-// time limit do.
+// `start`, `frame`, `input`, `stop`, `ready` and `follow`, which do what a racer's Play, a
+// frame, a key, the time limit, the lobby's Ready button and a click on a racer's name do,
+// and `cut`, which drops the room's socket as a cut cable would (the page comes back).
 
 import { hex } from '../pogo.mjs';
 
@@ -19,8 +20,8 @@ export function playHook({ race, loop, ghosts, controls, pogo, rate }) {
     start: () => race.start(),
     /** Manual clock: one frame at run time `ns` (number or BigInt). */
     frame: (ns) => loop.frame(performance.now(), BigInt(ns)),
-    /** Manual clock: the player's input changes at run time `ns`. */
-    input: (ns, input) => run().input(BigInt(ns), input).toString(),
+    /** Manual clock: the player's input changes at run time `ns`; the time it was filed at. */
+    input: (ns, input) => race.input(BigInt(ns), input).toString(),
     /** Ends the run now, as the time limit does (recorded, unfinished, no upload panel);
      * the ticks it ran. For tests whose script stops short of the finish. */
     stop: () => {
@@ -43,5 +44,26 @@ export function playHook({ race, loop, ghosts, controls, pogo, rate }) {
     lastInput: () => run()?.lastInput ?? null,
     frameTimes: () => [...loop.frameTimes],
     rulesVersion: pogo.rulesVersion,
+    // -- a live race --------------------------------------------------------------------
+    /** The live race: {roomId, role, me, phase, goMs, link: {…, cuts, resumes, offsetMs},
+     * desyncs, rivals: [{racer, name, confirmed: {tick, hash, positionRaw}, shown, splits}]},
+     * or null (offline). */
+    live: () => jsonSafe(race.live?.describe() ?? null),
+    /** The room's view as the page last heard it. */
+    room: () => race.live?.view ?? null,
+    /** Every stream message the page sent (bytes), in order. */
+    sent: () => race.live?.sentStream() ?? [],
+    /** The server's filing of the finished run: {runId, status} or {why}, or null. */
+    filing: () => jsonSafe(race.filing),
+    /** A spectator's display time now (ns since GO, a string): what `frame` shows. */
+    displayNs: () => (race.live?.displayNs() ?? 0n).toString(),
+    /** The tick the rivals are drawn at this frame. */
+    liveTick: () => loop.liveLayer.target,
+    /** Ready (or not) in a room's lobby. */
+    ready: (ready = true) => race.setReady(ready),
+    /** A spectator's camera follows racer `racer` (null: the leader). */
+    follow: (racer) => { loop.liveLayer.follow = racer; },
+    /** Drops the room's socket without a word (a cut); the link resumes by itself. */
+    cut: () => race.live?.link.cut(),
   };
 }

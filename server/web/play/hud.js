@@ -1,6 +1,8 @@
 // The racer's heads-up display, over the 3D view: the race clock (m:ss.mmm), speed, combo,
-// the countdown, the last checkpoint's split with its delta to each ghost (ahead in green,
-// behind in red, as ghost-racing games show it), and the ghosts' legend. DOM text only.
+// the countdown, the last checkpoint's split with its delta to each ghost and rival (ahead in
+// green, behind in red, as ghost-racing games show it), the ghosts' legend, and in a live
+// race the standings: each rival, whether they are connected, what they are doing and the
+// gap at the latest checkpoint both reached. DOM text only.
 
 import { el, replace } from '../shared/dom.js';
 import { checkpointLabel, clock, millis, tickClock } from '../shared/format.js';
@@ -22,6 +24,11 @@ function swatch(colour) {
   return node;
 }
 
+/** What a racer's state says in the standings (racing says nothing). */
+const RACER_STATES = {
+  waiting: 'waiting', finished: 'finished', left: 'left', cut: 'cut off', desynced: 'desync', timeout: 'out of time',
+};
+
 export class Hud {
   constructor(layer, tickRate) {
     this.rate = tickRate;
@@ -32,12 +39,14 @@ export class Hud {
     this.split = el('div', { class: 'hud-split', role: 'status', 'aria-live': 'polite' });
     this.splitTable = el('ol', { class: 'hud-splits', 'aria-label': 'Splits' });
     this.legend = el('ul', { class: 'hud-legend', 'aria-label': 'Ghosts' });
+    this.rivalsTitle = el('div', { class: 'hud-rivals-title' });
+    this.rivals = el('ul', { class: 'hud-rivals', 'aria-label': 'Rivals' });
     this.message = el('div', { class: 'hud-message', role: 'status' });
     this.splitShownAt = -Infinity;
     layer.append(
       el('div', { class: 'hud-top' }, this.time, el('div', { class: 'hud-right' }, this.speed, this.combo)),
       this.countdown, this.split, this.message,
-      el('div', { class: 'hud-side' }, this.legend, this.splitTable));
+      el('div', { class: 'hud-side' }, this.rivalsTitle, this.rivals, this.legend, this.splitTable));
   }
 
   /** Per frame: the tick the clock shows, the speed (m/s), the combo. */
@@ -67,6 +76,28 @@ export class Hud {
     replace(this.legend, ghosts.map((g) => el('li', { class: g.status ? 'refused' : null, dataset: { ghost: g.key } },
       swatch(g.colour), g.name,
       g.status ? el('span', { class: 'why' }, ` — ${g.status}`) : null)));
+  }
+
+  /**
+   * A live race's standings under `title`: `[{key, name, colour, connected, state, gap:
+   * {label, ticks} | null (a racer's gap to them at the latest checkpoint both reached; ticks
+   * < 0: the racer is ahead), last: {label, time} | null (their latest split), followed}]`;
+   * `pick(key)`: a row was clicked (a spectator follows that racer), or null.
+   */
+  setRivals(rows, title = 'Rivals', pick = null) {
+    this.rivalsTitle.textContent = rows.length ? title : '';
+    replace(this.rivals, rows.map((r) => el('li', {
+      class: [r.connected ? 'connected' : 'gone', r.followed ? 'followed' : null, pick ? 'pickable' : null].filter(Boolean).join(' '),
+      dataset: { racer: r.key, connected: String(r.connected), state: r.state },
+      title: pick ? `Follow ${r.name}` : null,
+      onclick: pick ? () => pick(r.key) : null,
+    },
+    swatch(r.colour), el('span', { class: 'rival-name' }, r.name),
+    RACER_STATES[r.state] ? el('span', { class: `rival-state ${r.state}` }, ` ${RACER_STATES[r.state]}`)
+      : !r.connected ? el('span', { class: 'rival-state gone' }, ' reconnecting…') : null,
+    r.gap ? el('span', { class: `delta ${r.gap.ticks < 0 ? 'ahead' : r.gap.ticks > 0 ? 'behind' : 'even'}`, dataset: { ticks: r.gap.ticks } },
+      ` ${r.gap.label} ${delta(r.gap.ticks, this.rate)}`) : null,
+    !r.gap && r.last ? el('span', { class: 'rival-last muted' }, ` ${r.last.label} ${r.last.time}`) : null)));
   }
 
   /**

@@ -23,8 +23,8 @@ export class LiveRun {
     this.recorder = pogo.recorder({ sim: this.sim, playerName, date });
     /** GO on the performance clock (ms); null before GO. */
     this.t0Ms = null;
-    /** The countdown's start on the performance clock (ms); null with the manual clock. */
-    this.countdownFrom = null;
+    /** When the countdown ends, on the performance clock (ms); null before it is known. */
+    this.goAtMs = null;
     /** The latest run time a frame ran to (ns): time never goes back. */
     this.lastNs = 0n;
     this.over = false;

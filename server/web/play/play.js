@@ -1,5 +1,10 @@
 // The play view (`#/play/LEVEL?ghosts=ID,ID`): race a level in 3D against live ghosts on the
-// same WebAssembly core the server verifies with, then upload the run from the finish panel.
+// same WebAssembly core the server verifies with. Play races live: in a room of one on the
+// server (play/live-race.js), which re-simulates the run as it streams and files it,
+// verified and ranked, at the finish; offline (`?live=off`, or when the server's rooms cannot
+// be reached) the run is uploaded from the finish panel as before. A live room shared with
+// friends is `#/room/ID` (`renderRoom`): its lobby, the race against the other racers (each
+// re-simulated here from their stream, play/rivals.js), or watching it, and its result.
 //
 // Set up once (the page's elements, then the level, the core, the 3D stage and the ghosts),
 // then one loop: `animate` asks for the next frame and runs `loop.frame` (play/loop.js:
@@ -21,7 +26,7 @@
 // without WebGL still races and records). `window.__pogo.play` (play/hooks.js) reads the
 // race back; `data-play-state` on the page's main element is the race's state.
 
-import { HOME_HREF, boardHref } from '../routes.js';
+import { HOME_HREF, boardHref, liveHref } from '../routes.js';
 import { ApiError, getJson, segment } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { renderFinish } from '../shared/finish-panel.js';
@@ -32,6 +37,7 @@ import { loadGhosts } from './ghosts.js';
 import { playHook } from './hooks.js';
 import { Hud } from './hud.js';
 import { Controls } from './input.js';
+import { liveScreens, openNewRoom } from './live-screens.js';
 import { FrameLoop } from './loop.js';
 import { Race } from './race.js';
 
@@ -42,23 +48,25 @@ const GO_SHOWN_MS = 700;
 /** What leaving during a run asks. */
 const LEAVE_QUESTION = 'Leave the race? The run in progress will be lost.';
 
-/** The view's elements: the stage (canvas, HUD, touch controls, overlay) and the panels. */
-function layout(main, levelName) {
+/** The view's elements: the stage (canvas, HUD, touch controls, overlay) and the panels
+ * (the finish panel, a live room's result). */
+function layout(main, levelName, roomId) {
   const page = {
     canvas: el('canvas', { class: 'play-canvas', 'aria-label': `The level ${levelName} in 3D` }),
     hudLayer: el('div', { class: 'play-hud' }),
     touchLayer: el('div', { class: 'play-touch' }),
     overlay: el('div', { class: 'play-overlay' }),
     finishPanel: el('div', { class: 'play-finish', hidden: true }),
+    resultPanel: el('div', { class: 'play-result', hidden: true }),
     pending: el('div', { class: 'play-pending' }),
   };
   page.stageBox = el('div', { class: 'play-stage' }, page.canvas, page.hudLayer, page.touchLayer, page.overlay);
   page.section = el('section', { class: 'play', dataset: { level: levelName } },
     el('div', { class: 'play-head' },
-      el('h2', {}, 'Race ', el('span', { class: 'level-name' }, levelName)),
-      el('span', { class: 'muted small play-keys' }, 'Steer: arrows or WASD · Trick: Space · Dive: Shift · Restart: R'),
-      link(boardHref(levelName), 'Leaderboard')),
-    page.pending, page.stageBox, page.finishPanel);
+      el('h2', {}, roomId ? 'Live race ' : 'Race ', el('span', { class: 'level-name' }, levelName)),
+      el('span', { class: 'muted small play-keys' }, `Steer: arrows or WASD · Trick: Space · Dive: Shift${roomId ? '' : ' · Restart: R'}`),
+      link(boardHref(levelName), 'Leaderboard'), roomId ? link(liveHref(), 'Live races') : null),
+    page.pending, page.stageBox, page.finishPanel, page.resultPanel);
   replace(main, page.section);
   replace(page.overlay, el('p', {}, 'Loading the level and the simulation…'));
   return page;
@@ -86,9 +94,11 @@ function screens(ctx) {
     page.section.dataset.state = state;
     main.dataset.playState = state;
   };
-  const raceAgain = () => el('div', { class: 'play-again' },
+  // A shared room's race is run once; a solo race again and again.
+  const raceAgain = () => (ctx.roomId ? null : el('div', { class: 'play-again' },
     el('button', { type: 'button', class: 'play-button', onclick: () => ctx.race.start() }, 'Race again'),
-    el('span', { class: 'muted small' }, ' or press R'));
+    el('span', { class: 'muted small' }, ' or press R')));
+  Object.assign(ctx, { mirror, raceAgain });
   return {
     'missing-core': (race, error) => {
       mirror('missing-core');
@@ -109,12 +119,17 @@ function screens(ctx) {
       mirror('ready');
       ctx.loop.resetView();
       const playButton = el('button', { type: 'button', class: 'play-button', onclick: () => race.start() }, 'Play');
+      const friends = el('button', { type: 'button', class: 'quiet play-friends' }, 'Race friends');
+      friends.addEventListener('click', () => openNewRoom(ctx.levelName, friends));
       const n = ctx.ghostCount;
+      const how = !race.liveWanted ? 'the run is recorded and verified by replaying your inputs'
+        : ctx.identity ? 'raced live: the server verifies and ranks the run as you cross the line'
+          : 'raced live; register on the finish panel to be ranked';
       replace(page.overlay, el('div', { class: 'play-ready' },
         ctx.noStage,
-        playButton,
+        el('div', { class: 'play-ready-buttons' }, playButton, friends),
         el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
-        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · the run is recorded and verified by replaying your inputs`)));
+        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · ${how}`)));
       if (!race.manual) playButton.focus();
     },
     countdown: (race) => {
@@ -137,7 +152,7 @@ function screens(ctx) {
       replace(page.overlay, raceAgain());
       const run = race.run;
       if (run.finishTick === null) {
-        ctx.hud.setMessage(`${why} Press R to race again.`);
+        ctx.hud.setMessage(ctx.roomId ? why : `${why} Press R to race again.`);
         return;
       }
       // Back from an upload that failed (the run kept): its panel stays, with its retry.
@@ -178,10 +193,35 @@ async function load(ctx, params) {
 }
 
 export async function renderPlay(main, levelName, params, view) {
+  await openPlay(main, { levelName, params, view, roomId: null, phase: null });
+}
+
+/** `#/room/ID`: a live room, in its lobby (join it), racing (watch it) or over (its result). */
+export async function renderRoom(main, roomId, params, view) {
+  let room;
+  try {
+    room = await getJson(`/api/rooms/${segment(roomId)}`, { signal: view.signal });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    const why = e instanceof ApiError && e.status === 404 ? 'No such room: it may have ended a while ago.'
+      : e instanceof ApiError && e.status === 400 ? 'That is not a room\'s link.' : `The room cannot be read: ${e.message}`;
+    replace(main, el('p', { class: 'error', role: 'alert' }, why), el('p', {}, link(liveHref(), 'The races in progress')));
+    return;
+  }
+  // A shared room races no ghosts: the rivals are the race.
+  const roomParams = new URLSearchParams(params);
+  roomParams.set('leader', 'no');
+  roomParams.delete('ghosts');
+  await openPlay(main, { levelName: room.level, params: roomParams, view, roomId, phase: room.phase });
+}
+
+/** The play view of `levelName`: solo (`roomId` null) or a live room's (in `phase`). */
+async function openPlay(main, { levelName, params, view, roomId, phase }) {
   const manual = params.get('clock') === 'manual';
-  const page = layout(main, levelName);
-  const ctx = { main, page, view, levelName, identity: getIdentity() };
-  const race = new Race({ screens: screens(ctx), manual });
+  const page = layout(main, levelName, roomId);
+  const ctx = { main, page, view, levelName, roomId, identity: getIdentity() };
+  const screensOf = { ...screens(ctx), ...liveScreens(ctx) };
+  const race = new Race({ screens: screensOf, manual, live: params.get('live') !== 'off', mode: roomId ? 'room' : 'solo' });
   ctx.race = race;
   view.guard(() => (race.inProgress ? LEAVE_QUESTION : null));
   view.cleanup(() => race.dispose());
@@ -189,11 +229,43 @@ export async function renderPlay(main, levelName, params, view) {
   if (!loaded) return;
   const { geometry, pogo, tuning, level, ghosts } = loaded;
   ctx.rate = geometry.tick_rate;
+  const { stage, live, playerRig } = await setUpStage(ctx, params, loaded);
+  ctx.controls = manual ? null : new Controls({
+    touchLayer: page.touchLayer,
+    onChange: (input, atMs) => {
+      if (race.state === 'countdown' || race.state === 'racing') race.input(race.run.nsAt(atMs), input);
+    },
+    onAction: (name) => {
+      if (name === 'restart') race.start();
+    },
+  });
+  view.cleanup(() => ctx.controls?.dispose());
+  ctx.loop = new FrameLoop({ race, controls: ctx.controls, stage, chase: ctx.chase, playerRig, hud: ctx.hud, ghosts: live, geometry });
+  view.cleanup(() => ctx.loop.liveLayer.dispose());
+  const setup = { pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, ghosts: live, signal: view.signal };
+  window.__pogo = { ...window.__pogo, play: playHook({ race, loop: ctx.loop, ghosts, controls: ctx.controls, pogo, rate: ctx.rate }) };
+  if (roomId) {
+    try {
+      await race.enterRoom(setup, roomId, phase);
+    } catch (e) {
+      if (view.signal.aborted) return;
+      race.fail(new Error(`cannot join the room: ${e.message}`));
+      return;
+    }
+  } else {
+    race.loaded(setup);
+  }
+  animate(ctx, stage, view, manual);
+}
 
+/** The 3D stage (unless `?render=none`), the HUD, the ghosts' and the player's rigs. */
+async function setUpStage(ctx, params, { geometry, ghosts }) {
+  const { page, view } = ctx;
   const { stage, chase, failure } = params.get('render') === 'none' ? {} : await makeStage(page.canvas, geometry);
   view.cleanup(() => stage?.dispose());
   if (failure) replace(page.overlay, failure);
   ctx.noStage = failure ?? null;
+  ctx.chase = chase;
   ctx.hud = new Hud(page.hudLayer, ctx.rate);
   ctx.hud.setLegend(ghosts.map((g) => ({ key: g.key, name: g.label, colour: g.colour, status: g.refused })));
   const live = ghosts.filter((g) => !g.refused);
@@ -201,21 +273,7 @@ export async function renderPlay(main, levelName, params, view) {
   for (const ghost of live) ghost.rig = stage?.addPogo({ colour: ghost.colour, label: ghost.label, ghost: true }) ?? null;
   const playerRig = stage?.addPogo({ colour: PLAYER_COLOUR, label: ctx.identity?.name ?? 'you', ghost: false }) ?? null;
   renderPending(page.pending, view);
-
-  ctx.controls = manual ? null : new Controls({
-    touchLayer: page.touchLayer,
-    onChange: (input, atMs) => {
-      if (race.state === 'countdown' || race.state === 'racing') race.run.input(race.run.nsAt(atMs), input);
-    },
-    onAction: (name) => {
-      if (name === 'restart') race.start();
-    },
-  });
-  view.cleanup(() => ctx.controls?.dispose());
-  ctx.loop = new FrameLoop({ race, controls: ctx.controls, stage, chase, playerRig, hud: ctx.hud, ghosts: live, geometry });
-  race.loaded({ pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, ghosts: live, signal: view.signal });
-  window.__pogo = { ...window.__pogo, play: playHook({ race, loop: ctx.loop, ghosts, controls: ctx.controls, pogo, rate: ctx.rate }) };
-  animate(ctx, stage, view, manual);
+  return { stage, live, playerRig };
 }
 
 /** The one loop: a frame per animation frame until the view closes (none with the manual

@@ -238,10 +238,11 @@ const follow = (dt, tau) => 1 - Math.exp(-dt / tau);
 
 /**
  * One pogo. `object` is what the stage adds to its scene. `colour` is a CSS colour;
- * `label` the name shown over a ghost; `ghost` makes it translucent and labelled.
+ * `label` the name shown over a ghost or a named rig; `ghost` makes it translucent and labelled;
+ * `named` labels an opaque rig (a live rival).
  */
 export class PogoRig {
-  constructor({ colour, label = '', ghost = false }) {
+  constructor({ colour, label = '', ghost = false, named = false }) {
     this.ghost = ghost;
     this.geometry = acquireShared();
     const g = this.geometry;
@@ -270,7 +271,7 @@ export class PogoRig {
 
     // root (at the tip, world-aligned) → tilt (lean + stun wobble) → yaw (facing) → squash
     this.object = new THREE.Group();
-    this.object.name = ghost ? `ghost ${label}` : 'player';
+    this.object.name = ghost ? `ghost ${label}` : named ? `rival ${label}` : 'player';
     this.tilt = new THREE.Group();
     this.yaw = new THREE.Group();
     this.squash = new THREE.Group();
@@ -300,7 +301,7 @@ export class PogoRig {
     this.shadow.visible = false;
     this.shadow.renderOrder = 1;
     this.object.add(this.shadow);
-    this.label = ghost && label ? makeLabel(label, colour) : null;
+    this.label = (ghost || named) && label ? makeLabel(label, colour) : null;
     if (this.label) {
       this.label.position.y = RIG.labelHeight;
       this.object.add(this.label);
@@ -443,6 +444,25 @@ export class PogoRig {
 
   setVisible(visible) {
     this.object.visible = visible;
+  }
+
+  /**
+   * A see-through rig (`opacity` < 1) or a solid one again: a live rival close to the player
+   * would hide the player's own pogo. The body's materials only (a ghost's are translucent
+   * already); a change of transparency recompiles their shaders once, so it is done on a
+   * change only.
+   */
+  fade(opacity) {
+    if (this.ghost || this.fadedTo === opacity) return;
+    this.fadedTo = opacity;
+    const see = opacity < 1;
+    for (const name of ['body', 'limb', 'head', 'metal', 'dark']) {
+      const material = this.materials[name];
+      if (material.transparent !== see) material.needsUpdate = true;
+      material.transparent = see;
+      material.opacity = opacity;
+      material.depthWrite = !see;
+    }
   }
 
   /** Frees the rig's materials and label (the shared geometries with the last rig). */

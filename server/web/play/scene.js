@@ -485,8 +485,8 @@ export class Stage {
   }
 
   /** A pogo rig in the scene (see rig.js): `colour` CSS, `label` a ghost's name. */
-  addPogo({ colour, label = '', ghost = false }) {
-    const rig = new PogoRig({ colour, label, ghost });
+  addPogo({ colour, label = '', ghost = false, named = false }) {
+    const rig = new PogoRig({ colour, label, ghost, named });
     this.scene.add(rig.object);
     this.rigs.add(rig);
     return rig;

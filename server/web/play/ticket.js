@@ -1,27 +1,44 @@
 // A run ticket for one race (the server's `api::tickets`; what it proves: the README's
-// "Real-time runs"). With a token, the play view asks for a ticket when the countdown starts;
-// at GO it commits the start (tick 0, the state hash before the first tick), then each
-// checkpoint reached for the first time and the finish (the split's tick, the state hash
-// after it), each the moment it happens. The server stamps every commitment with its clock;
-// the upload names the ticket (`POST /api/runs?ticket=ID`) and the verdict says whether the
-// run was real-time.
+// "Real-time runs"). It is the fallback path's: a race the server's live rooms cannot take
+// (play/live-race.js) asks for a ticket when its countdown starts. The server sets the
+// ticket's GO when it issues it (`go_in_ms` after its answer); the page counts down to the
+// answer's arrival plus `go_in_ms` (`goAtMs`, on the performance clock), so its GO is never
+// before the server's. At GO it commits the start (tick 0, the state hash before the first
+// tick), then each checkpoint reached for the first time and the finish (the split's tick,
+// the state hash after it), each the moment it happens. The server stamps every commitment
+// with its clock on first arrival; the upload names the ticket (`POST /api/runs?ticket=ID`)
+// and the verdict says whether the run was real-time.
 //
 // Nothing here blocks a frame: a commitment is a `fetch(…, {keepalive: true})` started and
-// left to finish; its failure is noted (shown on the finish panel), never retried — a late
-// commitment is worth nothing anyway. Without a token, or when the ticket cannot be had (rate
-// limited, offline), the race is open: it still verifies and ranks on the open board.
+// left to finish, retried (network failures, 429, 5xx) until the server acknowledges it —
+// the server answers a copy of one it holds 200 `repeated`, its first arrival standing, so a
+// retry never moves it. A refusal no retry can fix (409 `commit_conflict`, another 4xx) is
+// noted and shown on the finish panel; the upload waits for every commitment to settle.
+// Without a token, or when the ticket cannot be had (rate limited, offline), the race is
+// open: it still verifies and ranks on the open board.
 
 import { ApiError, request, segment } from '../shared/api.js';
 
-/** How long the upload waits for commitments still on their way (ms). */
-const SETTLE_WAIT_MAX_MS = 5000;
+/** How long the upload waits for commitments still on their way, retries included (ms). */
+const SETTLE_WAIT_MAX_MS = 8000;
+/** Tries of one commitment before it is given up (a late one is worth nothing anyway). */
+export const COMMIT_TRIES_MAX = 8;
+/** The first wait between tries (ms), doubled each try up to COMMIT_RETRY_MAX_MS. */
+const COMMIT_RETRY_FIRST_MS = 100;
+const COMMIT_RETRY_MAX_MS = 2000;
+
+/** A failed try that a later one may fix: the network, 429, 5xx. */
+const retryable = (status) => status === 0 || status === 429 || status >= 500;
 
 /** One race's ticket: `id`, the commitments sent, and what went wrong, if anything. */
 export class RunTicket {
-  constructor(issued, token) {
+  /** `issued`: the server's answer; `arrivedMs`: when it arrived (performance clock). */
+  constructor(issued, token, arrivedMs) {
     this.id = issued.id;
     this.issued = issued;
     this.token = token;
+    /** GO on the performance clock: the answer's arrival plus the server's `go_in_ms`. */
+    this.goAtMs = arrivedMs + Math.max(0, Number(issued.go_in_ms) || 0);
     /** Commitments sent: {kind, tick, hash, ok: null (on its way) | true | false, error}. */
     this.sent = [];
     /** Checkpoint indices committed (each checkpoint counts once, as the verifier's splits). */
@@ -40,7 +57,7 @@ export class RunTicket {
         retry: false,
         signal,
       });
-      return { ticket: new RunTicket(body, identity.token) };
+      return { ticket: new RunTicket(body, identity.token, performance.now()) };
     } catch (e) {
       if (e.name === 'AbortError') throw e;
       const why = e instanceof ApiError ? `${e.message} (${e.status} ${e.code})` : String(e.message ?? e);
@@ -64,28 +81,52 @@ export class RunTicket {
     this.post('checkpoint', tick, hash);
   }
 
+  /** Sends one commitment and retries it until the server acknowledges or refuses it. */
   post(kind, tick, hash) {
-    const record = { kind, tick, hash, ok: null, error: null };
+    const record = { kind, tick, hash, ok: null, error: null, tries: 0, repeated: false };
     this.sent.push(record);
-    const sent = fetch(this.issued.commits_url, {
-      method: 'POST',
-      keepalive: true,
-      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ kind, tick, hash }),
-    }).then(async (response) => {
-      record.ok = response.ok;
-      if (!response.ok) {
-        const body = await response.json().catch(() => null);
-        record.error = `${body?.message ?? response.statusText} (${response.status} ${body?.error ?? ''})`.trim();
-      }
-    }, (e) => {
-      record.ok = false;
-      record.error = `cannot reach the server: ${e.message}`;
-    }).finally(() => {
+    const sent = this.deliver(record).finally(() => {
       this.inFlight.delete(sent);
       if (record.ok === false && !this.problem) this.problem = `the ${kind} commitment did not reach the server: ${record.error}`;
     });
     this.inFlight.add(sent);
+  }
+
+  /** Tries `record` until acknowledged (200 or 201), refused (another 4xx) or out of tries. */
+  async deliver(record) {
+    const body = JSON.stringify({ kind: record.kind, tick: record.tick, hash: record.hash });
+    for (let wait = COMMIT_RETRY_FIRST_MS; ; wait = Math.min(2 * wait, COMMIT_RETRY_MAX_MS)) {
+      record.tries += 1;
+      const { status, answer, error } = await this.once(body);
+      if (status === 200 || status === 201) {
+        record.ok = true;
+        record.repeated = Boolean(answer?.repeated);
+        return;
+      }
+      record.error = error;
+      if (!retryable(status) || record.tries >= COMMIT_TRIES_MAX) {
+        record.ok = false;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** One try: `{status (0: no answer), answer, error}`. */
+  async once(body) {
+    try {
+      const response = await fetch(this.issued.commits_url, {
+        method: 'POST',
+        keepalive: true,
+        headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', accept: 'application/json' },
+        body,
+      });
+      const answer = await response.json().catch(() => null);
+      const error = response.ok ? null : `${answer?.message ?? response.statusText} (${response.status} ${answer?.error ?? ''})`.trim();
+      return { status: response.status, answer, error };
+    } catch (e) {
+      return { status: 0, answer: null, error: `cannot reach the server: ${e.message}` };
+    }
   }
 
   /** Resolves when every commitment sent has been answered (at most SETTLE_WAIT_MAX_MS). */
@@ -96,6 +137,9 @@ export class RunTicket {
 
   /** What the finish panel keeps: the id, and what the page knows went wrong. */
   summary() {
-    return { id: this.id, problem: this.problem, sent: this.sent.map(({ kind, tick, ok }) => ({ kind, tick, ok })) };
+    return {
+      id: this.id, problem: this.problem, goAtMs: this.goAtMs,
+      sent: this.sent.map(({ kind, tick, ok, tries, repeated }) => ({ kind, tick, ok, tries, repeated })),
+    };
   }
 }
