@@ -214,6 +214,8 @@ fn check_loopback(url: &str) -> Result<(), String> {
     }
 }
 
+/// The upload load test: record bot runs, register their players, upload them all while
+/// readers time the board, wait for every verdict, then report.
 async fn run(args: &Args) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .no_proxy()
@@ -250,10 +252,69 @@ async fn run(args: &Args) -> Result<(), String> {
         }
         _ => args.servers.clone(),
     };
+    let tokens = register(&http, &api[0], &names).await?;
+    let readers = Readers::start(
+        &http,
+        format!("{}/api/levels/{}/leaderboard?limit=20", api[0], args.level),
+        args.readers,
+    );
+    tokio::time::sleep(Duration::from_secs(args.baseline_s)).await;
+    readers.loaded.store(true, Ordering::Relaxed);
+
+    let upload_started = Instant::now();
+    let uploaded = upload_all(&http, &api, &replays, tokens, args.concurrency).await;
+    let uploaded_s = upload_started.elapsed().as_secs_f64();
+    // The reads were of the storing server, which stops now if it was ours.
+    let verifying: Vec<String> = match (&args.spawn, &args.database) {
+        (Some(bin), Some(database)) => {
+            readers.stop.store(true, Ordering::Relaxed);
+            spawned.stop_all();
+            let mut bases = Vec::new();
+            for _ in 0..args.processes {
+                bases.push(
+                    spawned
+                        .start(bin, database, args.workers, args.verify_batch, &http)
+                        .await?,
+                );
+            }
+            bases
+        }
+        _ => api.clone(),
+    };
+    wait_idle(&http, &verifying[0]).await?;
+    let verified_s = upload_started.elapsed().as_secs_f64();
+    let (idle, busy) = readers.finish().await;
+    spawned.stop_all();
+    let resim_after = resimulate(&replays)?;
+    let span = match &args.database {
+        Some(database) => Some(verdict_span(database, &tag).await?),
+        None => None,
+    };
+    println!("servers: {}", verifying.join(" "));
+    report(
+        args,
+        &Outcome {
+            uploaded,
+            uploaded_s,
+            verified_s,
+            resim: (resim_before, resim_after),
+            span,
+            reads: (idle, busy),
+        },
+    );
+    Ok(())
+}
+
+/// Registers a player per name at `base`: their tokens, in order.
+async fn register(
+    http: &reqwest::Client,
+    base: &str,
+    names: &[String],
+) -> Result<Vec<String>, String> {
     let mut tokens = Vec::with_capacity(names.len());
-    for name in &names {
+    for name in names {
         let response = http
-            .post(format!("{}/api/players", api[0]))
+            .post(format!("{base}/api/players"))
             .json(&serde_json::json!({ "name": name }))
             .send()
             .await
@@ -264,44 +325,87 @@ async fn run(args: &Args) -> Result<(), String> {
         let body: serde_json::Value = response.json().await.map_err(|e| e.to_string())?;
         tokens.push(body["token"].as_str().unwrap_or_default().to_string());
     }
+    Ok(tokens)
+}
 
-    let board = format!("{}/api/levels/{}/leaderboard?limit=20", api[0], args.level);
-    let latencies = Arc::new(Mutex::new((Vec::new(), Vec::new())));
-    let loaded = Arc::new(AtomicBool::new(false));
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut readers = Vec::new();
-    for _ in 0..args.readers {
-        let (http, board, latencies, loaded, stop) = (
-            http.clone(),
-            board.clone(),
-            latencies.clone(),
-            loaded.clone(),
-            stop.clone(),
-        );
-        readers.push(tokio::spawn(async move {
-            while !stop.load(Ordering::Relaxed) {
-                let t = Instant::now();
-                let ok = match http.get(&board).send().await {
-                    Ok(r) => r.status() == 200 && r.bytes().await.is_ok(),
-                    Err(_) => false,
-                };
-                let ms = t.elapsed().as_secs_f64() * 1000.0;
-                if ok {
-                    let mut l = latencies.lock().await;
-                    if loaded.load(Ordering::Relaxed) {
-                        l.1.push(ms)
-                    } else {
-                        l.0.push(ms)
+/// Readers of the board, each reading it back to back until stopped; each read's time (ms)
+/// filed as idle (before `loaded`) or busy.
+struct Readers {
+    latencies: Arc<Mutex<(Vec<f64>, Vec<f64>)>>,
+    loaded: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Readers {
+    fn start(http: &reqwest::Client, board: String, count: usize) -> Readers {
+        let latencies = Arc::new(Mutex::new((Vec::new(), Vec::new())));
+        let loaded = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let tasks = (0..count)
+            .map(|_| {
+                let (http, board, latencies, loaded, stop) = (
+                    http.clone(),
+                    board.clone(),
+                    latencies.clone(),
+                    loaded.clone(),
+                    stop.clone(),
+                );
+                tokio::spawn(async move {
+                    while !stop.load(Ordering::Relaxed) {
+                        let t = Instant::now();
+                        let ok = match http.get(&board).send().await {
+                            Ok(r) => r.status() == 200 && r.bytes().await.is_ok(),
+                            Err(_) => false,
+                        };
+                        let ms = t.elapsed().as_secs_f64() * 1000.0;
+                        if ok {
+                            let mut l = latencies.lock().await;
+                            if loaded.load(Ordering::Relaxed) {
+                                l.1.push(ms)
+                            } else {
+                                l.0.push(ms)
+                            }
+                        }
                     }
-                }
-            }
-        }));
+                })
+            })
+            .collect();
+        Readers {
+            latencies,
+            loaded,
+            stop,
+            tasks,
+        }
     }
-    tokio::time::sleep(Duration::from_secs(args.baseline_s)).await;
-    loaded.store(true, Ordering::Relaxed);
 
-    let upload_started = Instant::now();
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.concurrency));
+    /// Stops the readers: the idle reads' times and the busy ones' (ms).
+    async fn finish(self) -> (Vec<f64>, Vec<f64>) {
+        self.stop.store(true, Ordering::Relaxed);
+        for task in self.tasks {
+            let _ = task.await;
+        }
+        let mut l = self.latencies.lock().await;
+        (std::mem::take(&mut l.0), std::mem::take(&mut l.1))
+    }
+}
+
+/// Every upload's status and the time to its answer (ms).
+struct Uploaded {
+    statuses: std::collections::BTreeMap<u16, usize>,
+    ack_ms: Vec<f64>,
+}
+
+/// Uploads every replay with its player's token, `concurrency` at a time, round robin over
+/// the servers in `api`.
+async fn upload_all(
+    http: &reqwest::Client,
+    api: &[String],
+    replays: &[Vec<u8>],
+    tokens: Vec<String>,
+    concurrency: usize,
+) -> Uploaded {
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let mut uploads = tokio::task::JoinSet::new();
     for (i, (bytes, token)) in replays.iter().cloned().zip(tokens).enumerate() {
         let server = api[i % api.len()].clone();
@@ -323,37 +427,24 @@ async fn run(args: &Args) -> Result<(), String> {
             ))
         });
     }
-    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
-    let mut ack_ms = Vec::new();
+    let mut uploaded = Uploaded {
+        statuses: std::collections::BTreeMap::new(),
+        ack_ms: Vec::new(),
+    };
     while let Some(done) = uploads.join_next().await {
         if let Ok(Some((status, ms))) = done {
-            *statuses.entry(status).or_default() += 1;
-            ack_ms.push(ms);
+            *uploaded.statuses.entry(status).or_default() += 1;
+            uploaded.ack_ms.push(ms);
         }
     }
-    let uploaded_s = upload_started.elapsed().as_secs_f64();
-    let accepted = statuses.get(&202).copied().unwrap_or(0);
-    // The reads were of the storing server, which stops now if it was ours.
-    let verifying: Vec<String> = match (&args.spawn, &args.database) {
-        (Some(bin), Some(database)) => {
-            stop.store(true, Ordering::Relaxed);
-            spawned.stop_all();
-            let mut bases = Vec::new();
-            for _ in 0..args.processes {
-                bases.push(
-                    spawned
-                        .start(bin, database, args.workers, args.verify_batch, &http)
-                        .await?,
-                );
-            }
-            bases
-        }
-        _ => api.clone(),
-    };
-    // Done when the database holds nothing queued or being verified.
+    uploaded
+}
+
+/// Waits until the database holds nothing queued or being verified (as `base`'s metrics say).
+async fn wait_idle(http: &reqwest::Client, base: &str) -> Result<(), String> {
     loop {
         let text = http
-            .get(format!("{}/metrics", verifying[0]))
+            .get(format!("{base}/metrics"))
             .send()
             .await
             .map_err(|e| e.to_string())?
@@ -365,35 +456,48 @@ async fn run(args: &Args) -> Result<(), String> {
                 .any(|l| l == format!("pogo_runs{{status=\"{s}\"}} 0"))
         });
         if idle {
-            break;
+            return Ok(());
         }
         // Each look counts the runs by status in the database: not so often that it takes a
         // share of the CPU the verifiers are measured on (their rate comes from the
         // database's timestamps, not from this loop).
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let verified_s = upload_started.elapsed().as_secs_f64();
-    stop.store(true, Ordering::Relaxed);
-    for reader in readers {
-        let _ = reader.await;
-    }
-    spawned.stop_all();
-    let resim_after = resimulate(&replays)?;
+}
+
+/// What one upload load test measured.
+struct Outcome {
+    uploaded: Uploaded,
+    /// From the first upload to the last answer (s).
+    uploaded_s: f64,
+    /// From the first upload to the last verdict (s).
+    verified_s: f64,
+    /// The re-simulation alone before and after (runs/s).
+    resim: (f64, f64),
+    /// Verdicts in the database: their count, the first's and the last's time (ms).
+    span: Option<(i64, i64, i64)>,
+    /// The board's read times, idle and while verifying (ms).
+    reads: (Vec<f64>, Vec<f64>),
+}
+
+/// Prints what the upload load test measured.
+fn report(args: &Args, o: &Outcome) {
+    let Outcome {
+        uploaded,
+        uploaded_s,
+        verified_s,
+        resim: (resim_before, resim_after),
+        span,
+        reads: (idle, busy),
+    } = o;
+    let accepted = uploaded.statuses.get(&202).copied().unwrap_or(0);
     // The figure the servers are held to: the mean of the two medians.
     let resim = (resim_before + resim_after) / 2.0;
-    let span = match &args.database {
-        Some(database) => Some(verdict_span(database, &tag).await?),
-        None => None,
-    };
-    let (idle, busy) = {
-        let mut l = latencies.lock().await;
-        (std::mem::take(&mut l.0), std::mem::take(&mut l.1))
-    };
-    println!("servers: {}", verifying.join(" "));
     println!(
-        "uploads: {statuses:?} in {uploaded_s:.2} s (ack p50 {:.1} ms, p99 {:.1} ms)",
-        pct(&ack_ms, 50.0),
-        pct(&ack_ms, 99.0)
+        "uploads: {:?} in {uploaded_s:.2} s (ack p50 {:.1} ms, p99 {:.1} ms)",
+        uploaded.statuses,
+        pct(&uploaded.ack_ms, 50.0),
+        pct(&uploaded.ack_ms, 99.0)
     );
     // With --spawn the time from the first upload includes stopping the storing server and
     // starting the verifying ones: not a rate of anything.
@@ -430,20 +534,15 @@ async fn run(args: &Args) -> Result<(), String> {
         );
     }
     if args.readers > 0 {
-        println!(
-            "leaderboard reads, idle: {} reads, p50 {:.2} ms, p99 {:.2} ms",
-            idle.len(),
-            pct(&idle, 50.0),
-            pct(&idle, 99.0)
-        );
-        println!(
-            "leaderboard reads, while verifying: {} reads, p50 {:.2} ms, p99 {:.2} ms",
-            busy.len(),
-            pct(&busy, 50.0),
-            pct(&busy, 99.0)
-        );
+        for (what, reads) in [("idle", idle), ("while verifying", busy)] {
+            println!(
+                "leaderboard reads, {what}: {} reads, p50 {:.2} ms, p99 {:.2} ms",
+                reads.len(),
+                pct(reads, 50.0),
+                pct(reads, 99.0)
+            );
+        }
     }
-    Ok(())
 }
 
 /// Replays verified per pass of the re-simulation alone (the first ones recorded).
