@@ -756,7 +756,7 @@ fn race_picks_the_player_of_a_multi_player_replay() {
     assert_eq!(lines[2], format!("run:   {} P1 (of 3 players)", s(&multi)));
     let row: Vec<&str> = lines
         .iter()
-        .find(|l| l.starts_with("checkpoint 1 "))
+        .find(|l| l.starts_with("CP1 "))
         .unwrap()
         .split_whitespace()
         .collect();

@@ -63,7 +63,7 @@ pub use names::{NameError, check_player_name};
 pub use reader::{Chunk, Limits, Replay, ReplayReader};
 pub use recorder::Recorder;
 pub use salvage::{SalvageError, Salvaged, salvage};
-pub use splits::{Split, SplitRecorder};
+pub use splits::{Split, SplitRecorder, checkpoint_name};
 pub use tuning_file::{
     TUNING_FILE_BYTES_MAX, TuningFileError, apply_tuning_json, parse_tuning_json, tuning_to_json,
 };

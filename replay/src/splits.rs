@@ -16,6 +16,16 @@ pub struct Split {
     pub tick: Ticks,
 }
 
+/// A checkpoint as a person reads it: `CP1` for the level's first (index 0), `finish` for
+/// `None`. Files and the API's JSON keep the index from 0; the CLI's output, the server's
+/// messages and the web page (`shared/format.js`'s `checkpointLabel`) name it this way.
+pub fn checkpoint_name(checkpoint: Option<u32>) -> String {
+    match checkpoint {
+        Some(i) => format!("CP{}", u64::from(i) + 1),
+        None => "finish".to_string(),
+    }
+}
+
 /// Every player's splits, recorded tick by tick.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SplitRecorder {

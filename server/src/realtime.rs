@@ -278,10 +278,11 @@ pub fn judge(
     Ok(())
 }
 
-/// "checkpoint 2" (the level's index) or "the finish".
-fn split_name(checkpoint: Option<u32>) -> String {
+/// "CP2" (as the CLI and the page name a checkpoint: `pogo_replay::checkpoint_name`) or
+/// "the finish".
+pub(crate) fn split_name(checkpoint: Option<u32>) -> String {
     match checkpoint {
-        Some(i) => format!("checkpoint {i}"),
+        Some(_) => pogo_replay::checkpoint_name(checkpoint),
         None => "the finish".into(),
     }
 }

@@ -83,6 +83,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("shared/ghosts.js", JS),
     asset!("shared/identity.js", JS),
     asset!("shared/level.js", JS),
+    asset!("shared/limits.js", JS),
     asset!("shared/pending-list.js", JS),
     asset!("shared/pending.js", JS),
     asset!("shared/rerecord.js", JS),

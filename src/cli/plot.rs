@@ -235,10 +235,7 @@ fn track(
         let Some(at) = side(split.tick) else {
             continue;
         };
-        let name = match target {
-            Some(i) => format!("CP{}", i + 1),
-            None => "finish".to_string(),
-        };
+        let name = pogo::replay::checkpoint_name(target);
         splits.push(Mark {
             at,
             label: format!("{name} {} s", seconds(u64::from(split.tick.0) + 1, rate)),

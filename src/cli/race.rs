@@ -95,10 +95,7 @@ pub(crate) fn run(args: &RaceCommand, out: &mut dyn Write) -> Result<(), CliErro
     ]];
     let targets = (0..checkpoints).map(Some).chain([None]);
     for target in targets {
-        let label = match target {
-            Some(i) => format!("checkpoint {}", i + 1),
-            None => "finish".to_string(),
-        };
+        let label = pogo::replay::checkpoint_name(target);
         let (g, r) = (
             split(&ghost, ghost_player, target),
             split(&run, run_player, target),

@@ -323,8 +323,7 @@ impl RacerRun {
             return;
         }
         let page = (checkpoint != FINISH).then_some(checkpoint);
-        let name =
-            |c: Option<u32>| c.map_or("the finish".to_string(), |i| format!("checkpoint {i}"));
+        let name = crate::realtime::split_name;
         let server = self.splits.get(self.reported).copied();
         match server {
             Some((c, t)) if (c, t) == (page, tick) => {
@@ -366,7 +365,7 @@ impl RacerRun {
             if let (Some(claimed), Some(&(c, t))) = (self.claimed, self.splits.get(self.reported)) {
                 if t <= claimed {
                     let hash = self.split_hashes[self.reported];
-                    let name = c.map_or("the finish".to_string(), |i| format!("checkpoint {i}"));
+                    let name = crate::realtime::split_name(c);
                     self.desync = Some(Desync {
                         tick: t,
                         expected: Some(hash),

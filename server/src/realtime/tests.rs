@@ -79,7 +79,7 @@ fn every_commitment_at_the_slack_edge_passes_one_ms_past_fails() {
     commits[1].received_ms = GO + 11_517;
     assert_eq!(
         judge(RULES, GO, &commits, &odd).unwrap_err(),
-        "checkpoint 0 was committed 1.5 s after its game time since GO (at most 1.5 s allowed)"
+        "CP1 was committed 1.5 s after its game time since GO (at most 1.5 s allowed)"
     );
 }
 
@@ -162,7 +162,7 @@ fn the_notes_name_the_first_late_split() {
     let commits = commits(&run(), |g| GO + g + 100 + if g > 20_000 { 2000 } else { 0 });
     assert_eq!(
         judge(RULES, GO, &commits, &run()).unwrap_err(),
-        "checkpoint 1 was committed 2.1 s after its game time since GO (at most 1.5 s allowed)"
+        "CP2 was committed 2.1 s after its game time since GO (at most 1.5 s allowed)"
     );
     let mut late_start = honest(&run(), 0);
     late_start[0].received_ms = GO + 57_000;
@@ -203,7 +203,7 @@ fn a_checkpoint_on_the_finish_is_one_tick_two_splits() {
     missing.remove(2);
     assert_eq!(
         judge(RULES, GO, &missing, &run).unwrap_err(),
-        "checkpoint 1 (tick 3600) was never committed"
+        "CP2 (tick 3600) was never committed"
     );
 }
 
@@ -213,7 +213,7 @@ fn a_missing_split_an_extra_commit_a_wrong_hash_fail() {
     missing.remove(2);
     assert_eq!(
         judge(RULES, GO, &missing, &run()).unwrap_err(),
-        "checkpoint 1 (tick 2400) was never committed"
+        "CP2 (tick 2400) was never committed"
     );
     let mut no_finish = honest(&run(), 0);
     no_finish.pop();
@@ -240,7 +240,7 @@ fn a_missing_split_an_extra_commit_a_wrong_hash_fail() {
     assert!(
         judge(RULES, GO, &wrong, &run())
             .unwrap_err()
-            .starts_with("checkpoint 0's committed state hash (tick 1200) is not the replay's")
+            .starts_with("CP1's committed state hash (tick 1200) is not the replay's")
     );
     let mut wrong_start = honest(&run(), 0);
     wrong_start[0].hash ^= 1;

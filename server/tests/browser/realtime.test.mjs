@@ -237,7 +237,7 @@ describe('real-time runs', () => {
     const submit = await uploadAndWait(page);
     assert.equal(submit.state, 'verified', submit.message);
     assert.equal(submit.realtime, false);
-    assert.match(submit.realtimeNote, /^checkpoint 0 was committed 3\.\d+ s after its game time since GO \(at most 1\.5 s allowed\)$/);
+    assert.match(submit.realtimeNote, /^CP1 was committed 3\.\d+ s after its game time since GO \(at most 1\.5 s allowed\)$/);
     const line = page.locator('.finish-realtime');
     assert.equal(await line.getAttribute('data-realtime'), 'false');
     assert.equal(await line.locator('.realtime-note').innerText(), submit.realtimeNote);

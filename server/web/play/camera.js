@@ -16,6 +16,7 @@
 // - it pulls back a little with speed.
 
 import * as THREE from '../vendor/three.module.min.js';
+import { dampShare, wrapAngle } from './smoothing.js';
 
 /** Distance behind the followed point (m) at rest, plus this much per m/s of horizontal speed,
  * up to DISTANCE_SPEED_MAX_M more. */
@@ -48,8 +49,6 @@ export const DISTANCE_TAU_S = 0.6;
 /** Longest frame step the smoothing takes (s): a stalled tab does not jump the camera. */
 const DT_MAX_S = 0.1;
 
-const wrapAngle = (a) => Math.atan2(Math.sin(a), Math.cos(a));
-const follow = (dt, tau) => 1 - Math.exp(-dt / tau);
 
 export class ChaseCamera {
   /**
@@ -85,21 +84,21 @@ export class ChaseCamera {
    */
   update(position, velocity, dtSeconds) {
     const dt = Math.min(Math.max(dtSeconds || 0, 0), DT_MAX_S);
-    const kv = follow(dt, VELOCITY_TAU_S);
+    const kv = dampShare(dt, VELOCITY_TAU_S);
     this.velocity[0] += ((velocity?.[0] ?? 0) - this.velocity[0]) * kv;
     this.velocity[1] += ((velocity?.[2] ?? 0) - this.velocity[1]) * kv;
     const speed = Math.hypot(this.velocity[0], this.velocity[1]);
     if (speed > HEADING_SPEED_MIN) {
       const weight = Math.min(1, (speed - HEADING_SPEED_MIN) / (HEADING_SPEED_FULL - HEADING_SPEED_MIN));
       const error = wrapAngle(Math.atan2(this.velocity[1], this.velocity[0]) - this.heading);
-      const turn = error * follow(dt, HEADING_TAU_S) * weight;
+      const turn = error * dampShare(dt, HEADING_TAU_S) * weight;
       const turnMax = TURN_RATE_MAX * dt;
       this.heading = wrapAngle(this.heading + Math.min(turnMax, Math.max(-turnMax, turn)));
     }
-    this.height += (position[1] - this.height) * follow(dt, HEIGHT_TAU_S);
+    this.height = THREE.MathUtils.damp(this.height, position[1], 1 / HEIGHT_TAU_S, dt);
     this.height = Math.min(position[1] + TIP_BELOW_MAX_M, Math.max(position[1] - TIP_ABOVE_MAX_M, this.height));
     const distance = DISTANCE_M + Math.min(DISTANCE_SPEED_MAX_M, DISTANCE_PER_SPEED_S * speed);
-    this.distance += (distance - this.distance) * follow(dt, DISTANCE_TAU_S);
+    this.distance = THREE.MathUtils.damp(this.distance, distance, 1 / DISTANCE_TAU_S, dt);
     this.place(position);
   }
 

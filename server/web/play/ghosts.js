@@ -5,11 +5,9 @@
 // on without it.
 
 import { getJson, segment } from '../shared/api.js';
+import { serverLimits } from '../shared/limits.js';
 import { GHOSTS_MAX, GHOST_COLOURS, runIds } from '../shared/ghosts.js';
 import { Event, hex } from '../pogo.mjs';
-
-/** The largest ghost replay the page fetches (bytes): an hour of play is far smaller. */
-const GHOST_BYTES_MAX = 4 << 20;
 
 /**
  * The race's ghosts: the runs picked (`?ghosts=`), then the leader's and the player's own
@@ -61,15 +59,18 @@ async function loadGhost({ pogo, tuning, level, levelName, verifier, want, colou
   const refuse = (why) => new Ghost({ ...base, refused: why });
   let bytes;
   try {
+    // The largest replay the server accepts is the largest it serves: a longer answer is
+    // not a replay (checked before and after reading).
+    const { replay_bytes_max: bytesMax } = await serverLimits();
     const response = await fetch(`/api/runs/${want.id}/replay`, { signal: view.signal });
     if (!response.ok) {
       const body = await response.json().catch(() => null);
       return refuse(response.status === 404 ? 'no such run' : `the server said ${response.status} ${body?.message ?? ''}`.trim());
     }
     const length = Number(response.headers.get('content-length'));
-    if (length > GHOST_BYTES_MAX) return refuse(`its replay is ${length} bytes, more than a ghost may be`);
+    if (length > bytesMax) return refuse(`its replay is ${length} bytes, more than a ghost may be`);
     bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length > GHOST_BYTES_MAX) return refuse('its replay is too large');
+    if (bytes.length > bytesMax) return refuse('its replay is too large');
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     return refuse(`cannot fetch it: ${e.message}`);

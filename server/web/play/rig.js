@@ -18,6 +18,7 @@
 // disposed with the last rig; materials and the label texture are per rig.
 
 import * as THREE from '../vendor/three.module.min.js';
+import { dampShare, wrapAngle } from './smoothing.js';
 
 /** The visual rig's dimensions (m, from the tip up; inside the 1.6 × 0.25 m capsule; +x is
  * the way the rider faces). */
@@ -232,9 +233,6 @@ export function makeLabel(text, colour, heightM = LABEL_HEIGHT_M) {
 const UP = new THREE.Vector3(0, 1, 0);
 const STUN_COLOUR = new THREE.Color(STUN);
 const FLASH_COLOUR = new THREE.Color(FLASH);
-const wrapAngle = (a) => Math.atan2(Math.sin(a), Math.cos(a));
-/** The share of the way to a target covered in `dt` s by smoothing with time constant `tau` s. */
-const follow = (dt, tau) => 1 - Math.exp(-dt / tau);
 
 /**
  * One pogo. `object` is what the stage adds to its scene. `colour` is a CSS colour;
@@ -375,7 +373,7 @@ export class PogoRig {
     const v = view.velocity;
     if (v && Math.hypot(v[0], v[2]) > FACING_SPEED_MIN) {
       const target = Math.atan2(v[2], v[0]);
-      this.facing = wrapAngle(this.facing + wrapAngle(target - this.facing) * follow(dt, FACING_TAU_S));
+      this.facing = wrapAngle(this.facing + wrapAngle(target - this.facing) * dampShare(dt, FACING_TAU_S));
     }
     this.yaw.rotation.y = -this.facing; // a turn about +y by −a takes +x to (cos a, 0, sin a)
 
@@ -384,7 +382,7 @@ export class PogoRig {
       this.squashValue = Math.max(this.squashValue, 0.55 + 0.45 * (view.compressionT ?? 1));
     } else {
       if (rising & EV_LAUNCH) this.squashValue = Math.min(this.squashValue, LAUNCH_STRETCH);
-      this.squashValue -= this.squashValue * follow(dt, SQUASH_TAU_S);
+      this.squashValue = THREE.MathUtils.damp(this.squashValue, 0, 1 / SQUASH_TAU_S, dt);
     }
     const pop = this.popLeft > 0 ? 1 - easeOutBack(1 - this.popLeft / POP_S) : 0;
     this.popLeft = Math.max(0, this.popLeft - dt);

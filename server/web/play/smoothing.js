@@ -7,6 +7,13 @@
 
 import { MathUtils } from '../vendor/three.core.min.js';
 
+/** `a` (radians) wrapped into [−π, π). */
+export const wrapAngle = (a) => MathUtils.euclideanModulo(a + Math.PI, 2 * Math.PI) - Math.PI;
+
+/** The share of the way to a target covered in `dt` s by exponential smoothing with time
+ * constant `tau` s: `MathUtils.damp` with λ = 1/τ (the camera and the rigs smooth by it). */
+export const dampShare = (dt, tau) => MathUtils.damp(0, 1, 1 / tau, dt);
+
 /** How fast a correction fades (1/s): MathUtils.damp's lambda; 1 − e^(−12·0.25) ≈ 95 % of it
  * is gone after a quarter of a second. */
 export const CORRECTION_LAMBDA = 12;

@@ -6,6 +6,7 @@
 // from above and −y from the side. Both views share `s` and `x0`, so a ghost is at the same
 // screen x in both.
 
+import { checkpointLabel } from '../shared/format.js';
 import { platformAt } from '../shared/level.js';
 
 /** The views: which world axis is drawn downwards, and how. */
@@ -159,7 +160,7 @@ export function drawLevel(ctx, viewName, camera, size, level, tick) {
   ctx.font = '11px system-ui, sans-serif';
   for (const cp of level.checkpoints) {
     rect(cp.min, cp.max, COLOURS.checkpointFill, COLOURS.checkpoint);
-    label(ctx, `CP${cp.index + 1}`, (cp.min[0] - x0) * s + 3, (view.vLo(cp) - v0) * s + 12);
+    label(ctx, checkpointLabel(cp.index), (cp.min[0] - x0) * s + 3, (view.vLo(cp) - v0) * s + 12);
   }
   for (const finish of level.finishes) {
     rect(finish.min, finish.max, COLOURS.finishFill, COLOURS.finish);

@@ -35,7 +35,8 @@ export function date(rfc3339) {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** A checkpoint index (or `null`, the finish) as a short label. */
+/** A checkpoint index (or `null`, the finish) as a person reads it: `CP1` for index 0, as the
+ * CLI and the server's messages say (`pogo_replay::checkpoint_name`). */
 export function checkpointLabel(checkpoint) {
   return checkpoint === null || checkpoint === undefined ? 'finish' : `CP${checkpoint + 1}`;
 }

@@ -8,13 +8,12 @@ import { runHref } from '../routes.js';
 import { ApiError, getJson, request, sleep } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { getIdentity, setIdentity } from '../shared/identity.js';
+import { serverLimits } from '../shared/limits.js';
 
 /** Time between two status polls (ms): 4 requests a second stays well under the API's rate. */
 const POLL_INTERVAL_MS = 250;
 /** Longest wait for a verdict before the page stops polling (the run stays queued). */
 const POLL_DURATION_MAX_MS = 120_000;
-/** The largest file the page sends (the server's own limit is lower and says so: 413). */
-const FILE_BYTES_MAX = 64 * 1024 * 1024;
 
 const STEPS = ['uploaded', 'queued', 'verifying'];
 
@@ -48,8 +47,10 @@ export function renderUpload(main, params, view) {
     history.length = 0;
     submit.disabled = true;
     try {
-      if (chosen.size > FILE_BYTES_MAX) {
-        show('error', `That file is ${chosen.size} bytes; a replay is far smaller.`);
+      // The server's limit, asked (a larger file would be refused with 413 after sending it).
+      const { replay_bytes_max: bytesMax } = await serverLimits();
+      if (chosen.size > bytesMax) {
+        show('error', `That file is ${chosen.size} bytes; the largest replay the server takes is ${bytesMax} bytes.`);
         return;
       }
       show('uploading', `Uploading ${chosen.name} (${chosen.size} bytes)…`);
