@@ -63,6 +63,10 @@ pub struct Solid {
     pub no_bounce: bool,
 }
 
+/// A ramp whose unit normal's y is at most this is a wall, not ground, to
+/// [`World::ground_below`] (about 87° from level).
+pub const GROUND_RAMP_NY_MIN: Fx = Fx::lit("0.05");
+
 /// A ramp: a one-sided plane surface, solid on the side opposite its normal, that only exists
 /// where the contact point lies inside `bounds`. The pogo collides with it only when moving
 /// toward its front face; put a box under a ramp if it must also be solid from below or
@@ -843,6 +847,55 @@ impl World {
             start: Aabb::new(start, start + size),
             moved,
         }
+    }
+
+    /// The highest surface under `point` at the start of `tick`, no higher than `point.y` +
+    /// `reach` (m): the top of a solid or of a moving platform over (`point.x`, `point.z`),
+    /// or a ramp's surface there (a ramp steeper than [`GROUND_RAMP_NY_MIN`] aside, its height
+    /// kept within its bounds); `None` if there is none. For a renderer's shadows (the web
+    /// page's asks it through the C ABI): the simulation never calls it. Solids come from the
+    /// broad phase's column at the point, so it costs what is near, not the level.
+    pub fn ground_below(&self, point: Vec3, reach: Fx, tick: Ticks) -> Option<Fx> {
+        let limit = point.y + reach;
+        let mut best: Option<Fx> = None;
+        let mut consider = |top: Fx| {
+            if top <= limit && best.is_none_or(|b| top > b) {
+                best = Some(top);
+            }
+        };
+        let over = |b: &Aabb| {
+            point.x >= b.min.x && point.x <= b.max.x && point.z >= b.min.z && point.z <= b.max.z
+        };
+        let column = Aabb::new(
+            Vec3::new(point.x, Fx::MIN, point.z),
+            Vec3::new(point.x, limit, point.z),
+        );
+        self.for_each_solid_near(&column, |i| {
+            let bounds = &self.solid(i).bounds;
+            if over(bounds) {
+                consider(bounds.max.y);
+            }
+        });
+        for i in 0..self.platform_count() {
+            let bounds = self.platform_bounds(i, tick);
+            if over(&bounds) {
+                consider(bounds.max.y);
+            }
+        }
+        for i in 0..self.ramp_count() {
+            let plane = self.ramp_plane(i);
+            let Some(bounds) = plane.bounds.filter(|b| over(b)) else {
+                continue;
+            };
+            let n = plane.normal;
+            if n.y.abs() <= GROUND_RAMP_NY_MIN {
+                continue;
+            }
+            // n · (x, y, z) = offset, solved for y.
+            let y = (plane.offset - n.x * point.x - n.z * point.z) / n.y;
+            consider(y.clamp(bounds.min.y, bounds.max.y));
+        }
+        best
     }
 
     /// Calls `f` with every trigger volume containing `point`, in a fixed order (the grid's:

@@ -1127,6 +1127,40 @@ PogoStatus pogo_sim_previous_player_state(struct PogoSim sim,
                                           struct PogoPlayerState *out);
 
 /**
+ * Where moving platform `platform`'s `min` corner is at the start of `tick` (metres × 2³²;
+ * x, y, z into `out[0..3]`): `World::platform_position`, the rule the simulation moves it
+ * by. A renderer interpolates between two ticks' positions.
+ *
+ * # Safety
+ *
+ * `out` is valid for writing three `int64_t`.
+ */
+PogoStatus pogo_sim_platform_position(struct PogoSim sim,
+                                      uint32_t platform,
+                                      uint32_t tick,
+                                      int64_t *out);
+
+/**
+ * The highest surface under the point (`x_raw`, `y_raw`, `z_raw`) (metres × 2³²) at the
+ * start of `tick`, no higher than the point's height plus `reach_raw`: `World::ground_below`
+ * (a solid's or a platform's top, or a ramp's surface), for a renderer's shadows. Writes 1 to
+ * `found` and the surface's height (metres × 2³²) to `top_raw` if there is one, else 0 to
+ * `found`.
+ *
+ * # Safety
+ *
+ * `top_raw` and `found` are valid for writing an `int64_t` and a `uint32_t`.
+ */
+PogoStatus pogo_sim_ground_below(struct PogoSim sim,
+                                 int64_t x_raw,
+                                 int64_t y_raw,
+                                 int64_t z_raw,
+                                 int64_t reach_raw,
+                                 uint32_t tick,
+                                 int64_t *top_raw,
+                                 uint32_t *found);
+
+/**
  * The state hash (`SimState::state_hash`: xxh3-64 of a documented little-endian encoding;
  * the same on every platform, in every build).
  *

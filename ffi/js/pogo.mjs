@@ -479,6 +479,26 @@ export class Simulation extends Handle {
     return this.pogo.readPlayerState(this.state);
   }
 
+  /** Moving platform `i`'s `min` corner at the start of `tick` (m, [x, y, z]; the core's
+   * rule, for drawing: interpolate two ticks' for a frame in between). */
+  platformPosition(i, tick) {
+    const p = this.pogo;
+    p.check(p.x.pogo_sim_platform_position(this.id, i, tick, p.scratch));
+    const view = p.view();
+    return [0, 1, 2].map((k) => Number(view.getBigInt64(p.scratch + 8 * k, true)) / 2 ** 32);
+  }
+
+  /** The highest surface under (x, y, z) (m) at the start of `tick`, no higher than
+   * y + `reach` (m): its height (m), or null if there is none (the core's ground, for
+   * shadows). Coordinates go in as fixed point, rounded to 2⁻³² m. */
+  groundBelow(x, y, z, tick, reach = 0.1) {
+    const p = this.pogo;
+    const raw = (m) => BigInt(Math.round(m * 2 ** 32));
+    p.check(p.x.pogo_sim_ground_below(this.id, raw(x), raw(y), raw(z), raw(reach), tick, p.scratch, p.scratch + 8));
+    const view = p.view();
+    return view.getUint32(p.scratch + 8, true) ? Number(view.getBigInt64(p.scratch, true)) / 2 ** 32 : null;
+  }
+
   snapshot() {
     return this.pogo.readVariable((b, c, l) => this.pogo.x.pogo_sim_snapshot(this.id, b, c, l));
   }

@@ -13,7 +13,7 @@ use std::ffi::CStr;
 use std::sync::Arc;
 
 use pogo_core::bot::Bot;
-use pogo_core::{PLAYERS_MAX, RULES_VERSION, Simulation, Tuning};
+use pogo_core::{Fx, PLAYERS_MAX, RULES_VERSION, Simulation, Ticks, Tuning, Vec3};
 use pogo_replay::{BUILTIN_LEVELS, FORMAT_VERSION};
 
 use crate::error::{self, Error, call, call_value};
@@ -515,6 +515,74 @@ pub unsafe extern "C" fn pogo_sim_previous_player_state(
         let state =
             handle::with(|r| Ok::<_, Error>(sim::player_state(r.sim(sim)?.pogo(player, true)?)))?;
         out.write(state);
+        Ok(())
+    })
+}
+
+/// Where moving platform `platform`'s `min` corner is at the start of `tick` (metres × 2³²;
+/// x, y, z into `out[0..3]`): `World::platform_position`, the rule the simulation moves it
+/// by. A renderer interpolates between two ticks' positions.
+///
+/// # Safety
+///
+/// `out` is valid for writing three `int64_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_sim_platform_position(
+    sim: PogoSim,
+    platform: u32,
+    tick: u32,
+    out: *mut i64,
+) -> PogoStatus {
+    call(sim.id, || {
+        let position = handle::with(|r| {
+            let world = r.sim(sim)?.sim.world();
+            if platform >= world.platform_count() {
+                return Err(Error::invalid(format_args!(
+                    "platform {platform} of a level with {}",
+                    world.platform_count()
+                )));
+            }
+            Ok(world.platform_position(platform, Ticks(tick)))
+        })?;
+        let raw = [position.x, position.y, position.z].map(Fx::to_bits);
+        ptr::copy_array_out(&raw, out, raw.len(), "out")
+    })
+}
+
+/// The highest surface under the point (`x_raw`, `y_raw`, `z_raw`) (metres × 2³²) at the
+/// start of `tick`, no higher than the point's height plus `reach_raw`: `World::ground_below`
+/// (a solid's or a platform's top, or a ramp's surface), for a renderer's shadows. Writes 1 to
+/// `found` and the surface's height (metres × 2³²) to `top_raw` if there is one, else 0 to
+/// `found`.
+///
+/// # Safety
+///
+/// `top_raw` and `found` are valid for writing an `int64_t` and a `uint32_t`.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn pogo_sim_ground_below(
+    sim: PogoSim,
+    x_raw: i64,
+    y_raw: i64,
+    z_raw: i64,
+    reach_raw: i64,
+    tick: u32,
+    top_raw: *mut i64,
+    found: *mut u32,
+) -> PogoStatus {
+    call(sim.id, || {
+        let (top_out, found_out) = (ptr::out(top_raw, "top_raw")?, ptr::out(found, "found")?);
+        let point = Vec3::new(
+            Fx::from_bits(x_raw),
+            Fx::from_bits(y_raw),
+            Fx::from_bits(z_raw),
+        );
+        let top = handle::with(|r| {
+            let world = r.sim(sim)?.sim.world();
+            Ok::<_, Error>(world.ground_below(point, Fx::from_bits(reach_raw), Ticks(tick)))
+        })?;
+        top_out.write(top.map_or(0, Fx::to_bits));
+        found_out.write(u32::from(top.is_some()));
         Ok(())
     })
 }

@@ -92,6 +92,31 @@ test('snapshots roll back exactly, refuse garbage, and hashes are stable', async
   assert.equal(pogo.handleCount(), 0);
 });
 
+test('a renderer asks the core where platforms are and what ground is under a point', async () => {
+  const pogo = await instance();
+  const tuning = pogo.tuning();
+  const course = pogo.level('course');
+  const sim = pogo.simulation({ level: course, tuning });
+  // course's first platform: min corner from (144, −0.5, −2) to (148, −0.5, −2) and back
+  // every 6 s (360 ticks at 60 Hz): there at tick 0, at the far end at 180, halfway at 90.
+  assert.deepEqual(sim.platformPosition(0, 0), [144, -0.5, -2]);
+  assert.deepEqual(sim.platformPosition(0, 180), [148, -0.5, -2]);
+  assert.ok(Math.abs(sim.platformPosition(0, 90)[0] - 146) < 1e-6, String(sim.platformPosition(0, 90)));
+  assert.deepEqual(sim.platformPosition(0, 360), sim.platformPosition(0, 0));
+  expectError(Status.INVALID_ARGUMENT, () => sim.platformPosition(2, 0), /platform 2 of a level with 2/);
+  // The platform's top (y 0) is the ground over it at tick 0, within reach of a tip on it.
+  assert.equal(sim.groundBelow(145, 3, 0, 0), 0);
+  assert.equal(sim.groundBelow(145, -0.05, 0, 0), 0);
+  const flat = pogo.level('flat');
+  const plain = pogo.simulation({ level: flat, tuning });
+  // flat: a 400 m slab with its top at y = 0; nothing beside it, nothing over it from below.
+  assert.equal(plain.groundBelow(10, 5, -20, 0), 0);
+  assert.equal(plain.groundBelow(10, -1, -20, 0), null);
+  assert.equal(plain.groundBelow(1000, 5, 0, 0), null);
+  for (const object of [plain, flat, sim, course, tuning]) object.free();
+  assert.equal(pogo.handleCount(), 0);
+});
+
 test('the frame driver gives one tick stream at 30, 144 and jittered frame rates', async () => {
   const pogo = await instance();
   const level = pogo.level('course'), tuning = pogo.tuning();

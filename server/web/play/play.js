@@ -73,10 +73,10 @@ function layout(main, levelName, roomId) {
 }
 
 /** The 3D stage and chase camera, or `{failure}` (a paragraph) when there is no 3D view. */
-async function makeStage(canvas, geometry) {
+async function makeStage(canvas, geometry, core) {
   try {
     const [{ Stage }, { ChaseCamera }] = await Promise.all([import('./scene.js'), import('./camera.js')]);
-    const stage = new Stage(canvas, geometry);
+    const stage = new Stage(canvas, geometry, core);
     return { stage, chase: new ChaseCamera(stage.camera, { heading: stage.startHeading }) };
   } catch (e) {
     return { stage: null, chase: null, failure: el('p', { class: 'error', role: 'alert' }, `No 3D view: ${e.message}. The race runs without it.`) };
@@ -259,10 +259,16 @@ async function openPlay(main, { levelName, params, view, roomId, phase }) {
 }
 
 /** The 3D stage (unless `?render=none`), the HUD, the ghosts' and the player's rigs. */
-async function setUpStage(ctx, params, { geometry, ghosts }) {
+async function setUpStage(ctx, params, { geometry, ghosts, pogo, tuning, level }) {
   const { page, view } = ctx;
-  const { stage, chase, failure } = params.get('render') === 'none' ? {} : await makeStage(page.canvas, geometry);
-  view.cleanup(() => stage?.dispose());
+  // The stage's own simulation of the level, never stepped: it asks the core where platforms
+  // are and what ground is under a pogo.
+  const core = params.get('render') === 'none' ? null : pogo.simulation({ level, tuning });
+  const { stage, chase, failure } = core ? await makeStage(page.canvas, geometry, core) : {};
+  view.cleanup(() => {
+    stage?.dispose();
+    core?.free();
+  });
   if (failure) replace(page.overlay, failure);
   ctx.noStage = failure ?? null;
   ctx.chase = chase;

@@ -11,7 +11,7 @@
 //   a plain floor;
 // - ramps: the quad through their `corners` with sides down to their bounds' floor (a ramp
 //   without corners, unbounded or vertical, is not drawn);
-// - moving platforms: orange, moved by `setTick` with shared/level.js's `platformAt`, interpolated
+// - moving platforms: orange, moved by `setTick` where the core puts them (`core.platformPosition`), interpolated
 //   between ticks; a faint dashed line shows their travel;
 // - zones: translucent boxes coloured by kind, with streaks drifting through them — wind
 //   (|wind| > 0, gravity unchanged): cyan, streaks along the wind; low gravity
@@ -29,13 +29,16 @@
 // - a sky gradient and fog into the page's dark theme; a blob shadow under each pogo.
 
 import * as THREE from '../vendor/three.module.min.js';
-import { platformAt } from '../shared/level.js';
+import { checkpointLabel } from '../shared/format.js';
 import { PogoRig, makeLabel } from './rig.js';
 
 /** Side of the ground cells solids are grouped by for culling (m). */
 export const CHUNK_M = 160;
 /** Spacing of the surfaces' world grid (m). */
 export const GRID_CELL_M = 2;
+/** A shadow falls on ground at most this far above the pogo's tip (m): a tip resting on a
+ * surface sits a hair into it. */
+const GROUND_REACH_M = 0.1;
 /** Fog: clear up to FOG_NEAR_M, the background colour at FOG_FAR_M; nothing is drawn beyond
  * (the camera's far plane), which bounds the work on a large level. */
 export const FOG_NEAR_M = 50;
@@ -48,10 +51,6 @@ export const H_FOV_MIN_DEG = 52;
 const NEAR_M = 0.1;
 /** Kill volumes further than this outside the level's bounds are not drawn (m). */
 const KILL_MARGIN_M = 30;
-/** Cells of the index `groundBelow` searches (m); boxes wider than GROUND_BIG_CELLS cells are
- * tested on every query. */
-const GROUND_CELL_M = 16;
-const GROUND_BIG_CELLS = 8;
 /** Streaks per zone: one per this many m³, within [min, max]. */
 const STREAK_VOLUME_M3 = 60;
 const STREAKS_MIN = 12;
@@ -92,12 +91,15 @@ export function zoneKind(zone) {
 
 export class Stage {
   /**
-   * Builds the scene for `geometry` (the level geometry JSON) drawing into `canvas`. Throws an
-   * Error whose message a page can show when the browser has no WebGL 2. `options`:
+   * Builds the scene for `geometry` (the level geometry JSON) drawing into `canvas`; `core` a
+   * pogo.mjs Simulation of the level (never stepped: the stage asks it where the platforms
+   * are and what ground lies under a pogo, so the page keeps no copy of the core's rules).
+   * Throws an Error whose message a page can show when the browser has no WebGL 2. `options`:
    * `antialias` (default true: multisampling, which a software renderer such as CI's
    * SwiftShader pays for in time), `pixelRatioMax` (default PIXEL_RATIO_MAX).
    */
-  constructor(canvas, geometry, { antialias = true, pixelRatioMax = PIXEL_RATIO_MAX } = {}) {
+  constructor(canvas, geometry, core, { antialias = true, pixelRatioMax = PIXEL_RATIO_MAX } = {}) {
+    this.core = core;
     this.pixelRatioMax = pixelRatioMax;
     this.owned = new Set(); // geometries, materials and textures to dispose
     this.rigs = new Set();
@@ -141,7 +143,6 @@ export class Stage {
     this.addKills(geometry.kills ?? [], geometry.bounds);
     this.addCheckpoints(geometry.checkpoints ?? []);
     this.addFinishes(geometry.finishes ?? []);
-    this.indexGround(geometry);
     /** The heading (radians, atan2(z, x)) from the spawn toward the first checkpoint or the
      * finish: where a chase camera should look at the start (0, east, if neither exists). */
     this.startHeading = startHeading(geometry);
@@ -344,7 +345,7 @@ export class Stage {
       const edges = new THREE.LineSegments(this.unitEdges, this.gateLooks.ahead.edge);
       box.add(edges);
       this.scene.add(box);
-      const label = this.addLabel(`CP${cp.index + 1}`, colour, cp);
+      const label = this.addLabel(checkpointLabel(cp.index), colour, cp);
       return { index: cp.index, box, edges, label };
     });
   }
@@ -391,82 +392,34 @@ export class Stage {
     return sprite;
   }
 
-  /** The uniform grid `groundBelow` searches: solid indices per GROUND_CELL_M cell. */
-  indexGround(geometry) {
-    const solids = geometry.solids ?? [];
-    this.groundBoxes = new Float64Array(4 * solids.length); // min x, max x, min z, max z
-    this.groundTops = new Float64Array(solids.length);
-    this.groundCells = new Map();
-    this.groundBig = [];
-    const cell = (v) => Math.floor(v / GROUND_CELL_M);
-    solids.forEach((s, i) => {
-      this.groundBoxes.set([s.min[0], s.max[0], s.min[2], s.max[2]], 4 * i);
-      this.groundTops[i] = s.max[1];
-      const [x0, x1, z0, z1] = [cell(s.min[0]), cell(s.max[0]), cell(s.min[2]), cell(s.max[2])];
-      if (x1 - x0 >= GROUND_BIG_CELLS || z1 - z0 >= GROUND_BIG_CELLS) {
-        this.groundBig.push(i);
-        return;
-      }
-      for (let x = x0; x <= x1; x++) {
-        for (let z = z0; z <= z1; z++) {
-          const key = groundKey(x, z);
-          const list = this.groundCells.get(key);
-          if (list) list.push(i);
-          else this.groundCells.set(key, [i]);
-        }
-      }
-    });
-    this.groundRamps = (geometry.ramps ?? []).filter((r) => r.bounds && Math.abs(r.normal[1]) > 0.05);
-  }
-
   /**
-   * The highest surface top at (x, z) no higher than `y` + 0.1 m (m), or null if none: the top
-   * of a solid, of a platform where it is drawn now, or of a ramp. Used for the pogos' shadows.
+   * The highest surface top at (x, z) no higher than `y` + 0.1 m (m), or null if none, as the
+   * core has it at the tick drawn: a solid's top, a platform's, a ramp's. For the shadows.
    */
   groundBelow(x, y, z) {
-    let best = null;
-    const limit = y + 0.1;
-    const consider = (top) => {
-      if (top <= limit && (best === null || top > best)) best = top;
-    };
-    const testSolid = (i) => {
-      const b = this.groundBoxes;
-      if (x >= b[4 * i] && x <= b[4 * i + 1] && z >= b[4 * i + 2] && z <= b[4 * i + 3]) consider(this.groundTops[i]);
-    };
-    this.groundBig.forEach(testSolid);
-    this.groundCells.get(groundKey(Math.floor(x / GROUND_CELL_M), Math.floor(z / GROUND_CELL_M)))?.forEach(testSolid);
-    for (const { mesh } of this.platforms) {
-      const p = mesh.position;
-      const s = mesh.scale;
-      if (Math.abs(x - p.x) <= s.x / 2 && Math.abs(z - p.z) <= s.z / 2) consider(p.y + s.y / 2);
-    }
-    for (const ramp of this.groundRamps) {
-      const { min, max } = ramp.bounds;
-      if (x < min[0] || x > max[0] || z < min[2] || z > max[2]) continue;
-      const [nx, ny, nz] = ramp.normal;
-      const on = ramp.point[1] - (nx * (x - ramp.point[0]) + nz * (z - ramp.point[2])) / ny;
-      consider(Math.min(max[1], Math.max(min[1], on)));
-    }
-    return best;
+    return this.core.groundBelow(x, y, z, this.coreTick, GROUND_REACH_M);
   }
 
   /**
    * The level as it is at `tick` (a float: race tick, with the fraction between two ticks for
-   * interpolation; the tick of shared/level.js's `platformAt`): platforms, zone streaks.
+   * interpolation): platforms, zone streaks.
    */
   setTick(tick) {
     const t = Math.max(0, tick);
     const whole = Math.floor(t);
     const f = t - whole;
-    for (const { platform, mesh } of this.platforms) {
-      const a = platformAt(platform, whole);
-      const b = platformAt(platform, whole + 1);
+    // After race tick `whole` the simulation has run whole + 1 ticks: the platforms stand
+    // where the core puts them at the start of the next.
+    this.coreTick = whole + 1;
+    this.platforms.forEach(({ platform, mesh }, i) => {
+      const a = this.core.platformPosition(i, whole + 1);
+      const b = this.core.platformPosition(i, whole + 2);
       mesh.position.set(
         a[0] + (b[0] - a[0]) * f + platform.size[0] / 2,
         a[1] + (b[1] - a[1]) * f + platform.size[1] / 2,
         a[2] + (b[2] - a[2]) * f + platform.size[2] / 2,
       );
-    }
+    });
     const seconds = t / this.tickRate;
     for (const s of this.zones) moveStreaks(s, seconds);
   }
@@ -620,7 +573,6 @@ function moveStreaks(s, seconds) {
 }
 
 const mod = (a, n) => (n > 0 ? ((a % n) + n) % n : 0);
-const groundKey = (x, z) => x * 1_000_003 + z;
 
 /** A number in [0, 1) from an integer, the same every time. */
 function hash01(i) {

@@ -35,7 +35,9 @@ export function prepareLevel(geometry) {
 /**
  * A platform's `min` corner after race tick `tick` (the simulation's tick count is then
  * tick + 1), by the formula of the API's `PlatformJson`: with p = count mod period and
- * h = period / 2, from → to in the first half, back in the second.
+ * h = period / 2, from → to in the first half, back in the second. For the views that draw
+ * without the wasm core (the replay race's 2D view, from trajectories); the 3D play view asks
+ * the core (`Simulation.platformPosition`).
  */
 export function platformAt(platform, tick) {
   const period = platform.period_ticks;
