@@ -414,6 +414,10 @@ describe('live races', () => {
       const row = pages[0].locator(`.room-result tr[data-racer="${r.racer}"]`);
       assert.equal(await row.locator(`a[href="#/run/${r.run_id}"]`).count(), 1);
       assert.equal(await row.locator(`a[href="/api/runs/${r.run_id}/replay"]`).count(), 1);
+      // The links are links, not a list flattened into text (' · ,http://…' once).
+      const cell = (await row.locator('td').last().innerText()).trim();
+      assert.equal(cell, `run ${r.run_id} · replay · board`);
+      assert.equal(await row.locator('td').last().locator('a').count(), 3);
     }
     await pages[0].locator('.room-result').screenshot({ path: join(SCREENSHOTS, 'live-result.png') });
     for (const page of pages) await page.close();

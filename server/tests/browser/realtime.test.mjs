@@ -224,7 +224,7 @@ describe('real-time runs', () => {
     await page.close();
   });
 
-  test('a run slowed in one section (3 s behind at checkpoint 0, then caught up) is verified but not real-time, with the reason', RACE, async () => {
+  test('a run slowed in one section (3 s behind at CP1, then caught up) is verified but not real-time, with the reason', RACE, async () => {
     const name = 'sloth';
     const token = await client.register(name);
     const page = await newPage(context, errors, { name, token });

@@ -139,7 +139,7 @@ export function renderResult(container, view, { me, rate, newRoom }) {
       el('td', {}, realtime),
       el('td', {}, r.run_id ? [link(runHref(r.run_id), `run ${r.run_id}`), ' · ',
         el('a', { href: `/api/runs/${r.run_id}/replay`, download: `${view.level}-run-${r.run_id}.pogo` }, 'replay'),
-        finished ? [' · ', link(boardHref(view.level, { around: r.name }), 'board')] : null]
+        ...(finished ? [' · ', link(boardHref(view.level, { around: r.name }), 'board')] : [])]
         : el('span', { class: 'muted' }, r.registered ? (finished ? 'filing…' : 'not filed') : 'a guest: not filed')));
   });
   const runIds = view.racers.map((r) => r.run_id).filter(Boolean);
