@@ -230,7 +230,7 @@ fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
         vec!["verify", "--jobs", "0", s(&a)],
         vec!["verify", "--set", "gravity=-5", s(&a)],
         vec!["verify", "--set", "nonsense=1", s(&a)],
-        vec!["verify", "--max-ticks", "0", s(&a)],
+        vec!["verify", "--ticks-max", "0", s(&a)],
         vec!["verify", "--level", "/nonexistent/level.json", s(&a)],
     ] {
         let out = pogo(&args);
@@ -243,10 +243,12 @@ fn exit_codes_say_all_ok_some_failed_or_bad_arguments() {
     // A different tuning is a verification failure of each file, not bad arguments.
     let text = expect(1, &["verify", "--set", "gravity=20", s(&a)]);
     assert!(text.contains("tuning mismatch"), "{text}");
-    let text = expect(0, &["verify", "--max-ticks", "400", s(&a)]);
+    let text = expect(0, &["verify", "--ticks-max", "400", s(&a)]);
     assert!(text.starts_with("OK"), "{text}");
     // Longer than the reader accepts: not a replay it will read (2).
-    let text = expect(2, &["verify", "--max-ticks", "399", s(&a)]);
+    let text = expect(2, &["verify", "--ticks-max", "399", s(&a)]);
+    // Its name before the limits were named `*-max` still works.
+    expect(2, &["verify", "--max-ticks", "399", s(&a)]);
     assert!(
         text.contains("longer than the limit of 399 ticks"),
         "{text}"
@@ -760,9 +762,9 @@ fn race_picks_the_player_of_a_multi_player_replay() {
         .unwrap()
         .split_whitespace()
         .collect();
-    // checkpoint 1 | ghost tick | ghost time s | run tick | run time s | gap s
-    assert_eq!(row[2], first_split(0), "{text}");
-    assert_eq!(row[5], first_split(1), "{text}");
+    // CP1 | ghost tick | ghost time s | run tick | run time s | gap s
+    assert_eq!(row[1], first_split(0), "{text}");
+    assert_eq!(row[4], first_split(1), "{text}");
     // --player alone picks both; out of range is bad input.
     let text = expect(0, &["race", s(&multi), s(&multi), "--player", "2"]);
     assert!(text.contains(" P2 (of 3 players)\nrun:"), "{text}");

@@ -37,16 +37,25 @@ pub(crate) struct VerifierArgs {
     #[arg(long = "level", value_name = "FILE")]
     pub levels: Vec<PathBuf>,
     /// The most ticks a replay may have, whatever it claims (default: 4 hours at 60 Hz).
-    #[arg(long, value_name = "N")]
+    /// (`--max-ticks`, its name before the limits were named `*-max`, still works.)
+    #[arg(long = "ticks-max", alias = "max-ticks", value_name = "N")]
     pub ticks_max: Option<u32>,
     /// The most player-ticks (ticks × players) one verification may simulate (default:
     /// 864000, 4 hours of one player or 15 minutes of 16).
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long = "player-ticks-max",
+        alias = "max-player-ticks",
+        value_name = "N"
+    )]
     pub player_ticks_max: Option<u64>,
     /// The longest stretch of play between two stored state hashes a replay may have, in
     /// seconds, 1 to 10 (default: 1).
-    #[arg(long, value_name = "SECONDS")]
-    pub max_hash_interval: Option<u32>,
+    #[arg(
+        long = "hash-interval-max",
+        alias = "max-hash-interval",
+        value_name = "SECONDS"
+    )]
+    pub hash_interval_max: Option<u32>,
 }
 
 impl VerifierArgs {
@@ -58,7 +67,7 @@ impl VerifierArgs {
         match self.ticks_max {
             Some(0) => {
                 return Err(CliError::bad_input(
-                    "--max-ticks 0: must be at least 1 tick",
+                    "--ticks-max 0: must be at least 1 tick",
                 ));
             }
             Some(ticks_max) => limits.ticks_max = ticks_max,
@@ -67,16 +76,16 @@ impl VerifierArgs {
         match self.player_ticks_max {
             Some(0) => {
                 return Err(CliError::bad_input(
-                    "--max-player-ticks 0: must be at least 1",
+                    "--player-ticks-max 0: must be at least 1",
                 ));
             }
             Some(max) => limits.player_ticks_max = max,
             None => {}
         }
-        match self.max_hash_interval {
+        match self.hash_interval_max {
             Some(s) if !(1..=HASH_INTERVAL_SECONDS_MAX).contains(&s) => {
                 return Err(CliError::bad_input(format!(
-                    "--max-hash-interval {s}: must be within 1..={HASH_INTERVAL_SECONDS_MAX} seconds"
+                    "--hash-interval-max {s}: must be within 1..={HASH_INTERVAL_SECONDS_MAX} seconds"
                 )));
             }
             Some(s) => limits.hash_interval_s_max = s,

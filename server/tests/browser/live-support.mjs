@@ -1,8 +1,9 @@
-// What the live-race browser tests share: the demo bot's runs on course as driver events (the
-// Node core, from the module the server serves), the page driven at real speed through
-// `window.__pogo.play` with the manual clock, the page's stream read back as an input script,
-// and `pogo simulate` of that script (the CLI is the oracle the page and the server are both
-// compared with).
+// What the browser tests that race the demo bot share (the live races' above all; the play
+// view's and the real-time runs' take its runs and events too): the demo bot's runs on course
+// as driver events (the Node core, from the module the server serves), the page driven at
+// real speed through `window.__pogo.play` with the manual clock, the page's stream read back
+// as an input script, and `pogo simulate` of that script (the CLI is the oracle the page and
+// the server are both compared with).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI_BIN, REPO, SCREENSHOTS, WASM, api, makeFixtures, openBrowser, requireFile, startServer } from './support.mjs';
+import { eventsOf } from './live-support.mjs';
 
 /** Each test stops by itself within this (a hung page fails the test, never CI's clock). */
 const BOUNDED = { timeout: 60_000 };
@@ -103,22 +104,6 @@ function recordBot(levelName, idle, playerName) {
   } finally {
     for (const object of [bot, recorder, sim, level]) object.free();
   }
-}
-
-/**
- * Per-tick inputs as driver events: one per change, at tick k's start rounded down to a
- * whole ns, `floor(k · 10⁹ / rate)` — the driver applies an event at `t` to tick k iff
- * `t · rate ≤ k · 10⁹`, so this time is in tick k and after tick k−1's start. ns as strings.
- */
-function eventsOf(inputs) {
-  const events = [];
-  let last = { steerX: 0, steerZ: 0, buttons: 0 };
-  inputs.forEach((input, k) => {
-    if (input.steerX === last.steerX && input.steerZ === last.steerZ && input.buttons === last.buttons) return;
-    events.push([((BigInt(k) * 1_000_000_000n) / BigInt(rate)).toString(), input]);
-    last = input;
-  });
-  return events;
 }
 
 /** tests/golden/flat-script.txt as driver events: `TIME sx sz [buttons]`, TIME a tick or `Ns`. */
@@ -371,7 +356,7 @@ describe('the play view at 1280×800', () => {
     const ghosts = await page.evaluate(() => window.__pogo.play.ghosts());
     assert.deepEqual(ghosts.map((g) => [g.runId, g.refused ?? null, g.finishTick]), [[leader.id, null, leader.finish_tick]], 'the leader\'s ghost');
     await page.evaluate(() => window.__pogo.play.start());
-    const events = eventsOf(courseBot.inputs);
+    const events = eventsOf(courseBot.inputs, rate);
     const run = await drive(page, { events, until: 7200 });
     assert.ok(run.allFiledOnTime && run.pushed === events.length);
     assert.equal(run.state, 'finished');
@@ -470,7 +455,7 @@ describe('the play view at 1280×800', () => {
     assert.match(await page.locator('.play-overlay').innerText(), /1 ghost\b/);
     // The race goes on with the good ghost, to the finish.
     await page.evaluate(() => window.__pogo.play.start());
-    const run = await drive(page, { events: eventsOf(courseBot.inputs), until: 7200 });
+    const run = await drive(page, { events: eventsOf(courseBot.inputs, rate), until: 7200 });
     assert.equal(run.state, 'finished');
     const result = await page.evaluate(() => window.__pogo.play.result());
     assert.equal(result.finishTick, courseBot.finishTick);
@@ -572,7 +557,7 @@ describe('the play view at 1280×800', () => {
     // SwiftShader draws a 1280×800 frame in about 0.15 s: a frame every half second of the
     // race, then every other tick for the last second (the chase camera settles).
     const mine = botRun('course', 25);
-    const events = eventsOf(mine.inputs);
+    const events = eventsOf(mine.inputs, rate);
     await drive(page, { events, until: 1440, step: 30 });
     const run = await drive(page, { events: events.filter(([ns]) => BigInt(ns) * BigInt(rate) > 1440n * 1_000_000_000n), until: 1500, step: 2 });
     assert.equal(run.tick, 1500);

@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO, SCREENSHOTS, WASM, api, makeFixtures, openBrowser, requireFile, startServer } from './support.mjs';
+import { botRun, eventsOf } from './live-support.mjs';
 
 /** A real-speed race of the course (55 s) and its verdict fit in this. */
 const RACE = { timeout: 150_000 };
@@ -54,42 +55,13 @@ before(async () => {
   server = await startServer();
   client = api(server.base);
   rate = (await client.get('/api/levels')).body[0].tick_rate;
-  const level = pogo.level('course');
-  const sim = pogo.simulation({ level, tuning: core.tuning, players: 1 });
-  const b = pogo.bot();
-  const inputs = [];
-  let finishTick = null;
-  try {
-    for (let t = 0; t < 7200 && finishTick === null; t++) {
-      const input = b.input(sim, 0);
-      inputs.push(input);
-      sim.step([input]);
-      if (sim.player(0).finished) finishTick = sim.player(0).finishTick;
-    }
-  } finally {
-    b.free();
-    sim.free();
-    level.free();
-  }
-  bot = { inputs, finishTick };
-  assert.equal(finishTick, splits.at(-1).tick, 'the Node core\'s bot is bot.pogo');
+  bot = botRun(core, 'course');
+  assert.equal(bot.finishTick, splits.at(-1).tick, 'the Node core\'s bot is bot.pogo');
 });
 
 after(async () => {
   await server?.stop();
 });
-
-/** Per-tick inputs as driver events (ns as strings), one per change, at tick k's start. */
-function eventsOf(inputs) {
-  const events = [];
-  let last = { steerX: 0, steerZ: 0, buttons: 0 };
-  inputs.forEach((input, k) => {
-    if (input.steerX === last.steerX && input.steerZ === last.steerZ && input.buttons === last.buttons) return;
-    events.push([((BigInt(k) * 1_000_000_000n) / BigInt(rate)).toString(), input]);
-    last = input;
-  });
-  return events;
-}
 
 /**
  * In the page: start (the ticket is minted first), then frames every ~10 ms whose game time
@@ -131,7 +103,7 @@ function raceInPage(page, phases) {
       await new Promise((r) => setTimeout(r, 10));
     }
     return { lagMs: wall - game, ticket: play.ticket(), goLateMs: t0 - play.ticket().goAtMs };
-  }, { events: eventsOf(bot.inputs), phases });
+  }, { events: eventsOf(bot.inputs, rate), phases });
 }
 
 /** Clicks Upload on the finish panel and waits for the verdict; `window.__pogo.submit`. */
@@ -264,7 +236,7 @@ describe('real-time runs', () => {
         if (play.state === 'finished') break;
       }
       return { state: play.state, ticket: play.ticket(), openWhy: play.openWhy() };
-    }, { events: eventsOf(bot.inputs), until: 7200 });
+    }, { events: eventsOf(bot.inputs, rate), until: 7200 });
     assert.equal(finished.state, 'finished');
     assert.equal(finished.ticket, null);
     assert.match(finished.openWhy, /no name in this browser/);

@@ -1,5 +1,5 @@
 // The other racers of a live room, each re-simulated in this page from their stream as it
-// arrives (SPEC §14: pogos never collide, so a racer's own pogo is never rolled back; only
+// arrives (docs/live.md: pogos never collide, so a racer's own pogo is never rolled back; only
 // the rivals are, the way GGRS treats remote players):
 //
 // - the *confirmed* simulation runs a rival's ticks once they are known: their inputs pushed

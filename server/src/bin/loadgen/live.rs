@@ -230,22 +230,10 @@ async fn register(
     racers: usize,
 ) -> Result<Vec<String>, String> {
     let tag = std::process::id();
-    let mut tokens = Vec::with_capacity(racers);
-    for i in 0..racers {
-        let name = format!("live-{tag}-{wave}-{i}");
-        let response = http
-            .post(format!("{base}/api/players"))
-            .json(&serde_json::json!({ "name": name }))
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
-        if response.status() != 201 {
-            return Err(format!("registering {name}: {}", response.status()));
-        }
-        let body: serde_json::Value = response.json().await.map_err(|e| e.to_string())?;
-        tokens.push(body["token"].as_str().unwrap_or_default().to_string());
-    }
-    Ok(tokens)
+    let names: Vec<String> = (0..racers)
+        .map(|i| format!("live-{tag}-{wave}-{i}"))
+        .collect();
+    super::register(http, base, &names).await
 }
 
 /// One wave: rooms made, racers joined and ready, every race run to its finish.

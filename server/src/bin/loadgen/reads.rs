@@ -310,7 +310,9 @@ impl Writer {
         uploads: u32,
     ) -> Result<Writer, String> {
         let player = format!("reads {tag} {}", target.label);
-        let token = register(http, &target.base, &player).await?;
+        let token = super::register(http, &target.base, std::slice::from_ref(&player))
+            .await?
+            .remove(0);
         let run = super::record_bot(&target.level, &player, super::BOT_TICKS_MAX)?;
         let response = http
             .post(format!("{}/api/runs", target.base))
@@ -435,22 +437,6 @@ impl Writer {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-    }
-}
-
-/// Registers `name`; its token.
-async fn register(http: &Client, base: &str, name: &str) -> Result<String, String> {
-    let response = http
-        .post(format!("{base}/api/players"))
-        .json(&serde_json::json!({ "name": name }))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let status = response.status();
-    let body: Value = response.json().await.map_err(|e| e.to_string())?;
-    match body["token"].as_str() {
-        Some(token) if status == StatusCode::CREATED => Ok(token.to_string()),
-        _ => Err(format!("registering {name:?}: {status} {body}")),
     }
 }
 
