@@ -4,6 +4,7 @@
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
+pub mod caller;
 pub mod export;
 pub mod inspect;
 pub mod leaderboard;

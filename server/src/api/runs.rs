@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+use super::caller::Player;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
@@ -177,12 +178,13 @@ pub struct RunStatus {
     ))]
 pub async fn upload(
     State(state): State<AppState>,
+    player: Result<Player, ApiError>,
     headers: HeaderMap,
     query: Result<Query<UploadQuery>, QueryRejection>,
     body: Body,
 ) -> Result<Response, ApiError> {
     let outcome = match query {
-        Ok(Query(query)) => accept(&state, &headers, query.ticket.as_deref(), body).await,
+        Ok(Query(query)) => accept(&state, player, &headers, query.ticket.as_deref(), body).await,
         Err(e) => Err(e.into()),
     };
     state.metrics.upload(match &outcome {
@@ -207,8 +209,11 @@ pub async fn upload(
     Ok(response)
 }
 
+/// An upload's checks, cheapest first, and its storing. `player` is the token's, or why
+/// there is none: a malformed ticket id is refused before it.
 async fn accept(
     state: &AppState,
+    player: Result<Player, ApiError>,
     headers: &HeaderMap,
     ticket: Option<&str>,
     body: Body,
@@ -216,10 +221,10 @@ async fn accept(
     if let Some(id) = ticket {
         super::tickets::check_ticket_id(id)?;
     }
-    let player = super::tickets::player_of(state, headers).await?;
+    let player = player?;
     state
         .rates
-        .check_token(player.id)
+        .check_token(player.id())
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
@@ -267,9 +272,9 @@ async fn accept(
         .player_name
         .as_deref()
         .ok_or(ApiError::NoPlayerName)?;
-    if name != player.name {
+    if name != player.name() {
         return Err(ApiError::NameMismatch {
-            token: player.name,
+            token: player.name().to_string(),
             replay: name.to_string(),
         });
     }
@@ -296,7 +301,7 @@ async fn accept(
         }
     }
     let run = NewRun {
-        player_id: player.id,
+        player_id: player.id(),
         bytes: &bytes,
         replay_hash: Sha256::digest(&bytes).into(),
         level: &header.level_name,
@@ -309,7 +314,7 @@ async fn accept(
     let (id, duplicate) = match state.store.insert_run(&run, state.queue_max).await? {
         Inserted::New(id) => {
             state.work.notify_one();
-            tracing::info!(run = id, player = %player.name, level = %run.level, "queued");
+            tracing::info!(run = id, player = %player.name(), level = %run.level, "queued");
             (id, false)
         }
         Inserted::Duplicate(id) => (id, true),
