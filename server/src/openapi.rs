@@ -42,7 +42,7 @@ use crate::{catalog, web};
         runs::Uploaded, runs::RunStatus, crate::store::RunState, crate::store::Category,
         runs::SplitJson,
         leaderboard::Leaderboard, leaderboard::EntryJson,
-        export::BoardExport, export::ExportEntry, export::ExportFormat,
+        export::BoardExport, export::ExportFormat,
         seasons::Seasons, seasons::SeasonJson,
         trajectory::GhostJson, trajectory::Point, crate::times::TickTime,
         inspect::Inspection,

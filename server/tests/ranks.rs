@@ -289,13 +289,7 @@ async fn change(sql: &Raw, rng: &mut Rng, runs: &mut i64, inserted: &mut i64, pl
 /// The whole board walked from the index in batches of three, as an export does, equals the
 /// reference's ranking.
 async fn export_agrees(store: &Store, reference: &Store, board: &Board, what: &str) {
-    let want: Vec<i64> = reference
-        .leaderboard_sql(board, 100_000, 0)
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.run_id)
-        .collect();
+    let want = reference.leaderboard_sql(board, 100_000, 0).await.unwrap();
     let (mut got, mut since, mut offset) = (Vec::new(), None, 0u64);
     loop {
         let (version, rows) = store
@@ -305,8 +299,9 @@ async fn export_agrees(store: &Store, reference: &Store, board: &Board, what: &s
             .unwrap_or_else(|| panic!("{what}: the export left the index of an unchanged board"));
         since = Some(version);
         offset += rows.len() as u64;
-        got.extend(rows.iter().map(|r| r.run_id));
-        if rows.len() < 3 {
+        let short = rows.len() < 3;
+        got.extend(rows);
+        if short {
             break;
         }
     }

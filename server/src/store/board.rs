@@ -20,7 +20,8 @@
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::{Board, Category, Entry, ExportCursor, ExportRow, Result, Store};
+use super::board_sql::{WALK_COLUMNS, WalkRow};
+use super::{Board, Category, Entry, ExportCursor, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
@@ -197,10 +198,10 @@ impl Store {
             .collect())
     }
 
-    /// The next `limit` entries of the board after `after`, in rank order, as the board stood
-    /// at `as_of_ms` (runs verified later are left out, so a long export does not see a player
-    /// move past its cursor and list them twice or not at all; hiding during an export does
-    /// show).
+    /// The next `limit` entries of the board after `after`, in rank order (ranked on from
+    /// `after.rank`), as the board stood at `as_of_ms` (runs verified later are left out, so
+    /// a long export does not see a player move past its cursor and list them twice or not at
+    /// all; hiding during an export does show).
     ///
     /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` ([`BOARD_ROWS`]): candidates are
     /// read from `runs_ranked` starting at the cursor, each probed for a better run of its
@@ -213,13 +214,9 @@ impl Store {
         as_of_ms: i64,
         after: ExportCursor,
         limit: u32,
-    ) -> Result<Vec<ExportRow>> {
-        let sql = board_rows_sql(
-            board,
-            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms",
-            Walk::Down,
-        );
-        let rows = on_pool!(self, |pool| {
+    ) -> Result<Vec<Entry>> {
+        let sql = board_rows_sql(board, WALK_COLUMNS, Walk::Down);
+        let rows: Vec<WalkRow> = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(after.finish_tick)
                 .bind(after.run_id)
@@ -228,7 +225,10 @@ impl Store {
                 .fetch_all(pool)
                 .await?
         });
-        Ok(rows)
+        Ok((after.rank + 1..)
+            .zip(rows)
+            .map(|(rank, row)| row.entry(rank))
+            .collect())
     }
 
     /// How many players are on the board (counted by `BOARD_CTE`).

@@ -30,7 +30,7 @@ const TOP_ROWS_MAX: u64 = 1_000;
 /// An entry as a walk of the board gives it (its rank counted by the walk), the splits
 /// still as stored.
 #[derive(sqlx::FromRow)]
-struct WalkRow {
+pub(super) struct WalkRow {
     run_id: i64,
     player: String,
     finish_tick: i64,
@@ -38,8 +38,13 @@ struct WalkRow {
     splits: Option<String>,
 }
 
+/// The columns of a [`WalkRow`], for `board_rows_sql`.
+pub(super) const WALK_COLUMNS: &str =
+    "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits";
+
 impl WalkRow {
-    fn entry(self, rank: i64) -> Entry {
+    /// The entry, at `rank`.
+    pub(super) fn entry(self, rank: i64) -> Entry {
         Entry {
             rank,
             run_id: self.run_id,
@@ -136,11 +141,7 @@ impl Store {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let sql = board_rows_sql(
-            board,
-            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits",
-            walk,
-        );
+        let sql = board_rows_sql(board, WALK_COLUMNS, walk);
         let rows = on_pool!(self, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(from.0)

@@ -423,30 +423,31 @@ pub struct Entry {
     pub splits: Vec<(Option<u32>, u32)>,
 }
 
-/// One row of a leaderboard export ([`Store::board_batch`]): an entry without its rank (the
-/// export counts ranks itself, in the order the batches come).
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct ExportRow {
-    pub run_id: i64,
-    pub player: String,
-    pub finish_tick: i64,
-    pub uploaded_ms: i64,
-}
-
-/// Where a leaderboard export stands: the last entry sent, as the board's order key
-/// (finish tick, run id); [`ExportCursor::START`] before the first.
+/// Where a leaderboard export stands: the last entry sent, as its rank and the board's order
+/// key (finish tick, run id); [`ExportCursor::START`] before the first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportCursor {
+    pub rank: i64,
     pub finish_tick: i64,
     pub run_id: i64,
 }
 
 impl ExportCursor {
-    /// Before every entry (finish ticks are at least 0, run ids at least 1).
+    /// Before every entry (ranks start at 1, finish ticks at 0, run ids at 1).
     pub const START: ExportCursor = ExportCursor {
+        rank: 0,
         finish_tick: -1,
         run_id: 0,
     };
+
+    /// Just after `entry`.
+    pub fn after(entry: &Entry) -> ExportCursor {
+        ExportCursor {
+            rank: entry.rank,
+            finish_tick: entry.finish_tick,
+            run_id: entry.run_id,
+        }
+    }
 }
 
 impl Store {

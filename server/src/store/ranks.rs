@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, watch};
 
 use super::board::BestRun;
-use super::{Board, Entry, ExportRow, FeedSeq, Result, Store, StoreError};
+use super::{Board, Entry, FeedSeq, Result, Store, StoreError};
 use entries::Entries;
 
 /// Feed rows read per query.
@@ -610,7 +610,7 @@ impl Store {
         since: Option<BoardVersion>,
         offset: u64,
         limit: u32,
-    ) -> Result<Option<(BoardVersion, Vec<ExportRow>)>> {
+    ) -> Result<Option<(BoardVersion, Vec<Entry>)>> {
         let rows = self
             .ranks
             .read(self, board, &mut None, |entries| {
@@ -618,16 +618,7 @@ impl Store {
                 if since.is_some_and(|since| since != version) {
                     return None;
                 }
-                let rows = entries
-                    .page(offset, limit)
-                    .into_iter()
-                    .map(|entry| ExportRow {
-                        run_id: entry.run_id,
-                        player: entry.player,
-                        finish_tick: entry.finish_tick,
-                        uploaded_ms: entry.uploaded_ms,
-                    })
-                    .collect();
+                let rows = entries.page(offset, limit);
                 Some((version, rows))
             })
             .await?;
