@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::metrics::RunTotals;
@@ -80,5 +80,5 @@ async fn count_run_totals(state: &AppState, states: &[RunState]) {
 #[utoipa::path(get, path = "/api/openapi.json", tag = "operations",
     responses((status = 200, description = "OpenAPI 3 document", content_type = "application/json", body = Object)))]
 pub async fn openapi() -> Response {
-    Json(crate::openapi::ApiDoc::openapi()).into_response()
+    Json(crate::openapi::document()).into_response()
 }
