@@ -318,7 +318,7 @@ async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
         .collect();
     let keep_up = async {
         loop {
-            if let Err(e) = state.store.keep_ranks_up(&boards).await {
+            if let Err(e) = state.store.boards().keep_ranks_up(&boards).await {
                 tracing::warn!(error = %e, "cannot read the board change feed");
             }
             tokio::time::sleep(RANKS_KEEP_UP_INTERVAL).await;

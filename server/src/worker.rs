@@ -9,13 +9,13 @@
 //!
 //! A run gets exactly one verdict, whatever dies when.
 //!
-//! - **Claims.** One statement ([`Store::claim_batch`](crate::store::Store::claim_batch)) moves up to N runs that are queued, or
+//! - **Claims.** One statement ([`Queue::claim_batch`](crate::store::Queue::claim_batch)) moves up to N runs that are queued, or
 //!   `verifying` under a lease that has expired, to `verifying`, leased to this worker
 //!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
 //!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
 //!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
 //!   IMMEDIATE`). On PostgreSQL the same statement returns the batch's replay bytes
-//!   ([`Store::claim_and_read`](crate::store::Store::claim_and_read)); SQLite reads them
+//!   ([`Queue::claim_and_read`](crate::store::Queue::claim_and_read)); SQLite reads them
 //!   in a second query.
 //! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
 //!   the same owner and attempt number; so is handing a run back. A claim that is no longer
@@ -23,7 +23,7 @@
 //!   once a verdict is written the run is no longer `verifying`, so nothing writes a second.
 //! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
 //!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
-//!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
+//!   transaction ([`Queue::write_verdicts`](crate::store::Queue::write_verdicts)): all of it is durable, or none of it is.
 //!   On PostgreSQL a batch with nothing to hand back is one `UPDATE` statement, which is its
 //!   own transaction.
 //! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
@@ -197,6 +197,7 @@ async fn claim(state: &Workers, owner: &str) -> Result<Option<Claimed>, StoreErr
         tickets,
     } = state
         .store
+        .queue()
         .claim_and_read(owner, now_ms(), lease_ms, state.verify_batch)
         .await?;
     if claims.is_empty() {
@@ -301,6 +302,7 @@ async fn write_batch(state: Arc<Workers>, batch: Verified) {
     for attempt in 0..3u32 {
         match state
             .store
+            .queue()
             .write_verdicts(&verdicts, &release, now_ms())
             .await
         {

@@ -633,13 +633,18 @@ async fn the_board_exports_as_csv_and_json() {
             category: pogo_server::store::Category::Open,
         };
         // Ranks, runs and splits: the reference ranking's.
-        let want = store.leaderboard_sql(&sprint, 100, 0).await.unwrap();
+        let want = store
+            .boards()
+            .leaderboard_sql(&sprint, 100, 0)
+            .await
+            .unwrap();
         assert_eq!(want.len(), entries.len());
         for batch in [1, 2, 3] {
             let mut cursor = pogo_server::store::ExportCursor::START;
             let mut got = Vec::new();
             loop {
                 let rows = store
+                    .boards()
                     .board_batch(&sprint, i64::MAX, cursor, batch)
                     .await
                     .unwrap();
@@ -656,6 +661,7 @@ async fn the_board_exports_as_csv_and_json() {
         }
         // As of before every verdict: nothing.
         let none = store
+            .boards()
             .board_batch(&sprint, 0, pogo_server::store::ExportCursor::START, 10)
             .await
             .unwrap();

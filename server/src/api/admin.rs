@@ -130,7 +130,12 @@ pub async fn hide_run(
     let Path(id) = id?;
     let Json(request) = body?;
     let reason = checked_reason(request)?;
-    if !state.store.set_run_hidden(id, reason.as_deref()).await? {
+    if !state
+        .store
+        .runs()
+        .set_run_hidden(id, reason.as_deref())
+        .await?
+    {
         return Err(ApiError::UnknownRun { id });
     }
     let hidden = reason.is_some();
@@ -162,6 +167,7 @@ pub async fn run(
     let Path(id) = id?;
     let row = state
         .store
+        .runs()
         .run(id)
         .await?
         .ok_or(ApiError::UnknownRun { id })?;
@@ -195,7 +201,12 @@ pub async fn hide_player(
 ) -> Result<Json<PlayerHidden>, ApiError> {
     let Path(name) = name?;
     let Json(Hidden { hidden }) = body?;
-    match state.store.set_player_hidden(&name, hidden).await? {
+    match state
+        .store
+        .players()
+        .set_player_hidden(&name, hidden)
+        .await?
+    {
         Some(name) => {
             tracing::info!(player = %name, hidden, "admin: player visibility");
             Ok(Json(PlayerHidden { name, hidden }))

@@ -47,6 +47,7 @@ impl FromRequestParts<AppState> for Player {
         }
         let player = state
             .store
+            .players()
             .player_by_token(&auth::token_hash(token))
             .await?
             .ok_or(ApiError::BadToken)?;

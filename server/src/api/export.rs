@@ -5,8 +5,8 @@
 //!
 //! **Bounded memory.** The body is streamed: [`EXPORT_BATCH_ROWS`] entries at a time, written
 //! out before the next are asked for. A batch comes from the board's rank index while the
-//! board is as it was when the export began (`Store::board_rows_indexed`: one probe of the
-//! change feed, no rows read), else from one short keyset query (`Store::board_batch`: after
+//! board is as it was when the export began (`Boards::board_rows_indexed`: one probe of the
+//! change feed, no rows read), else from one short keyset query (`Boards::board_batch`: after
 //! the last entry sent, in the board's (finish tick, run id) order). A board of a million
 //! entries never sits in memory twice, no database connection (nor SQLite read snapshot) is
 //! held while a slow client reads, and a batch costs its own rows, not the board's (an
@@ -203,9 +203,9 @@ struct Writer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
     /// The rank index, while the board stays as it was when the export began (this version;
-    /// `None` before the first batch): see `Store::board_rows_indexed`.
+    /// `None` before the first batch): see `Boards::board_rows_indexed`.
     Index(Option<BoardVersion>),
-    /// SQL, as of the export's start, from the cursor on (`Store::board_batch`): once the
+    /// SQL, as of the export's start, from the cursor on (`Boards::board_batch`): once the
     /// board changed, or if it has no index yet.
     Sql,
 }
@@ -247,6 +247,7 @@ impl Writer {
             let offset = u64::try_from(self.cursor.rank).unwrap_or(0);
             let before = now_ms();
             match store
+                .boards()
                 .board_rows_indexed(&self.board, since, offset, limit)
                 .await?
             {
@@ -261,6 +262,7 @@ impl Writer {
             }
         }
         store
+            .boards()
             .board_batch(&self.board, self.as_of_ms, self.cursor, limit)
             .await
     }

@@ -146,7 +146,7 @@ pub async fn leaderboard(
         (offset, None) => (PageAt::Offset(offset.unwrap_or(0)), None, None),
         (None, Some(name)) => {
             // The player and where the board change feed ends, in one round trip.
-            let (player, seen) = state.store.player_by_name_and_feed(&name).await?;
+            let (player, seen) = state.store.players().player_by_name_and_feed(&name).await?;
             let player = player
                 .filter(|p| !p.hidden)
                 .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
@@ -158,12 +158,17 @@ pub async fn leaderboard(
         offset,
         total,
         entries: rows,
-    } = match state.store.board_page_at(&board, at, limit, seen).await? {
+    } = match state
+        .store
+        .boards()
+        .board_page_at(&board, at, limit, seen)
+        .await?
+    {
         Some(page) => page,
         // `around` a player with no entry: absent from this board, which is an answer.
         None => BoardPage {
             offset: 0,
-            total: state.store.board_size(&board).await?,
+            total: state.store.boards().board_size(&board).await?,
             entries: Vec::new(),
         },
     };

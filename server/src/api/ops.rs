@@ -46,7 +46,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     // `metrics`).
     let waiting = [RunState::Queued, RunState::Verifying];
     let settled = [RunState::Verified, RunState::Rejected];
-    match state.store.waiting_counts().await {
+    match state.store.queue().waiting_counts().await {
         Ok(counts) => state.metrics.set_runs(&counts, &waiting),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count the waiting runs"),
     }
@@ -70,7 +70,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
 
 /// Counts every run by state (a pass over the table) and sets the gauges of `states`.
 async fn count_run_totals(state: &AppState, states: &[RunState]) {
-    match state.store.status_counts().await {
+    match state.store.queue().status_counts().await {
         Ok(counts) => state.metrics.set_runs(&counts, states),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
     }

@@ -226,29 +226,8 @@ async fn accept(
         .rates
         .check_token(player.id())
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        });
-    if !content_type.is_some_and(|t| REPLAY_CONTENT_TYPES.contains(&t.as_str())) {
-        return Err(ApiError::ContentType {
-            expected: "application/octet-stream",
-        });
-    }
     let limit = state.upload_limit;
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(ApiError::BodyTooLarge { limit });
-    }
+    check_body_headers(headers, limit)?;
     let _slot = state.uploads.try_acquire().map_err(|_| ApiError::Busy {
         what: "too many uploads in progress",
         retry_after_s: RETRY_AFTER_BUSY_S,
@@ -311,7 +290,12 @@ async fn accept(
         uploaded_ms: now_ms(),
         ticket,
     };
-    let (id, duplicate) = match state.store.insert_run(&run, state.queue_max).await? {
+    let (id, duplicate) = match state
+        .store
+        .queue()
+        .insert_run(&run, state.queue_max)
+        .await?
+    {
         Inserted::New(id) => {
             state.work.notify_one();
             tracing::info!(run = id, player = %player.name(), level = %run.level, "queued");
@@ -355,9 +339,37 @@ async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
     }
 }
 
+/// An upload's headers, before its body is read: a replay's content type (415 otherwise), and
+/// a declared length within `limit` bytes (413 otherwise; the read is bounded too).
+fn check_body_headers(headers: &HeaderMap, limit: u64) -> Result<(), ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    if !content_type.is_some_and(|t| REPLAY_CONTENT_TYPES.contains(&t.as_str())) {
+        return Err(ApiError::ContentType {
+            expected: "application/octet-stream",
+        });
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ApiError::BodyTooLarge { limit });
+    }
+    Ok(())
+}
+
 /// A run (visible, i.e. neither it nor its player hidden), or 404.
 pub async fn visible_run(state: &AppState, id: i64) -> Result<RunRow, ApiError> {
-    match state.store.run(id).await? {
+    match state.store.runs().run(id).await? {
         Some(run) if !run.hidden => Ok(run),
         _ => Err(ApiError::UnknownRun { id }),
     }
@@ -389,6 +401,7 @@ pub async fn verified_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Ve
 async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
     state
         .store
+        .runs()
         .run_bytes(id)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))
@@ -420,7 +433,7 @@ pub async fn status(
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<axum::Json<RunStatus>, ApiError> {
     let Path(id) = id?;
-    let (run, seen) = match state.store.run_and_feed(id).await? {
+    let (run, seen) = match state.store.runs().run_and_feed(id).await? {
         Some((run, seen)) if !run.hidden => (run, seen),
         _ => return Err(ApiError::UnknownRun { id }),
     };
@@ -451,6 +464,7 @@ async fn run_status_at(
     }
     let ranks = state
         .store
+        .boards()
         .run_ranks(&boards, id, run.player_id, seen)
         .await?;
     let rank_on = |category: Category| {

@@ -139,6 +139,7 @@ pub async fn mint(
     let start_by = TICKET_COUNTDOWN_MS + state.ticket_slack_ms;
     let minted = state
         .store
+        .tickets()
         .mint_ticket(
             &NewTicket {
                 id: &id,
@@ -218,7 +219,7 @@ pub async fn commit(
     let ticket = owned_ticket(&state, &id, &player).await?;
     check_commit(&state, &ticket, &commit)?;
     let max = commits_max(&state, &ticket.level);
-    let (status, seq, first) = match state.store.add_commit(&id, &commit, max).await? {
+    let (status, seq, first) = match state.store.tickets().add_commit(&id, &commit, max).await? {
         Added::New { seq } => (StatusCode::CREATED, seq, commit),
         Added::Again { seq, first } => (StatusCode::OK, seq, first),
         Added::Conflict { first } => {
@@ -263,6 +264,7 @@ pub fn check_ticket_id(id: &str) -> Result<(), ApiError> {
 pub async fn owned_ticket(state: &AppState, id: &str, player: &Player) -> Result<Ticket, ApiError> {
     let ticket = state
         .store
+        .tickets()
         .ticket(id)
         .await?
         .ok_or_else(|| ApiError::UnknownTicket { id: id.to_string() })?;

@@ -245,7 +245,7 @@ impl LiveContext {
                 view: json,
             })
             .collect();
-        self.store.write_rooms(&writes).await
+        self.store.rooms().write_rooms(&writes).await
     }
 }
 

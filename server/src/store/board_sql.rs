@@ -19,9 +19,10 @@
 
 use sqlx::Row;
 
+use super::board::Boards;
 use super::board::{BestRun, Walk, board_rows_sql, category_filter, parse_splits};
 use super::ranks::{BoardPage, PageAt};
-use super::{Board, Category, Entry, Result, Store};
+use super::{Board, Category, Entry, Result};
 
 /// Most entries a page read from SQL finds by walking down from the top of the board (the
 /// cost of its rows): a page deeper at an offset is ranked by the reference.
@@ -56,8 +57,8 @@ impl WalkRow {
     }
 }
 
-impl Store {
-    /// A page of the board and its size from SQL: what [`Store::board_page`] answers from the
+impl Boards<'_> {
+    /// A page of the board and its size from SQL: what [`Boards::board_page`] answers from the
     /// index. `None` if `at` is a player with no entry. Each statement is exact when it runs.
     pub async fn board_page_sql(
         &self,
@@ -84,7 +85,7 @@ impl Store {
     /// counted by the reference for a real-time one.
     pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
         match board.category {
-            Category::Open => self.season_players(board).await,
+            Category::Open => self.store.seasons().season_players(board).await,
             Category::RealTime => self.board_size_sql(board).await,
         }
     }
@@ -118,7 +119,7 @@ impl Store {
                AND r.hidden = FALSE AND p.hidden = FALSE",
             category_filter(board)
         );
-        let before = on_pool!(self, |pool| {
+        let before = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .bind(best.finish_tick)
                 .bind(best.run_id)
@@ -142,7 +143,7 @@ impl Store {
             return Ok(Vec::new());
         }
         let sql = board_rows_sql(board, WALK_COLUMNS, walk);
-        let rows = on_pool!(self, |pool| {
+        let rows = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(from.0)
                 .bind(from.1)
