@@ -49,6 +49,7 @@ pub mod openapi;
 pub mod realtime;
 pub mod reverify;
 pub mod season;
+pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod times;
@@ -65,15 +66,18 @@ use pogo_core::Tuning;
 use pogo_core::world::World;
 use pogo_replay::{LEVEL_FILE_BYTES_MAX, Limits, TUNING_FILE_BYTES_MAX};
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::sync::{Notify, Semaphore};
+use tokio::task::JoinHandle;
 
 pub use config::Config;
 pub use state::AppState;
 
 use catalog::Catalog;
 use limits::{GHOSTS_IN_FLIGHT_MAX, RateLimits, UPLOADS_IN_FLIGHT_MAX};
+use shutdown::{Shutdown, Stop};
 use state::Shared;
 use store::Store;
+use worker::Workers;
 
 /// How often idle rate-limit keys are forgotten.
 const RATE_LIMIT_SWEEP_INTERVAL: Duration = Duration::from_secs(60);
@@ -105,7 +109,10 @@ impl std::error::Error for ServerError {}
 /// open and migrated.
 #[derive(Debug)]
 pub struct Server {
+    /// The handlers'.
     state: AppState,
+    /// The verification workers'.
+    workers: Arc<Workers>,
 }
 
 impl Server {
@@ -151,10 +158,23 @@ impl Server {
         if let Some(url) = &config.advertise_url {
             let _ = live.home.set(url.trim_end_matches('/').to_string());
         }
+        let metrics = Arc::new(metrics::Metrics::new());
+        let work = Arc::new(Notify::new());
+        let workers = Arc::new(Workers {
+            store: store.clone(),
+            catalog: catalog.clone(),
+            metrics: metrics.clone(),
+            instance,
+            count: config.workers(),
+            lease: config.lease(),
+            verify_batch: config.verify_batch,
+            ticket_slack_ms: slack_ms,
+            work: work.clone(),
+        });
         let state = AppState(Arc::new(Shared {
             store,
             catalog,
-            metrics: metrics::Metrics::new(),
+            metrics,
             rates: RateLimits::new(
                 config.token_rate,
                 config.token_burst,
@@ -162,13 +182,10 @@ impl Server {
                 config.address_burst,
             ),
             admin: config.admin_token.as_deref().map(auth::AdminToken::new),
-            instance,
-            workers: config.workers(),
-            lease: config.lease(),
-            verify_batch: config.verify_batch,
+            workers: workers.count,
             queue_max: config.queue_max,
             upload_limit: limits::upload_body_limit(ticks_max),
-            work: Notify::new(),
+            work,
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
             wasm: web::WasmModule::new(config.wasm.clone()),
@@ -177,7 +194,7 @@ impl Server {
             live,
         }));
         state.wasm.log_at_start().await;
-        Ok(Server { state })
+        Ok(Server { state, workers })
     }
 
     pub fn state(&self) -> &AppState {
@@ -185,29 +202,26 @@ impl Server {
     }
 
     /// Serves HTTP on `listener` and runs the verification workers until `shutdown`
-    /// completes; then stops accepting connections, lets open requests finish, lets each
-    /// worker finish the run it holds (bounded by the verification's wall-clock limit), and
-    /// closes the database.
+    /// completes; then stops accepting connections and closes the live rooms, lets open
+    /// requests finish, lets each worker finish the run it holds (bounded by the
+    /// verification's wall-clock limit), stops the background tasks, and closes the database.
     pub async fn run(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
-        let state = self.state;
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let workers = worker::spawn(&state, &stop_rx);
-        let sweeper = {
-            let state = state.clone();
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(RATE_LIMIT_SWEEP_INTERVAL).await;
-                    state.rates.forget_idle();
-                    state.ticket_rate.forget_idle();
-                }
-            })
-        };
-        let ranks = tokio::spawn(keep_ranks_up(state.clone()));
-        let rooms = tokio::spawn(live::write_rooms(state.live.clone()));
+        let Server { state, workers } = self;
+        // Two stops, in this order once serving has ended: the workers, then the rest.
+        let (stop_workers, stop_tasks) = (Stop::new(), Stop::new());
+        let verifying = worker::spawn(&workers, &stop_workers.subscribe());
+        let tasks = [
+            tokio::spawn(forget_idle_rates(state.clone(), stop_tasks.subscribe())),
+            tokio::spawn(keep_ranks_up(state.clone(), stop_tasks.subscribe())),
+            tokio::spawn(live::write_rooms(
+                state.live.clone(),
+                stop_tasks.subscribe(),
+            )),
+        ];
         let address = listener.local_addr().map_err(ServerError::Io)?;
         let _ = state.live.home.set(default_home(address));
         tracing::info!(
@@ -216,41 +230,65 @@ impl Server {
             database = state.store.backend(),
             workers = state.workers,
             upload_limit = state.upload_limit,
-            instance = %state.instance,
+            instance = %workers.instance,
             "serving"
         );
-        let app = api::router(state.clone());
-        // Upgraded connections (the live rooms' WebSockets) are not the HTTP server's to
-        // wait for: the rooms close them when the shutdown begins.
-        let live = state.live.clone();
-        let shutdown = async move {
-            shutdown.await;
-            live.shutdown.send_replace(true);
-        };
-        // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and a
-        // streamed answer (the export) is written a batch at a time; Nagle's algorithm held a
-        // small write behind the previous one's delayed ack (up to 40 ms).
-        let listener = listener.tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::warn!(error = %e, "cannot set TCP_NODELAY");
-            }
-        });
-        let served = axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await;
+        let served = serve(listener, state.clone(), shutdown).await;
         tracing::info!("shutting down: waiting for the workers");
-        let _ = stop_tx.send(true);
-        for worker in workers {
-            let _ = worker.await;
-        }
-        sweeper.abort();
-        ranks.abort();
-        rooms.abort();
+        stop_workers.begin();
+        join(verifying).await;
+        stop_tasks.begin();
+        join(tasks).await;
         state.store.close().await;
         served.map_err(ServerError::Io)
+    }
+}
+
+/// Serves the API on `listener` until `shutdown` completes and the open requests are
+/// answered. When `shutdown` completes the live rooms close their WebSockets: upgraded
+/// connections are not the HTTP server's to wait for.
+async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = api::router(state.clone());
+    let shutdown = async move {
+        shutdown.await;
+        state.live.shutdown.begin();
+    };
+    // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and a
+    // streamed answer (the export) is written a batch at a time; Nagle's algorithm held a
+    // small write behind the previous one's delayed ack (up to 40 ms).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// Waits for every task (one that panicked is past waiting for).
+async fn join(tasks: impl IntoIterator<Item = JoinHandle<()>>) {
+    for task in tasks {
+        let _ = task.await;
+    }
+}
+
+/// Forgets idle rate-limit keys every [`RATE_LIMIT_SWEEP_INTERVAL`] until `stop`.
+async fn forget_idle_rates(state: AppState, mut stop: Shutdown) {
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(RATE_LIMIT_SWEEP_INTERVAL) => {}
+            () = stop.recv() => return,
+        }
+        state.rates.forget_idle();
+        state.ticket_rate.forget_idle();
     }
 }
 
@@ -267,8 +305,8 @@ fn default_home(address: SocketAddr) -> String {
 
 /// Builds the rank index of every level's current boards, then reads the board change feed
 /// every [`RANKS_KEEP_UP_INTERVAL`], so that reads find little to apply and the index never
-/// goes stale (`store::ranks`).
-async fn keep_ranks_up(state: AppState) {
+/// goes stale (`store::ranks`), until `stop` (a build or read under way is dropped).
+async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
     let boards: Vec<store::Board> = state
         .catalog
         .levels()
@@ -278,11 +316,17 @@ async fn keep_ranks_up(state: AppState) {
         })
         .flatten()
         .collect();
-    loop {
-        if let Err(e) = state.store.keep_ranks_up(&boards).await {
-            tracing::warn!(error = %e, "cannot read the board change feed");
+    let keep_up = async {
+        loop {
+            if let Err(e) = state.store.boards().keep_ranks_up(&boards).await {
+                tracing::warn!(error = %e, "cannot read the board change feed");
+            }
+            tokio::time::sleep(RANKS_KEEP_UP_INTERVAL).await;
         }
-        tokio::time::sleep(RANKS_KEEP_UP_INTERVAL).await;
+    };
+    tokio::select! {
+        () = keep_up => {}
+        () = stop.recv() => {}
     }
 }
 

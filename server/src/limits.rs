@@ -55,7 +55,7 @@ pub const LEADERBOARD_LIMIT_MAX: u32 = 100;
 pub const LEADERBOARD_LIMIT_DEFAULT: u32 = 20;
 
 /// Entries per batch of a leaderboard export: a read of the board's index or one short
-/// keyset query (`Store::board_rows_indexed`, `Store::board_batch`), ≈ 150 kB of CSV or JSON,
+/// keyset query (`Boards::board_rows_indexed`, `Boards::board_batch`), ≈ 150 kB of CSV or JSON,
 /// held in memory while it is written. An export of a million entries is a thousand batches;
 /// a client that reads slowly holds no connection between them.
 pub const EXPORT_BATCH_ROWS: u32 = 1000;

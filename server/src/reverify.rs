@@ -157,6 +157,7 @@ pub async fn reverify(
             .ok_or_else(|| ReverifyError::Internal(format!("no season for level {level}")))?;
         pending += state
             .store
+            .seasons()
             .reverify_pending(&target, options.season)
             .await?;
         report.targets.push((level.clone(), season));
@@ -170,6 +171,7 @@ pub async fn reverify(
             let take = u32::try_from(budget.min(u64::from(options.batch))).unwrap_or(1);
             let batch = state
                 .store
+                .seasons()
                 .reverify_candidates(target, options.season, after, take)
                 .await?;
             let Some(last) = batch.last() else {
@@ -179,6 +181,7 @@ pub async fn reverify(
             let rechecked = recheck_batch(state, batch, *season, progress).await?;
             let filed = state
                 .store
+                .seasons()
                 .file_reverified(target, &rechecked, now_ms())
                 .await?;
             budget = budget.saturating_sub(rechecked.len() as u64);
@@ -204,7 +207,11 @@ pub async fn reverify(
         }
     }
     for (target, _) in &targets {
-        report.left += state.store.reverify_pending(target, options.season).await?;
+        report.left += state
+            .store
+            .seasons()
+            .reverify_pending(target, options.season)
+            .await?;
     }
     progress.finish_and_clear();
     Ok(report)
@@ -219,7 +226,7 @@ async fn recheck_batch(
 ) -> Result<Vec<(Candidate, Recheck)>, ReverifyError> {
     let mut out = Vec::with_capacity(batch.len());
     for run in batch {
-        let recheck = match state.store.run_bytes(run.id).await? {
+        let recheck = match state.store.runs().run_bytes(run.id).await? {
             None => Recheck::Failed {
                 kind: "missing".into(),
                 reason: "the run's replay bytes are missing from the database".into(),

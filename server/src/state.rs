@@ -1,8 +1,9 @@
-//! The one shared state of the server: everything a handler or a worker needs.
+//! The handlers' state: what the API's handlers share. The verification workers have their
+//! own (`worker::Workers`), the live rooms theirs (`live::LiveContext`); the store, catalog
+//! and metrics are handles all of them hold.
 
 use std::ops::Deref;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::{Notify, Semaphore};
 
@@ -13,7 +14,7 @@ use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::web::WasmModule;
 
-/// Cheap to clone: a handle on [`Shared`].
+/// Cheap to clone: a handle on [`Shared`], axum's state for every route.
 #[derive(Clone, Debug)]
 pub struct AppState(pub Arc<Shared>);
 
@@ -24,25 +25,22 @@ impl Deref for AppState {
     }
 }
 
+/// What the handlers share.
 #[derive(Debug)]
 pub struct Shared {
     pub store: Store,
     pub catalog: Arc<Catalog>,
-    pub metrics: Metrics,
+    pub metrics: Arc<Metrics>,
     pub rates: RateLimits,
     pub admin: Option<AdminToken>,
-    /// This process's name in claims (`lease_owner`): random, so two processes never share
-    /// one, even on two machines.
-    pub instance: String,
+    /// Verification workers in this process (`/healthz` says how many).
     pub workers: usize,
-    pub lease: Duration,
-    /// Runs a worker claims at once (`--verify-batch`).
-    pub verify_batch: u32,
+    /// Most runs waiting for a verdict before an upload is answered 503 (`--queue-max`).
     pub queue_max: u64,
     /// Request body limit of an upload (bytes): see `limits::upload_body_limit`.
     pub upload_limit: u64,
-    /// Wakes an idle worker when a run is queued.
-    pub work: Notify,
+    /// Wakes an idle worker when a run is queued (`worker::Workers::work`).
+    pub work: Arc<Notify>,
     /// Upload bodies being read or checked (`limits::UPLOADS_IN_FLIGHT_MAX`).
     pub uploads: Semaphore,
     /// Ghost trajectories being computed (`limits::GHOSTS_IN_FLIGHT_MAX`).

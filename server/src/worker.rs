@@ -9,13 +9,13 @@
 //!
 //! A run gets exactly one verdict, whatever dies when.
 //!
-//! - **Claims.** One statement ([`Store::claim_batch`](crate::store::Store::claim_batch)) moves up to N runs that are queued, or
+//! - **Claims.** One statement ([`Queue::claim_batch`](crate::store::Queue::claim_batch)) moves up to N runs that are queued, or
 //!   `verifying` under a lease that has expired, to `verifying`, leased to this worker
 //!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
 //!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
 //!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
 //!   IMMEDIATE`). On PostgreSQL the same statement returns the batch's replay bytes
-//!   ([`Store::claim_and_read`](crate::store::Store::claim_and_read)); SQLite reads them
+//!   ([`Queue::claim_and_read`](crate::store::Queue::claim_and_read)); SQLite reads them
 //!   in a second query.
 //! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
 //!   the same owner and attempt number; so is handing a run back. A claim that is no longer
@@ -23,7 +23,7 @@
 //!   once a verdict is written the run is no longer `verifying`, so nothing writes a second.
 //! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
 //!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
-//!   transaction ([`Store::write_verdicts`](crate::store::Store::write_verdicts)): all of it is durable, or none of it is.
+//!   transaction ([`Queue::write_verdicts`](crate::store::Queue::write_verdicts)): all of it is durable, or none of it is.
 //!   On PostgreSQL a batch with nothing to hand back is one `UPDATE` statement, which is its
 //!   own transaction.
 //! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
@@ -61,35 +61,61 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use crate::catalog::Catalog;
 use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
+use crate::metrics::Metrics;
 use crate::realtime;
-use crate::state::AppState;
-use crate::store::{Claim, ClaimRead, RunState, RunTicket, StoreError, Verdict};
+use crate::shutdown::Shutdown;
+use crate::store::{Claim, ClaimRead, RunState, RunTicket, Store, StoreError, Verdict};
 use crate::times::now_ms;
 
-/// Starts the workers; they stop claiming when `stop` turns true and end after their
-/// current run, writing their batch's verdicts and handing back the runs not started.
-pub fn spawn(state: &AppState, stop: &watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
-    (0..state.workers)
-        .map(|index| tokio::spawn(work(state.clone(), index, stop.clone())))
+/// What the verification workers share, and nothing the handlers do: each task holds a
+/// handle. The store, catalog and metrics are the handlers' too; `work` is the upload
+/// handler's other end.
+#[derive(Debug)]
+pub struct Workers {
+    pub store: Store,
+    pub catalog: Arc<Catalog>,
+    pub metrics: Arc<Metrics>,
+    /// This process's name in claims (`lease_owner`): random, so two processes never share
+    /// one, even on two machines.
+    pub instance: String,
+    /// How many tasks verify at once (`--workers`).
+    pub count: usize,
+    pub lease: Duration,
+    /// Runs a worker claims at once (`--verify-batch`).
+    pub verify_batch: u32,
+    /// How late a ticket's commitment may arrive after its game time (ms), for the judgment
+    /// of a ticketed run.
+    pub ticket_slack_ms: i64,
+    /// Wakes an idle worker when a run is queued.
+    pub work: Arc<Notify>,
+}
+
+/// Starts the workers; they stop claiming when `stop` begins and end after their current
+/// run, writing their batch's verdicts and handing back the runs not started.
+pub fn spawn(workers: &Arc<Workers>, stop: &Shutdown) -> Vec<JoinHandle<()>> {
+    (0..workers.count)
+        .map(|index| tokio::spawn(work(workers.clone(), index, stop.clone())))
         .collect()
 }
 
-async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
+async fn work(state: Arc<Workers>, index: usize, mut stop: Shutdown) {
     let owner = format!("{}#{index}", state.instance);
     // The batch claimed while the one before was being verified.
     let mut next: Option<Claimed> = None;
     // The verdict transaction of the batch before, committing while this one is verified.
     let mut writing: Option<JoinHandle<()>> = None;
     loop {
-        if *stop.borrow() {
+        if stop.is_shutdown() {
             break;
         }
         let batch = match next.take() {
@@ -100,7 +126,7 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
                     tokio::select! {
                         _ = state.work.notified() => {}
                         _ = tokio::time::sleep(WORKER_POLL_INTERVAL) => {}
-                        _ = stop.changed() => {}
+                        () = stop.recv() => {}
                     }
                     continue;
                 }
@@ -108,7 +134,7 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
                     tracing::warn!(worker = %owner, error = %e, "cannot claim runs");
                     tokio::select! {
                         _ = tokio::time::sleep(WORKER_POLL_INTERVAL * 4) => {}
-                        _ = stop.changed() => {}
+                        () = stop.recv() => {}
                     }
                     continue;
                 }
@@ -121,7 +147,7 @@ async fn work(state: AppState, index: usize, mut stop: watch::Receiver<bool>) {
         });
         // Meanwhile the next batch is claimed and read: the database's round trips and
         // commits overlap the re-simulation instead of adding to it.
-        if !*stop.borrow() {
+        if !stop.is_shutdown() {
             match claim(&state, &owner).await {
                 Ok(batch) => next = batch,
                 Err(e) => tracing::warn!(worker = %owner, error = %e, "cannot claim runs"),
@@ -162,7 +188,7 @@ struct Claimed {
 
 /// Claims a batch for `owner` and reads its replays; `None` if no run is waiting. On an
 /// error after the claim, the claims' leases run out and the runs are claimed again.
-async fn claim(state: &AppState, owner: &str) -> Result<Option<Claimed>, StoreError> {
+async fn claim(state: &Workers, owner: &str) -> Result<Option<Claimed>, StoreError> {
     let lease_ms = i64::try_from(state.lease.as_millis()).unwrap_or(i64::MAX);
     let claimed_at = Instant::now();
     let ClaimRead {
@@ -171,6 +197,7 @@ async fn claim(state: &AppState, owner: &str) -> Result<Option<Claimed>, StoreEr
         tickets,
     } = state
         .store
+        .queue()
         .claim_and_read(owner, now_ms(), lease_ms, state.verify_batch)
         .await?;
     if claims.is_empty() {
@@ -193,13 +220,13 @@ struct Verified {
 
 /// Verifies a batch's claims in order while the next one, at the verifier's wall-clock
 /// bound, would still end within [`VERIFY_BATCH_LEASE_FRACTION`] of the `lease` after the
-/// claim — the first one: within the lease — and `stop` is not set; hands back the rest.
+/// claim — the first one: within the lease — and `stop` has not begun; hands back the rest.
 fn verify_claims(
     verifier: &Verifier,
     batch: Claimed,
     lease: Duration,
     slack_ms: i64,
-    stop: &watch::Receiver<bool>,
+    stop: &Shutdown,
 ) -> Verified {
     let Claimed {
         claims,
@@ -220,7 +247,7 @@ fn verify_claims(
         } else {
             ends_by >= lease
         };
-        if late || (started && *stop.borrow()) {
+        if late || (started && stop.is_shutdown()) {
             let mut unstarted = vec![claim];
             unstarted.extend(claims);
             return Verified {
@@ -266,7 +293,7 @@ fn verify_claims(
 
 /// Writes a batch's verdicts and releases its unstarted claims in one transaction, a few
 /// tries while the database is briefly busy; logs and counts each verdict written.
-async fn write_batch(state: AppState, batch: Verified) {
+async fn write_batch(state: Arc<Workers>, batch: Verified) {
     let verdicts: Vec<(&Claim, &Verdict)> = batch.verdicts.iter().map(|(c, v, _)| (c, v)).collect();
     let release: Vec<&Claim> = batch.unstarted.iter().collect();
     if verdicts.is_empty() && release.is_empty() {
@@ -275,6 +302,7 @@ async fn write_batch(state: AppState, batch: Verified) {
     for attempt in 0..3u32 {
         match state
             .store
+            .queue()
             .write_verdicts(&verdicts, &release, now_ms())
             .await
         {

@@ -23,9 +23,19 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
         let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
             .await
             .unwrap();
-        let player = store.register("p", &[7; 32], 0).await.unwrap().unwrap();
+        let player = store
+            .players()
+            .register("p", &[7; 32], 0)
+            .await
+            .unwrap()
+            .unwrap();
         assert!(
-            store.register("P", &[8; 32], 0).await.unwrap().is_none(),
+            store
+                .players()
+                .register("P", &[8; 32], 0)
+                .await
+                .unwrap()
+                .is_none(),
             "case-insensitive"
         );
         let mut ids = Vec::new();
@@ -42,29 +52,34 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
                 uploaded_ms: 0,
                 ticket: None,
             };
-            match store.insert_run(&run, 100).await.unwrap() {
+            match store.queue().insert_run(&run, 100).await.unwrap() {
                 Inserted::New(id) => ids.push(id),
                 other => panic!("{other:?}"),
             }
             assert_eq!(
-                store.insert_run(&run, 100).await.unwrap(),
+                store.queue().insert_run(&run, 100).await.unwrap(),
                 Inserted::Duplicate(ids[i as usize])
             );
         }
         let now = 1_000_000;
-        let a = store.claim("a", now, 1000).await.unwrap().unwrap();
-        let b = store.claim("b", now, 1000).await.unwrap().unwrap();
+        let a = store.queue().claim("a", now, 1000).await.unwrap().unwrap();
+        let b = store.queue().claim("b", now, 1000).await.unwrap().unwrap();
         assert_eq!(
             (a.run_id, b.run_id),
             (ids[0], ids[1]),
             "oldest first, never the same"
         );
         assert!(
-            store.claim("c", now, 1000).await.unwrap().is_none(),
+            store.queue().claim("c", now, 1000).await.unwrap().is_none(),
             "both leased"
         );
         // a's lease expires; c takes the run over.
-        let c = store.claim("c", now + 1001, 1000).await.unwrap().unwrap();
+        let c = store
+            .queue()
+            .claim("c", now + 1001, 1000)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!((c.run_id, c.attempt), (ids[0], 2));
         let verdict = Verdict::Verified {
             ticks: 10,
@@ -75,20 +90,40 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             realtime_note: None,
         };
         assert!(
-            !store.write_verdict(&a, &verdict, now).await.unwrap(),
+            !store
+                .queue()
+                .write_verdict(&a, &verdict, now)
+                .await
+                .unwrap(),
             "stale claim refused"
         );
-        assert!(store.write_verdict(&c, &verdict, now).await.unwrap());
         assert!(
-            !store.write_verdict(&c, &verdict, now).await.unwrap(),
+            store
+                .queue()
+                .write_verdict(&c, &verdict, now)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .queue()
+                .write_verdict(&c, &verdict, now)
+                .await
+                .unwrap(),
             "written once"
         );
         let rejected = Verdict::Rejected {
             kind: "desync".into(),
             reason: "desync at tick 5".into(),
         };
-        assert!(store.write_verdict(&b, &rejected, now).await.unwrap());
-        let run = store.run(ids[0]).await.unwrap().unwrap();
+        assert!(
+            store
+                .queue()
+                .write_verdict(&b, &rejected, now)
+                .await
+                .unwrap()
+        );
+        let run = store.runs().run(ids[0]).await.unwrap().unwrap();
         assert_eq!(
             (
                 run.status.as_str(),
@@ -97,13 +132,14 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             ),
             ("verified", Some(9), Some("0123456789abcdef"))
         );
-        let run = store.run(ids[1]).await.unwrap().unwrap();
+        let run = store.runs().run(ids[1]).await.unwrap().unwrap();
         assert_eq!(run.status.as_str(), "rejected");
         assert_eq!(run.reason.as_deref(), Some("desync at tick 5"));
         assert_eq!(run.final_hash, None);
         // Terminal runs are never claimed again, however old.
         assert!(
             store
+                .queue()
                 .claim("d", now + 10_000_000, 1000)
                 .await
                 .unwrap()

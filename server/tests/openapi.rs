@@ -1,7 +1,8 @@
 //! The OpenAPI document at `/api/openapi.json`: it parses as OpenAPI 3 (the `oas3` crate's
 //! typed model), every `$ref` resolves, every path parameter is declared, and it lists
-//! exactly the router's routes — a route missing from it (or a documented route the router
-//! does not serve) fails here.
+//! exactly the router's routes — the router and the document come from one list
+//! (`api::routes`); a served document that is not that list's, or a documented route the
+//! router does not serve, fails here.
 
 mod support;
 
@@ -84,7 +85,7 @@ async fn the_openapi_document_validates_and_lists_exactly_the_routes() {
         assert_eq!(declared, in_path, "{method} {path}: path parameters");
     }
 
-    // Exactly the router's routes.
+    // Exactly the route list's operations.
     let routed: BTreeSet<(String, String)> = pogo_server::api::route_list()
         .into_iter()
         .map(|(method, path)| (method.to_string(), path.to_string()))

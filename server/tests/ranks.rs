@@ -4,8 +4,8 @@
 //! their backs with plain SQL (verdicts, hides, players hidden, runs filed late, runs of
 //! other seasons, runs deleted), and after every few changes both must answer every read —
 //! pages, sizes, each player's rank, runs' ranks, on the open and the real-time board —
-//! exactly as the window functions of `Store::*_sql` do, and the seasons list (its counts kept
-//! by triggers) exactly as grouping every run does (`Store::seasons_sql`). The same reads are
+//! exactly as the window functions of `Boards::*_sql` do, and the seasons list (its counts kept
+//! by triggers) exactly as grouping every run does (`Seasons::list_sql`). The same reads are
 //! checked while a board's index is held mid-build (answered from SQL, another path). Seeded;
 //! the seed is printed (`POGO_SEED=… cargo test --test ranks`).
 
@@ -130,7 +130,7 @@ async fn agree(
         .await
         .unwrap_or_else(|_| panic!("{what}: the reads did not answer within {READ_WAIT:?}"));
     assert_eq!(
-        store.rank_index_built(board),
+        store.boards().rank_index_built(board),
         indexed,
         "{what}: answered from the index"
     );
@@ -144,26 +144,43 @@ async fn agree_reads(
     runs: i64,
     what: &str,
 ) {
-    let size = reference.board_size_sql(board).await.unwrap();
-    assert_eq!(store.board_size(board).await.unwrap(), size, "{what}: size");
-    let want = reference.leaderboard_sql(board, 100, 0).await.unwrap();
+    let size = reference.boards().board_size_sql(board).await.unwrap();
     assert_eq!(
-        store.leaderboard(board, 100, 0).await.unwrap(),
+        store.boards().board_size(board).await.unwrap(),
+        size,
+        "{what}: size"
+    );
+    let want = reference
+        .boards()
+        .leaderboard_sql(board, 100, 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.boards().leaderboard(board, 100, 0).await.unwrap(),
         want,
         "{what}: top 100"
     );
     for offset in [1, size / 3, size / 2, size - 1, size, size + 5] {
         let offset = offset.max(0) as u64;
-        let want = reference.leaderboard_sql(board, 7, offset).await.unwrap();
-        let got = store.leaderboard(board, 7, offset).await.unwrap();
+        let want = reference
+            .boards()
+            .leaderboard_sql(board, 7, offset)
+            .await
+            .unwrap();
+        let got = store.boards().leaderboard(board, 7, offset).await.unwrap();
         assert_eq!(got, want, "{what}: a page at offset {offset}");
     }
     for player in 1..=players {
-        let want = reference.player_rank_sql(board, player).await.unwrap();
-        let got = store.player_rank(board, player).await.unwrap();
+        let want = reference
+            .boards()
+            .player_rank_sql(board, player)
+            .await
+            .unwrap();
+        let got = store.boards().player_rank(board, player).await.unwrap();
         assert_eq!(got, want, "{what}: player {player}'s rank");
         // The page around them: 9 entries with theirs fifth (or as near as the top allows).
         let page = store
+            .boards()
             .board_page(board, PageAt::Around(player), 9)
             .await
             .unwrap();
@@ -174,16 +191,20 @@ async fn agree_reads(
                 let want = BoardPage {
                     offset,
                     total: size,
-                    entries: reference.leaderboard_sql(board, 9, offset).await.unwrap(),
+                    entries: reference
+                        .boards()
+                        .leaderboard_sql(board, 9, offset)
+                        .await
+                        .unwrap(),
                 };
                 assert_eq!(page, Some(want), "{what}: the page around player {player}");
             }
         }
     }
     for run in 1..=runs {
-        let want = reference.run_rank_sql(board, run).await.unwrap();
+        let want = reference.boards().run_rank_sql(board, run).await.unwrap();
         assert_eq!(
-            store.run_rank(board, run).await.unwrap(),
+            store.boards().run_rank(board, run).await.unwrap(),
             want,
             "{what}: run {run}'s rank"
         );
@@ -289,24 +310,24 @@ async fn change(sql: &Raw, rng: &mut Rng, runs: &mut i64, inserted: &mut i64, pl
 /// The whole board walked from the index in batches of three, as an export does, equals the
 /// reference's ranking.
 async fn export_agrees(store: &Store, reference: &Store, board: &Board, what: &str) {
-    let want: Vec<i64> = reference
+    let want = reference
+        .boards()
         .leaderboard_sql(board, 100_000, 0)
         .await
-        .unwrap()
-        .iter()
-        .map(|e| e.run_id)
-        .collect();
+        .unwrap();
     let (mut got, mut since, mut offset) = (Vec::new(), None, 0u64);
     loop {
         let (version, rows) = store
+            .boards()
             .board_rows_indexed(board, since, offset, 3)
             .await
             .unwrap()
             .unwrap_or_else(|| panic!("{what}: the export left the index of an unchanged board"));
         since = Some(version);
         offset += rows.len() as u64;
-        got.extend(rows.iter().map(|r| r.run_id));
-        if rows.len() < 3 {
+        let short = rows.len() < 3;
+        got.extend(rows);
+        if short {
             break;
         }
     }
@@ -319,8 +340,8 @@ async fn seasons_agree(store: &Store, level: &str, what: &str) {
         rows.sort_by_key(|row| row.season);
         rows
     };
-    let want = order(store.seasons_sql(level).await.unwrap());
-    let got = order(store.seasons(level).await.unwrap());
+    let want = order(store.seasons().list_sql(level).await.unwrap());
+    let got = order(store.seasons().list(level).await.unwrap());
     assert_eq!(got, want, "{what}: the seasons of {level}");
 }
 
@@ -352,26 +373,31 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
         ];
         // Both processes build their indexes early, so that they must follow the feed (not
         // be rebuilt from scratch at the end).
-        one.keep_ranks_up(&boards).await.unwrap();
-        two.keep_ranks_up(&boards).await.unwrap();
+        one.boards().keep_ranks_up(&boards).await.unwrap();
+        two.boards().keep_ranks_up(&boards).await.unwrap();
         let (mut runs, mut inserted) = (0i64, 0i64);
         for round in 0..12 {
             // What an export of each board began on: the index's version, and the board.
             let mut began = Vec::new();
             for b in &boards {
                 let (version, _) = one
+                    .boards()
                     .board_rows_indexed(b, None, 0, 1)
                     .await
                     .unwrap()
                     .unwrap();
-                began.push((version, two.leaderboard_sql(b, 100_000, 0).await.unwrap()));
+                began.push((
+                    version,
+                    two.boards().leaderboard_sql(b, 100_000, 0).await.unwrap(),
+                ));
             }
             for _ in 0..25 {
                 change(&sql, &mut rng, &mut runs, &mut inserted, PLAYERS).await;
             }
             for (b, (version, board_then)) in boards.iter().zip(began) {
-                let now = two.leaderboard_sql(b, 100_000, 0).await.unwrap();
+                let now = two.boards().leaderboard_sql(b, 100_000, 0).await.unwrap();
                 let next = one
+                    .boards()
                     .board_rows_indexed(b, Some(version), 0, 1)
                     .await
                     .unwrap();
@@ -397,7 +423,7 @@ async fn the_rank_index_agrees_with_the_sql_ranking_across_processes() {
             }
         }
         // Not vacuous: the changes landed (a run id miscounted once left every run queued).
-        let size = one.board_size_sql(&boards[0]).await.unwrap();
+        let size = one.boards().board_size_sql(&boards[0]).await.unwrap();
         assert!(
             size >= PLAYERS / 4,
             "{}: {size} entries at the end",
@@ -433,9 +459,9 @@ async fn reads_during_a_build_answer_from_sql_and_agree() {
             board("one", Category::Open),
             board("one", Category::RealTime),
         ];
-        let size = reference.board_size_sql(&boards[0]).await.unwrap();
+        let size = reference.boards().board_size_sql(&boards[0]).await.unwrap();
         assert!(size >= PLAYERS / 4, "{}: {size} entries", backend.name());
-        let hold = store.hold_rank_builds().await;
+        let hold = store.boards().hold_rank_builds().await;
         for round in 0..4 {
             for b in &boards {
                 let what = format!("{} held, round {round}, {:?}", backend.name(), b.category);
@@ -446,10 +472,10 @@ async fn reads_during_a_build_answer_from_sql_and_agree() {
             }
             // The feed read past where the held builds began: publishing must apply the rows
             // in between, which no later catch-up will.
-            store.keep_ranks_up(&[]).await.unwrap();
+            store.boards().keep_ranks_up(&[]).await.unwrap();
         }
         drop(hold);
-        store.keep_ranks_up(&boards).await.unwrap();
+        store.boards().keep_ranks_up(&boards).await.unwrap();
         for b in &boards {
             let what = format!("{} built, {:?}", backend.name(), b.category);
             agree(&store, &reference, b, PLAYERS, runs, true, &what).await;

@@ -11,12 +11,11 @@
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Admin;
 use super::runs::{RunStatus, run_status};
-use crate::auth::AdminToken;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::HIDDEN_REASON_CHARS_MAX;
 use crate::state::AppState;
@@ -124,15 +123,19 @@ pub struct PlayerHidden {
     ))]
 pub async fn hide_run(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     id: Result<Path<i64>, PathRejection>,
     body: Result<Json<HideRun>, JsonRejection>,
 ) -> Result<Json<RunHidden>, ApiError> {
-    AdminToken::check(state.admin.as_ref(), &headers)?;
     let Path(id) = id?;
     let Json(request) = body?;
     let reason = checked_reason(request)?;
-    if !state.store.set_run_hidden(id, reason.as_deref()).await? {
+    if !state
+        .store
+        .runs()
+        .set_run_hidden(id, reason.as_deref())
+        .await?
+    {
         return Err(ApiError::UnknownRun { id });
     }
     let hidden = reason.is_some();
@@ -158,13 +161,13 @@ pub async fn hide_run(
     ))]
 pub async fn run(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<Json<AdminRun>, ApiError> {
-    AdminToken::check(state.admin.as_ref(), &headers)?;
     let Path(id) = id?;
     let row = state
         .store
+        .runs()
         .run(id)
         .await?
         .ok_or(ApiError::UnknownRun { id })?;
@@ -192,14 +195,18 @@ pub async fn run(
     ))]
 pub async fn hide_player(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     name: Result<Path<String>, PathRejection>,
     body: Result<Json<Hidden>, JsonRejection>,
 ) -> Result<Json<PlayerHidden>, ApiError> {
-    AdminToken::check(state.admin.as_ref(), &headers)?;
     let Path(name) = name?;
     let Json(Hidden { hidden }) = body?;
-    match state.store.set_player_hidden(&name, hidden).await? {
+    match state
+        .store
+        .players()
+        .set_player_hidden(&name, hidden)
+        .await?
+    {
         Some(name) => {
             tracing::info!(player = %name, hidden, "admin: player visibility");
             Ok(Json(PlayerHidden { name, hidden }))

@@ -1,11 +1,12 @@
 //! `GET /api/levels/{level}/export?format=csv|json`: a level's whole leaderboard as a file to
 //! download — every entry in rank order (the board of `GET /api/levels/{level}/leaderboard`:
-//! one entry per player, their best), as CSV or as one JSON document.
+//! one entry per player, their best), as CSV or as one JSON document whose entries are the
+//! leaderboard's (`leaderboard::EntryJson`).
 //!
 //! **Bounded memory.** The body is streamed: [`EXPORT_BATCH_ROWS`] entries at a time, written
 //! out before the next are asked for. A batch comes from the board's rank index while the
-//! board is as it was when the export began (`Store::board_rows_indexed`: one probe of the
-//! change feed, no rows read), else from one short keyset query (`Store::board_batch`: after
+//! board is as it was when the export began (`Boards::board_rows_indexed`: one probe of the
+//! change feed, no rows read), else from one short keyset query (`Boards::board_batch`: after
 //! the last entry sent, in the board's (finish tick, run id) order). A board of a million
 //! entries never sits in memory twice, no database connection (nor SQLite read snapshot) is
 //! held while a slow client reads, and a batch costs its own rows, not the board's (an
@@ -33,13 +34,13 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::leaderboard::EntryJson;
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{EXPORT_BATCH_ROWS, EXPORT_FIRST_BATCH_ROWS};
 use crate::state::AppState;
 use crate::store::Category;
-use crate::store::{Board, BoardVersion, ExportCursor, ExportRow, StoreError};
-use crate::times::TickTime;
+use crate::store::{Board, BoardVersion, Entry, ExportCursor, StoreError};
 use crate::times::{now_ms, rfc3339};
 
 /// What to export as.
@@ -66,24 +67,6 @@ pub struct ExportQuery {
     pub season: Option<String>,
 }
 
-/// One entry of an export (a CSV row has the same fields, in this order, but `time_s`).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ExportEntry {
-    /// 1 for the fastest; distinct (ties by earlier upload).
-    pub rank: i64,
-    pub player: String,
-    pub run_id: i64,
-    /// The verified finish tick (the ranking key).
-    pub finish_tick: u32,
-    /// `(finish_tick + 1) / tick_rate`, to the millisecond.
-    pub time_s: f64,
-    /// The same as `m:ss.mmm`.
-    pub time: String,
-    /// RFC 3339, UTC.
-    pub uploaded_at: String,
-    pub replay_url: String,
-}
-
 /// The JSON export: the board's identity, then every entry.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BoardExport {
@@ -97,7 +80,8 @@ pub struct BoardExport {
     /// The board as it stood at this instant (RFC 3339, UTC): runs verified later are not in
     /// the export.
     pub as_of: String,
-    pub entries: Vec<ExportEntry>,
+    /// The leaderboard's entries (`GET /api/levels/{level}/leaderboard`), every one.
+    pub entries: Vec<EntryJson>,
 }
 
 /// The CSV header row.
@@ -163,7 +147,6 @@ pub async fn export(
         format,
         as_of_ms: now_ms(),
         cursor: ExportCursor::START,
-        rank: 0,
         source: Source::Index(None),
         stage: Stage::Head,
     };
@@ -211,8 +194,6 @@ struct Writer {
     as_of_ms: i64,
     /// The last entry written.
     cursor: ExportCursor,
-    /// Its rank.
-    rank: i64,
     /// Where the entries come from.
     source: Source,
     stage: Stage,
@@ -222,9 +203,9 @@ struct Writer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
     /// The rank index, while the board stays as it was when the export began (this version;
-    /// `None` before the first batch): see `Store::board_rows_indexed`.
+    /// `None` before the first batch): see `Boards::board_rows_indexed`.
     Index(Option<BoardVersion>),
-    /// SQL, as of the export's start, from the cursor on (`Store::board_batch`): once the
+    /// SQL, as of the export's start, from the cursor on (`Boards::board_batch`): once the
     /// board changed, or if it has no index yet.
     Sql,
 }
@@ -237,36 +218,36 @@ impl Writer {
                 // The first batch before the head: it settles the instant the export is of.
                 let rows = self.batch(EXPORT_FIRST_BATCH_ROWS).await?;
                 let mut chunk = self.head();
-                chunk.push_str(&self.batch_chunk(&rows, EXPORT_FIRST_BATCH_ROWS));
+                chunk.push_str(&self.batch_chunk(rows, EXPORT_FIRST_BATCH_ROWS));
                 Ok(Some(Bytes::from(chunk)))
             }
             Stage::Entries => {
                 let rows = self.batch(EXPORT_BATCH_ROWS).await?;
-                Ok(Some(Bytes::from(
-                    self.batch_chunk(&rows, EXPORT_BATCH_ROWS),
-                )))
+                Ok(Some(Bytes::from(self.batch_chunk(rows, EXPORT_BATCH_ROWS))))
             }
             Stage::Done => Ok(None),
         }
     }
 
     /// A batch written out, and the document's end after the last (a short batch).
-    fn batch_chunk(&mut self, rows: &[ExportRow], limit: u32) -> String {
+    fn batch_chunk(&mut self, rows: Vec<Entry>, limit: u32) -> String {
+        let short = rows.len() < limit as usize;
         let mut chunk = self.entries(rows);
         self.stage = Stage::Entries;
-        if rows.len() < limit as usize {
+        if short {
             chunk.push_str(&self.tail().unwrap_or_default());
         }
         chunk
     }
 
     /// The next `limit` entries after the cursor.
-    async fn batch(&mut self, limit: u32) -> Result<Vec<ExportRow>, StoreError> {
+    async fn batch(&mut self, limit: u32) -> Result<Vec<Entry>, StoreError> {
         let store = &self.state.store;
         if let Source::Index(since) = self.source {
-            let offset = u64::try_from(self.rank).unwrap_or(0);
+            let offset = u64::try_from(self.cursor.rank).unwrap_or(0);
             let before = now_ms();
             match store
+                .boards()
                 .board_rows_indexed(&self.board, since, offset, limit)
                 .await?
             {
@@ -281,6 +262,7 @@ impl Writer {
             }
         }
         store
+            .boards()
             .board_batch(&self.board, self.as_of_ms, self.cursor, limit)
             .await
     }
@@ -317,27 +299,12 @@ impl Writer {
         }
     }
 
-    /// A batch of entries, ranked on from the last one written.
-    fn entries(&mut self, rows: &[ExportRow]) -> String {
+    /// A batch of entries (ranked on from the last one written).
+    fn entries(&mut self, rows: Vec<Entry>) -> String {
         let mut out = String::with_capacity(rows.len() * 128);
         for row in rows {
-            self.rank += 1;
-            self.cursor = ExportCursor {
-                finish_tick: row.finish_tick,
-                run_id: row.run_id,
-            };
-            let finish_tick = u32::try_from(row.finish_tick).unwrap_or(u32::MAX);
-            let time = TickTime::new(finish_tick, self.tick_rate);
-            let entry = ExportEntry {
-                rank: self.rank,
-                player: row.player.clone(),
-                run_id: row.run_id,
-                finish_tick,
-                time_s: time.time_s,
-                time: time.time,
-                uploaded_at: rfc3339(row.uploaded_ms),
-                replay_url: format!("/api/runs/{}/replay", row.run_id),
-            };
+            self.cursor = ExportCursor::after(&row);
+            let entry = EntryJson::new(row, self.tick_rate);
             match self.format {
                 ExportFormat::Csv => {
                     let fields = [
@@ -353,7 +320,7 @@ impl Writer {
                     out.push_str("\r\n");
                 }
                 ExportFormat::Json => {
-                    if self.rank > 1 {
+                    if entry.rank > 1 {
                         out.push(',');
                     }
                     out.push_str(&serde_json::to_string(&entry).unwrap_or_default());

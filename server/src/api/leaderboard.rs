@@ -20,7 +20,7 @@ use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{LEADERBOARD_LIMIT_DEFAULT, LEADERBOARD_LIMIT_MAX};
 use crate::state::AppState;
-use crate::store::{BoardPage, Category, PageAt};
+use crate::store::{BoardPage, Category, Entry, PageAt};
 use crate::times::{TickTime, rfc3339};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -44,6 +44,8 @@ pub struct BoardQuery {
     pub season: Option<String>,
 }
 
+/// A board's entry, on a leaderboard page and in an export (its JSON; the CSV has the same
+/// fields but `time_s`, `splits` and `ghost_url`): a player's best run.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EntryJson {
     /// 1 for the fastest. Distinct: equal finish ticks are ordered by upload, earlier first.
@@ -56,11 +58,32 @@ pub struct EntryJson {
     pub time_s: f64,
     /// The same as `m:ss.mmm`.
     pub time: String,
+    /// RFC 3339, UTC.
     pub uploaded_at: String,
     /// Checkpoints and finish reached, in order.
     pub splits: Vec<SplitJson>,
     pub ghost_url: String,
     pub replay_url: String,
+}
+
+impl EntryJson {
+    /// `entry` as the API shows it, its times at `rate` ticks a second.
+    pub fn new(entry: Entry, rate: u32) -> EntryJson {
+        let finish_tick = u32::try_from(entry.finish_tick).unwrap_or(u32::MAX);
+        let time = TickTime::new(finish_tick, rate);
+        EntryJson {
+            rank: entry.rank,
+            player: entry.player,
+            run_id: entry.run_id,
+            finish_tick,
+            time_s: time.time_s,
+            time: time.time,
+            uploaded_at: rfc3339(entry.uploaded_ms),
+            splits: split_times(&entry.splits, rate),
+            ghost_url: format!("/api/runs/{}/ghost", entry.run_id),
+            replay_url: format!("/api/runs/{}/replay", entry.run_id),
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -123,7 +146,7 @@ pub async fn leaderboard(
         (offset, None) => (PageAt::Offset(offset.unwrap_or(0)), None, None),
         (None, Some(name)) => {
             // The player and where the board change feed ends, in one round trip.
-            let (player, seen) = state.store.player_by_name_and_feed(&name).await?;
+            let (player, seen) = state.store.players().player_by_name_and_feed(&name).await?;
             let player = player
                 .filter(|p| !p.hidden)
                 .ok_or(ApiError::UnknownPlayer { name: name.clone() })?;
@@ -135,33 +158,23 @@ pub async fn leaderboard(
         offset,
         total,
         entries: rows,
-    } = match state.store.board_page_at(&board, at, limit, seen).await? {
+    } = match state
+        .store
+        .boards()
+        .board_page_at(&board, at, limit, seen)
+        .await?
+    {
         Some(page) => page,
         // `around` a player with no entry: absent from this board, which is an answer.
         None => BoardPage {
             offset: 0,
-            total: state.store.board_size(&board).await?,
+            total: state.store.boards().board_size(&board).await?,
             entries: Vec::new(),
         },
     };
     let entries = rows
         .into_iter()
-        .map(|e| {
-            let finish_tick = u32::try_from(e.finish_tick).unwrap_or(u32::MAX);
-            let time = TickTime::new(finish_tick, rate);
-            EntryJson {
-                rank: e.rank,
-                player: e.player,
-                run_id: e.run_id,
-                finish_tick,
-                time_s: time.time_s,
-                time: time.time,
-                uploaded_at: rfc3339(e.uploaded_ms),
-                splits: split_times(&e.splits, rate),
-                ghost_url: format!("/api/runs/{}/ghost", e.run_id),
-                replay_url: format!("/api/runs/{}/replay", e.run_id),
-            }
-        })
+        .map(|entry| EntryJson::new(entry, rate))
         .collect();
     Ok(Json(Leaderboard {
         level,

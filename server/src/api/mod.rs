@@ -1,9 +1,11 @@
-//! The HTTP API: [`router`] lists every route; one module per resource.
+//! The HTTP API: [`routes()`] lists every route, [`router`] is the application; one module per
+//! resource.
 //!
 //! Every failure goes through `crate::error::ApiError`; the success types are in
 //! the modules, with their OpenAPI schemas (`crate::openapi`).
 
 pub mod admin;
+pub mod caller;
 pub mod export;
 pub mod inspect;
 pub mod leaderboard;
@@ -21,80 +23,88 @@ use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
-use axum::handler::Handler;
 use axum::http::{Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::limits::JSON_BODY_BYTES_MAX;
 use crate::state::AppState;
+use crate::web;
 
-/// Every route: method, path (OpenAPI's and axum's `{param}` syntax), handler. The OpenAPI
-/// document must list exactly these (a test compares them).
-fn table() -> Table {
-    Table::default()
-        .add(Method::GET, "/", crate::web::index)
-        .add(Method::GET, "/web/{file}", crate::web::file)
-        .add(Method::GET, "/web/pogo_ffi.wasm", crate::web::wasm)
-        .add(Method::GET, "/web/{folder}/{file}", crate::web::folder_file)
-        .add(Method::GET, "/healthz", ops::healthz)
-        .add(Method::GET, "/metrics", ops::metrics)
-        .add(Method::GET, "/api/openapi.json", ops::openapi)
-        .add(Method::GET, "/api/levels", levels::list)
-        .add(Method::GET, "/api/limits", limits::limits)
-        .add(Method::GET, "/api/levels/{level}", levels::geometry)
-        .add(
-            Method::GET,
-            "/api/levels/{level}/leaderboard",
-            leaderboard::leaderboard,
-        )
-        .add(Method::GET, "/api/levels/{level}/export", export::export)
-        .add(
-            Method::GET,
-            "/api/levels/{level}/seasons",
-            seasons::list_seasons,
-        )
-        .add(Method::POST, "/api/levels/{level}/tickets", tickets::mint)
-        .add(
-            Method::POST,
-            "/api/levels/{level}/rooms",
-            rooms::create_room,
-        )
-        .add(Method::GET, "/api/rooms", rooms::list_rooms)
-        .add(Method::GET, "/api/rooms/{id}", rooms::room)
-        .add(Method::GET, "/api/rooms/{id}/socket", rooms::room_socket)
-        .add(Method::POST, "/api/tickets/{id}/commits", tickets::commit)
-        .add(Method::POST, "/api/players", players::register)
-        .add(Method::POST, "/api/runs", runs::upload)
-        .add(Method::GET, "/api/runs/{id}", runs::status)
-        .add(Method::GET, "/api/runs/{id}/replay", runs::replay)
-        .add(Method::GET, "/api/runs/{id}/ghost", trajectory::ghost)
-        .add(Method::GET, "/api/runs/{id}/inspect", inspect::inspect)
-        .add(Method::GET, "/api/admin/runs/{id}", admin::run)
-        .add(Method::PUT, "/api/admin/runs/{id}/hidden", admin::hide_run)
-        .add(
-            Method::PUT,
-            "/api/admin/players/{name}/hidden",
-            admin::hide_player,
-        )
+/// Every route, written once: each handler's `#[utoipa::path]` gives the router its method and
+/// path (OpenAPI's and axum's `{param}` syntax) and the OpenAPI document its operation
+/// (utoipa-axum's `OpenApiRouter`), so the document lists exactly what is served. The rest of
+/// the document (its description, tags, the schemas no route names) is `openapi::ApiDoc`'s.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(crate::openapi::ApiDoc::openapi())
+        .routes(routes!(web::index))
+        .routes(routes!(web::file))
+        .routes(routes!(web::wasm))
+        .routes(routes!(web::folder_file))
+        .routes(routes!(ops::healthz))
+        .routes(routes!(ops::metrics))
+        .routes(routes!(ops::openapi))
+        .routes(routes!(levels::list))
+        .routes(routes!(limits::limits))
+        .routes(routes!(levels::geometry))
+        .routes(routes!(leaderboard::leaderboard))
+        .routes(routes!(export::export))
+        .routes(routes!(seasons::list_seasons))
+        .routes(routes!(tickets::mint))
+        .routes(routes!(rooms::create_room))
+        .routes(routes!(rooms::list_rooms))
+        .routes(routes!(rooms::room))
+        .routes(routes!(rooms::room_socket))
+        .routes(routes!(tickets::commit))
+        .routes(routes!(players::register))
+        .routes(routes!(runs::upload))
+        .routes(routes!(runs::status))
+        .routes(routes!(runs::replay))
+        .routes(routes!(trajectory::ghost))
+        .routes(routes!(inspect::inspect))
+        .routes(routes!(admin::run))
+        .routes(routes!(admin::hide_run))
+        .routes(routes!(admin::hide_player))
 }
 
-/// The routes as (method, path) pairs, for comparing with the OpenAPI document.
-pub fn route_list() -> Vec<(Method, &'static str)> {
-    table().listed
+/// The routes as (method, path) pairs: the operations of their document.
+pub fn route_list() -> Vec<(Method, String)> {
+    let document = routes().into_openapi();
+    let mut list = Vec::new();
+    for (path, item) in document.paths.paths {
+        let operations = [
+            (Method::GET, &item.get),
+            (Method::PUT, &item.put),
+            (Method::POST, &item.post),
+            (Method::DELETE, &item.delete),
+            (Method::OPTIONS, &item.options),
+            (Method::HEAD, &item.head),
+            (Method::PATCH, &item.patch),
+            (Method::TRACE, &item.trace),
+        ];
+        for (method, operation) in operations {
+            if operation.is_some() {
+                list.push((method, path.clone()));
+            }
+        }
+    }
+    list
 }
 
-/// The whole application: every route of `table`, the fallbacks (JSON 404 and 405), the
+/// The whole application: every route of [`routes()`], the fallbacks (JSON 404 and 405), the
 /// per-address rate limit on `/api/`, per-request tracing spans, gzip, a panic guard that
 /// answers 500 in JSON (a handler never panics on input; this is the last line), and the
 /// body limit of the JSON routes.
 pub fn router(state: AppState) -> Router {
-    table()
-        .router
+    let (routes, _document) = routes().split_for_parts();
+    routes
         .fallback(|| async { ApiError::NoRoute })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(JSON_BODY_BYTES_MAX))
@@ -105,27 +115,6 @@ pub fn router(state: AppState) -> Router {
             ApiError::Internal("a handler panicked".into()).into_response()
         }))
         .with_state(state)
-}
-
-/// Routes as they are added, remembered for [`route_list`].
-#[derive(Default)]
-struct Table {
-    router: Router<AppState>,
-    listed: Vec<(Method, &'static str)>,
-}
-
-impl Table {
-    fn add<H, T>(mut self, method: Method, path: &'static str, handler: H) -> Table
-    where
-        H: Handler<T, AppState>,
-        T: 'static,
-    {
-        let filter = axum::routing::MethodFilter::try_from(method.clone())
-            .unwrap_or(axum::routing::MethodFilter::GET);
-        self.router = self.router.route(path, axum::routing::on(filter, handler));
-        self.listed.push((method, path));
-        self
-    }
 }
 
 /// The per-address rate limit, on every `/api/` request (monitoring routes and the page are

@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorBody};
 use crate::metrics::RunTotals;
@@ -46,7 +46,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     // `metrics`).
     let waiting = [RunState::Queued, RunState::Verifying];
     let settled = [RunState::Verified, RunState::Rejected];
-    match state.store.waiting_counts().await {
+    match state.store.queue().waiting_counts().await {
         Ok(counts) => state.metrics.set_runs(&counts, &waiting),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count the waiting runs"),
     }
@@ -70,7 +70,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
 
 /// Counts every run by state (a pass over the table) and sets the gauges of `states`.
 async fn count_run_totals(state: &AppState, states: &[RunState]) {
-    match state.store.status_counts().await {
+    match state.store.queue().status_counts().await {
         Ok(counts) => state.metrics.set_runs(&counts, states),
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
     }
@@ -80,5 +80,5 @@ async fn count_run_totals(state: &AppState, states: &[RunState]) {
 #[utoipa::path(get, path = "/api/openapi.json", tag = "operations",
     responses((status = 200, description = "OpenAPI 3 document", content_type = "application/json", body = Object)))]
 pub async fn openapi() -> Response {
-    Json(crate::openapi::ApiDoc::openapi()).into_response()
+    Json(crate::openapi::document()).into_response()
 }

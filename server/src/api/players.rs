@@ -51,7 +51,12 @@ pub async fn register(
     let name = registration.name;
     pogo_replay::check_player_name(&name).map_err(ApiError::BadName)?;
     let (token, hash) = auth::new_token()?;
-    match state.store.register(&name, &hash, now_ms()).await? {
+    match state
+        .store
+        .players()
+        .register(&name, &hash, now_ms())
+        .await?
+    {
         Some(player) => {
             tracing::info!(player = %player.name, id = player.id, "registered");
             Ok(super::with_status(

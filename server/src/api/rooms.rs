@@ -102,6 +102,7 @@ pub async fn list_rooms(
     let since = now_ms() - i64::try_from(limits::ROOM_LISTED_FOR.as_millis()).unwrap_or(0);
     let rows = state
         .store
+        .rooms()
         .live_rooms(query.level.as_deref(), since, limits::ROOMS_LISTED_MAX)
         .await?;
     let rooms = rows
@@ -132,6 +133,7 @@ pub async fn room(
     }
     let row = state
         .store
+        .rooms()
         .room(&id)
         .await?
         .ok_or(ApiError::UnknownRoom { id: id.clone() })?;
@@ -171,7 +173,7 @@ pub async fn room_socket(
             .on_upgrade(move |ws| socket::serve(ws, live, room))
             .into_response());
     }
-    match state.store.room(&id).await? {
+    match state.store.rooms().room(&id).await? {
         Some(row) if row.home != state.live.home() && row.phase != "over" => Ok(upgrade
             .on_upgrade(move |ws| proxy::serve(ws, row.home, id))
             .into_response()),

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+use super::caller::Player;
 use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
@@ -177,12 +178,13 @@ pub struct RunStatus {
     ))]
 pub async fn upload(
     State(state): State<AppState>,
+    player: Result<Player, ApiError>,
     headers: HeaderMap,
     query: Result<Query<UploadQuery>, QueryRejection>,
     body: Body,
 ) -> Result<Response, ApiError> {
     let outcome = match query {
-        Ok(Query(query)) => accept(&state, &headers, query.ticket.as_deref(), body).await,
+        Ok(Query(query)) => accept(&state, player, &headers, query.ticket.as_deref(), body).await,
         Err(e) => Err(e.into()),
     };
     state.metrics.upload(match &outcome {
@@ -207,8 +209,11 @@ pub async fn upload(
     Ok(response)
 }
 
+/// An upload's checks, cheapest first, and its storing. `player` is the token's, or why
+/// there is none: a malformed ticket id is refused before it.
 async fn accept(
     state: &AppState,
+    player: Result<Player, ApiError>,
     headers: &HeaderMap,
     ticket: Option<&str>,
     body: Body,
@@ -216,34 +221,13 @@ async fn accept(
     if let Some(id) = ticket {
         super::tickets::check_ticket_id(id)?;
     }
-    let player = super::tickets::player_of(state, headers).await?;
+    let player = player?;
     state
         .rates
-        .check_token(player.id)
+        .check_token(player.id())
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        });
-    if !content_type.is_some_and(|t| REPLAY_CONTENT_TYPES.contains(&t.as_str())) {
-        return Err(ApiError::ContentType {
-            expected: "application/octet-stream",
-        });
-    }
     let limit = state.upload_limit;
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(ApiError::BodyTooLarge { limit });
-    }
+    check_body_headers(headers, limit)?;
     let _slot = state.uploads.try_acquire().map_err(|_| ApiError::Busy {
         what: "too many uploads in progress",
         retry_after_s: RETRY_AFTER_BUSY_S,
@@ -267,9 +251,9 @@ async fn accept(
         .player_name
         .as_deref()
         .ok_or(ApiError::NoPlayerName)?;
-    if name != player.name {
+    if name != player.name() {
         return Err(ApiError::NameMismatch {
-            token: player.name,
+            token: player.name().to_string(),
             replay: name.to_string(),
         });
     }
@@ -296,7 +280,7 @@ async fn accept(
         }
     }
     let run = NewRun {
-        player_id: player.id,
+        player_id: player.id(),
         bytes: &bytes,
         replay_hash: Sha256::digest(&bytes).into(),
         level: &header.level_name,
@@ -306,10 +290,15 @@ async fn accept(
         uploaded_ms: now_ms(),
         ticket,
     };
-    let (id, duplicate) = match state.store.insert_run(&run, state.queue_max).await? {
+    let (id, duplicate) = match state
+        .store
+        .queue()
+        .insert_run(&run, state.queue_max)
+        .await?
+    {
         Inserted::New(id) => {
             state.work.notify_one();
-            tracing::info!(run = id, player = %player.name, level = %run.level, "queued");
+            tracing::info!(run = id, player = %player.name(), level = %run.level, "queued");
             (id, false)
         }
         Inserted::Duplicate(id) => (id, true),
@@ -350,9 +339,37 @@ async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
     }
 }
 
+/// An upload's headers, before its body is read: a replay's content type (415 otherwise), and
+/// a declared length within `limit` bytes (413 otherwise; the read is bounded too).
+fn check_body_headers(headers: &HeaderMap, limit: u64) -> Result<(), ApiError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    if !content_type.is_some_and(|t| REPLAY_CONTENT_TYPES.contains(&t.as_str())) {
+        return Err(ApiError::ContentType {
+            expected: "application/octet-stream",
+        });
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ApiError::BodyTooLarge { limit });
+    }
+    Ok(())
+}
+
 /// A run (visible, i.e. neither it nor its player hidden), or 404.
 pub async fn visible_run(state: &AppState, id: i64) -> Result<RunRow, ApiError> {
-    match state.store.run(id).await? {
+    match state.store.runs().run(id).await? {
         Some(run) if !run.hidden => Ok(run),
         _ => Err(ApiError::UnknownRun { id }),
     }
@@ -384,6 +401,7 @@ pub async fn verified_run_bytes(state: &AppState, id: i64) -> Result<(RunRow, Ve
 async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
     state
         .store
+        .runs()
         .run_bytes(id)
         .await?
         .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))
@@ -415,7 +433,7 @@ pub async fn status(
     id: Result<Path<i64>, PathRejection>,
 ) -> Result<axum::Json<RunStatus>, ApiError> {
     let Path(id) = id?;
-    let (run, seen) = match state.store.run_and_feed(id).await? {
+    let (run, seen) = match state.store.runs().run_and_feed(id).await? {
         Some((run, seen)) if !run.hidden => (run, seen),
         _ => return Err(ApiError::UnknownRun { id }),
     };
@@ -446,6 +464,7 @@ async fn run_status_at(
     }
     let ranks = state
         .store
+        .boards()
         .run_ranks(&boards, id, run.player_id, seen)
         .await?;
     let rank_on = |category: Category| {

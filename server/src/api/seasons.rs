@@ -70,7 +70,7 @@ pub async fn list_seasons(
 ) -> Result<Json<Seasons>, ApiError> {
     let Path(level) = level?;
     let current = current_season(&state, &level)?;
-    let mut rows = state.store.seasons(&level).await?;
+    let mut rows = state.store.seasons().list(&level).await?;
     // Current first, then by start, newest first (ties: by id, for a stable order).
     rows.sort_by(|a, b| {
         (b.season == current)
@@ -169,7 +169,7 @@ pub async fn season_board(
             .parse::<SeasonId>()
             .map_err(|e| ApiError::BadParameter(e.to_string()))?,
     };
-    if season != current && !state.store.season_exists(level, &season).await? {
+    if season != current && !state.store.seasons().season_exists(level, &season).await? {
         return Err(ApiError::UnknownSeason {
             level: level.to_string(),
             season: season.to_string(),

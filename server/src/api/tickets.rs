@@ -15,17 +15,18 @@
 
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Player;
 use crate::auth;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{TICKET_UPLOAD_WINDOW_MS, TICKETS_OPEN_MAX};
 use crate::realtime::{Commit, CommitKind, Rules, TICKET_COUNTDOWN_MS, Timing};
 use crate::state::AppState;
-use crate::store::{Added, Category, Minted, NewTicket, Player, Ticket};
+use crate::store::{Added, Category, Minted, NewTicket, Ticket};
 use crate::times::{now_ms, rfc3339};
 
 /// Hex digits of a ticket id (128 random bits).
@@ -118,11 +119,11 @@ pub struct Committed {
     ))]
 pub async fn mint(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    player: Result<Player, ApiError>,
     level: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
-    let player = player_of(&state, &headers).await?;
+    let player = player?;
     let board = super::runs::current_board(&state, &level, Category::RealTime).ok_or(
         ApiError::UnknownLevel {
             name: level.clone(),
@@ -130,7 +131,7 @@ pub async fn mint(
     )?;
     state
         .ticket_rate
-        .check(player.id)
+        .check(player.id())
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
     let id = new_ticket_id()?;
     let now = now_ms();
@@ -138,10 +139,11 @@ pub async fn mint(
     let start_by = TICKET_COUNTDOWN_MS + state.ticket_slack_ms;
     let minted = state
         .store
+        .tickets()
         .mint_ticket(
             &NewTicket {
                 id: &id,
-                player_id: player.id,
+                player_id: player.id(),
                 board: &board,
                 issued_ms: now,
                 go_ms: go,
@@ -156,7 +158,7 @@ pub async fn mint(
             retry_after_s: u64::try_from(start_by).map_or(1, |ms| ms.div_ceil(1000)),
         });
     }
-    tracing::info!(player = %player.name, level = %level, "ticket issued");
+    tracing::info!(player = %player.name(), level = %level, "ticket issued");
     let issued = Issued {
         commits_url: format!("/api/tickets/{id}/commits"),
         id,
@@ -199,13 +201,13 @@ pub async fn mint(
     ))]
 pub async fn commit(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    player: Result<Player, ApiError>,
     id: Result<Path<String>, PathRejection>,
     body: Result<axum::Json<CommitBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let Path(id) = id?;
     check_ticket_id(&id)?;
-    let player = player_of(&state, &headers).await?;
+    let player = player?;
     let axum::Json(body) = body?;
     let received_ms = now_ms();
     let commit = Commit {
@@ -217,7 +219,7 @@ pub async fn commit(
     let ticket = owned_ticket(&state, &id, &player).await?;
     check_commit(&state, &ticket, &commit)?;
     let max = commits_max(&state, &ticket.level);
-    let (status, seq, first) = match state.store.add_commit(&id, &commit, max).await? {
+    let (status, seq, first) = match state.store.tickets().add_commit(&id, &commit, max).await? {
         Added::New { seq } => (StatusCode::CREATED, seq, commit),
         Added::Again { seq, first } => (StatusCode::OK, seq, first),
         Added::Conflict { first } => {
@@ -245,23 +247,6 @@ pub async fn commit(
     Ok(super::with_status(status, committed))
 }
 
-/// The bearer token's player, who must not be hidden (uploads and tickets).
-pub(super) async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
-    let token = auth::bearer(headers)?;
-    if !auth::is_player_token(token) {
-        return Err(ApiError::BadToken);
-    }
-    let player = state
-        .store
-        .player_by_token(&auth::token_hash(token))
-        .await?
-        .ok_or(ApiError::BadToken)?;
-    if player.hidden {
-        return Err(ApiError::PlayerHidden { name: player.name });
-    }
-    Ok(player)
-}
-
 /// A ticket id is 32 lowercase hex digits; anything else is refused before any lookup.
 pub fn check_ticket_id(id: &str) -> Result<(), ApiError> {
     let ok = id.len() == TICKET_ID_HEX_DIGITS
@@ -279,10 +264,11 @@ pub fn check_ticket_id(id: &str) -> Result<(), ApiError> {
 pub async fn owned_ticket(state: &AppState, id: &str, player: &Player) -> Result<Ticket, ApiError> {
     let ticket = state
         .store
+        .tickets()
         .ticket(id)
         .await?
         .ok_or_else(|| ApiError::UnknownTicket { id: id.to_string() })?;
-    if ticket.player_id != player.id {
+    if ticket.player_id != player.id() {
         return Err(ApiError::NotYourTicket { id: id.to_string() });
     }
     if ticket.run_id.is_some() {

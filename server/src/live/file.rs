@@ -81,7 +81,12 @@ async fn file(
         uploaded_ms: now_ms(),
         ticket: None,
     };
-    match ctx.store.file_live_run(&run, &verdict, room_id).await {
+    match ctx
+        .store
+        .rooms()
+        .file_live_run(&run, &verdict, room_id)
+        .await
+    {
         Ok(id) => {
             tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
             Some(id)

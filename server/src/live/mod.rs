@@ -65,6 +65,7 @@ use pogo_core::world::World;
 use tokio::sync::watch;
 
 use crate::catalog::Catalog;
+use crate::shutdown::{Shutdown, Stop};
 use crate::store::{RoomWrite, Store};
 use crate::times::now_ms;
 use room::RoomHandle;
@@ -113,8 +114,8 @@ pub struct LiveContext {
     /// the server starts listening.
     pub home: std::sync::OnceLock<String>,
     pub rooms: Rooms,
-    /// Set once, when the server shuts down: every room closes its connections.
-    pub shutdown: watch::Sender<bool>,
+    /// Begun once, when the server shuts down: every room closes its connections.
+    pub shutdown: Stop,
 }
 
 /// The rooms this process holds.
@@ -184,7 +185,7 @@ impl LiveContext {
             settings,
             home: std::sync::OnceLock::new(),
             rooms: Rooms::default(),
-            shutdown: watch::channel(false).0,
+            shutdown: Stop::new(),
         }
     }
 
@@ -244,19 +245,22 @@ impl LiveContext {
                 view: json,
             })
             .collect();
-        self.store.write_rooms(&writes).await
+        self.store.rooms().write_rooms(&writes).await
     }
 }
 
 /// Keeps this process's rooms' rows up to date: every [`limits::ROOM_WRITE_INTERVAL`] the
 /// rooms whose view changed (a room that ended: its last view), and every
 /// [`limits::ROOM_HEARTBEAT`] every room (so the list of races in progress drops the rooms of a
-/// process that died), all in one transaction. Runs while the server runs.
-pub async fn write_rooms(ctx: Arc<LiveContext>) {
+/// process that died), all in one transaction. Runs until `stop`.
+pub async fn write_rooms(ctx: Arc<LiveContext>, mut stop: Shutdown) {
     let mut watched: HashMap<String, watch::Receiver<RoomView>> = HashMap::new();
     let mut heartbeat = tokio::time::Instant::now();
     loop {
-        tokio::time::sleep(limits::ROOM_WRITE_INTERVAL).await;
+        tokio::select! {
+            () = tokio::time::sleep(limits::ROOM_WRITE_INTERVAL) => {}
+            () = stop.recv() => return,
+        }
         if let Ok(map) = ctx.rooms.map.lock() {
             for (id, handle) in map.iter() {
                 watched
@@ -276,7 +280,11 @@ pub async fn write_rooms(ctx: Arc<LiveContext>) {
             }
             !ended
         });
-        if let Err(e) = ctx.write_rooms(&views).await {
+        let written = tokio::select! {
+            written = ctx.write_rooms(&views) => written,
+            () = stop.recv() => return,
+        };
+        if let Err(e) = written {
             tracing::warn!(rooms = views.len(), error = %e, "cannot write the rooms' rows");
         }
     }

@@ -196,7 +196,7 @@ impl Room {
                         break;
                     }
                 }
-                _ = shutdown.changed() => {
+                () = shutdown.recv() => {
                     self.close_all(Close::ShuttingDown);
                     break;
                 }

@@ -104,6 +104,7 @@ async fn player_of(ctx: &LiveContext, token: &str) -> Result<Player, Close> {
     }
     let player = ctx
         .store
+        .players()
         .player_by_token(&auth::token_hash(token))
         .await
         .map_err(|e| Close::BadToken(e.to_string()))?

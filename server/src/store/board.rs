@@ -11,7 +11,7 @@
 //! upload (lowest run id); the board orders those the same way. Only verified, finished,
 //! shown runs of shown players count; a real-time board only `realtime` runs.
 //!
-//! **A board in board order.** The index's build ([`Store::board_scan`]), the export's
+//! **A board in board order.** The index's build ([`Boards::board_scan`]), the export's
 //! batches and the reads from SQL while an index builds (`board_sql.rs`) walk `runs_ranked`
 //! (migration 0011: one season's counting runs by (finish tick, id); the real-time boards
 //! `runs_ranked_realtime`), so that they read the board's rows and no other season's or
@@ -20,7 +20,8 @@
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::{Board, Category, Entry, ExportCursor, ExportRow, Result, Store};
+use super::board_sql::{WALK_COLUMNS, WalkRow};
+use super::{Board, Category, Entry, ExportCursor, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
@@ -163,7 +164,13 @@ fn placeholders(first: usize, count: usize) -> String {
         .join(", ")
 }
 
-impl Store {
+/// The boards: leaderboards, ranks, the change feed, exports (`board.rs`, `board_sql.rs`, `ranks.rs`): `store.boards()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Boards<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Boards<'_> {
     /// A page of the leaderboard, best first, ranked by the window functions of `BOARD_CTE`.
     pub async fn leaderboard_sql(
         &self,
@@ -177,7 +184,7 @@ impl Store {
              FROM board ORDER BY rank LIMIT $6 OFFSET $7"
         );
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-        let rows: Vec<EntryRow> = on_pool!(self, |pool| {
+        let rows: Vec<EntryRow> = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(i64::from(limit))
                 .bind(offset)
@@ -197,12 +204,12 @@ impl Store {
             .collect())
     }
 
-    /// The next `limit` entries of the board after `after`, in rank order, as the board stood
-    /// at `as_of_ms` (runs verified later are left out, so a long export does not see a player
-    /// move past its cursor and list them twice or not at all; hiding during an export does
-    /// show).
+    /// The next `limit` entries of the board after `after`, in rank order (ranked on from
+    /// `after.rank`), as the board stood at `as_of_ms` (runs verified later are left out, so
+    /// a long export does not see a player move past its cursor and list them twice or not at
+    /// all; hiding during an export does show).
     ///
-    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` ([`BOARD_ROWS`]): candidates are
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` (`BOARD_ROWS`): candidates are
     /// read from `runs_ranked` starting at the cursor, each probed for a better run of its
     /// player. Each batch costs its own rows (plus the player's other runs), not the whole
     /// board, where the window functions of `BOARD_CTE` would rank every run of the level for
@@ -213,13 +220,9 @@ impl Store {
         as_of_ms: i64,
         after: ExportCursor,
         limit: u32,
-    ) -> Result<Vec<ExportRow>> {
-        let sql = board_rows_sql(
-            board,
-            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms",
-            Walk::Down,
-        );
-        let rows = on_pool!(self, |pool| {
+    ) -> Result<Vec<Entry>> {
+        let sql = board_rows_sql(board, WALK_COLUMNS, Walk::Down);
+        let rows: Vec<WalkRow> = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(after.finish_tick)
                 .bind(after.run_id)
@@ -228,13 +231,16 @@ impl Store {
                 .fetch_all(pool)
                 .await?
         });
-        Ok(rows)
+        Ok((after.rank + 1..)
+            .zip(rows)
+            .map(|(rank, row)| row.entry(rank))
+            .collect())
     }
 
     /// How many players are on the board (counted by `BOARD_CTE`).
     pub async fn board_size_sql(&self, board: &Board) -> Result<i64> {
         let sql = format!("{BOARD_CTE} SELECT COUNT(*) FROM board");
-        let count = on_pool!(self, |pool| {
+        let count = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .fetch_one(pool)
                 .await?
@@ -246,7 +252,7 @@ impl Store {
     /// The rank of a player's entry on the board, if they have one.
     pub async fn player_rank_sql(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
         let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $6");
-        let rank = on_pool!(self, |pool| {
+        let rank = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .bind(player_id)
                 .fetch_optional(pool)
@@ -260,7 +266,7 @@ impl Store {
     /// The rank of a run, if it is its player's entry on the board.
     pub async fn run_rank_sql(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
         let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $6");
-        let rank = on_pool!(self, |pool| {
+        let rank = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query(&sql), board)
                 .bind(run_id)
                 .fetch_optional(pool)
@@ -290,7 +296,7 @@ impl Store {
              ORDER BY r.finish_tick, r.id",
             category_filter(board)
         );
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut rows = bind_board!(sqlx::query_as::<_, BestRun>(&sql), board).fetch(pool);
             while let Some(row) = rows.try_next().await? {
                 each(row)?;
@@ -316,7 +322,7 @@ impl Store {
                    AND r.hidden = FALSE AND p.hidden = FALSE",
                 placeholders(6, chunk.len())
             );
-            let rows: Vec<BestRun> = on_pool!(self, |pool| {
+            let rows: Vec<BestRun> = on_pool!(self.store, |pool| {
                 let mut query = bind_board!(sqlx::query_as(&sql), board);
                 for id in chunk {
                     query = query.bind(*id);
@@ -340,7 +346,7 @@ impl Store {
     ) -> Result<Vec<BoardChange>> {
         const SQL: &str = "SELECT seq, player_id, level FROM board_changes
                            WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3";
-        let rows = on_pool!(self, |pool| {
+        let rows = on_pool!(self.store, |pool| {
             sqlx::query_as(SQL)
                 .bind(after)
                 .bind(upto)
@@ -354,7 +360,7 @@ impl Store {
     /// The feed's last `seq` (0 while empty).
     pub async fn board_changes_last(&self) -> Result<i64> {
         const SQL: &str = "SELECT COALESCE(MAX(seq), 0) FROM board_changes";
-        let seq = on_pool!(self, |pool| {
+        let seq = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .fetch_one(pool)
                 .await?
@@ -369,7 +375,7 @@ impl Store {
         const SQL: &str = "DELETE FROM board_changes WHERE seq IN (
                                SELECT seq FROM board_changes WHERE seq <= $1
                                ORDER BY seq LIMIT $2)";
-        let rows = on_pool!(self, |pool| {
+        let rows = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(seq)
                 .bind(i64::from(limit))
@@ -383,7 +389,7 @@ impl Store {
     /// A run's player, if the run exists.
     pub async fn run_player(&self, run_id: i64) -> Result<Option<i64>> {
         const SQL: &str = "SELECT player_id FROM runs WHERE id = $1";
-        let player = on_pool!(self, |pool| {
+        let player = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(run_id)
                 .fetch_optional(pool)

@@ -20,9 +20,10 @@
 
 use sqlx::Row;
 
+use super::board::Boards;
 use super::board::{BestRun, Walk, board_rows_sql, category_filter, parse_splits};
 use super::ranks::{BoardPage, PageAt};
-use super::{Board, Category, Entry, Result, Store};
+use super::{Board, Category, Entry, Result};
 
 /// Most entries a page read from SQL finds by walking down from the top of the board (the
 /// cost of its rows): a page deeper at an offset is ranked by the reference.
@@ -31,7 +32,7 @@ const TOP_ROWS_MAX: u64 = 1_000;
 /// An entry as a walk of the board gives it (its rank counted by the walk), the splits
 /// still as stored.
 #[derive(sqlx::FromRow)]
-struct WalkRow {
+pub(super) struct WalkRow {
     run_id: i64,
     player: String,
     finish_tick: i64,
@@ -39,8 +40,13 @@ struct WalkRow {
     splits: Option<String>,
 }
 
+/// The columns of a [`WalkRow`], for `board_rows_sql`.
+pub(super) const WALK_COLUMNS: &str =
+    "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits";
+
 impl WalkRow {
-    fn entry(self, rank: i64) -> Entry {
+    /// The entry, at `rank`.
+    pub(super) fn entry(self, rank: i64) -> Entry {
         Entry {
             rank,
             run_id: self.run_id,
@@ -52,8 +58,8 @@ impl WalkRow {
     }
 }
 
-impl Store {
-    /// A page of the board and its size from SQL: what [`Store::board_page`] answers from the
+impl Boards<'_> {
+    /// A page of the board and its size from SQL: what [`Boards::board_page`] answers from the
     /// index. `None` if `at` is a player with no entry. Each statement is exact when it runs.
     pub async fn board_page_sql(
         &self,
@@ -80,7 +86,7 @@ impl Store {
     /// counted by the reference for a real-time one.
     pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
         match board.category {
-            Category::Open => self.season_players(board).await,
+            Category::Open => self.store.seasons().season_players(board).await,
             Category::RealTime => self.board_size_sql(board).await,
         }
     }
@@ -119,7 +125,7 @@ impl Store {
         );
         let mut counts = [0_i64; 2];
         for (count, sql) in counts.iter_mut().zip([&players, &hidden]) {
-            *count = on_pool!(self, |pool| {
+            *count = on_pool!(self.store, |pool| {
                 bind_board!(sqlx::query(sql), board)
                     .bind(best.finish_tick)
                     .bind(best.run_id)
@@ -143,12 +149,8 @@ impl Store {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let sql = board_rows_sql(
-            board,
-            "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits",
-            walk,
-        );
-        let rows = on_pool!(self, |pool| {
+        let sql = board_rows_sql(board, WALK_COLUMNS, walk);
+        let rows = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(from.0)
                 .bind(from.1)

@@ -5,6 +5,13 @@
 //! seasons list (SQLite is told which index to walk: `seasons::season_end_hint`) — and each
 //! query sits next to the code that runs it.
 //!
+//! The queries are grouped by concern, each behind a handle that borrows the store:
+//! [`Store::queue`] (uploads, claims, verdicts), [`Store::runs`] (a run by id),
+//! [`Store::boards`] (leaderboards, ranks and the rank index, exports), [`Store::players`],
+//! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`]; a caller
+//! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
+//! only opens, pings and closes the database.
+//!
 //! Durability: an upload is one transaction (replay bytes, run row) committed before the
 //! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
 //! survives a crash of the process and of the machine. Nothing half-written is visible: a
@@ -14,7 +21,6 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::Row;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::SqliteSynchronous;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
@@ -143,20 +149,29 @@ macro_rules! bind_board {
     };
 }
 
+// Queries by concern, in files of their own (after the macros above, which they use), each
+// behind a handle: `store.queue()`, `store.boards()`, … (see `impl Store`).
 mod board;
 mod board_sql;
-mod claims;
+mod players;
+mod queue;
 mod ranks;
-// Queries by concern, in files of their own (after the macros above, which they use).
 pub mod reverify;
 mod rooms;
+mod runs;
 pub mod seasons;
 mod tickets;
 
+pub use board::Boards;
 pub use board::{BestRun, BoardChange, parse_splits};
-pub use claims::ClaimRead;
+pub use players::Players;
+pub use queue::{ClaimRead, Queue};
 pub use ranks::{BoardPage, BoardVersion, FEED_STALE, PageAt, Ranks};
+pub use rooms::Rooms;
 pub use rooms::{RoomRow, RoomWrite};
+pub use runs::Runs;
+pub use seasons::Seasons;
+pub use tickets::Tickets;
 pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
 
 /// What the claim query returns.
@@ -352,7 +367,7 @@ pub struct RunRow {
 }
 
 /// The columns of a [`RunRow`], for `FROM runs r JOIN players p` ([`RUN_FROM`]).
-const RUN_COLUMNS: &str = "
+pub(super) const RUN_COLUMNS: &str = "
     r.id, r.player_id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
     r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
     r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
@@ -360,10 +375,11 @@ const RUN_COLUMNS: &str = "
     p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note,
     r.reverified_from";
 /// Run `$1` and its player.
-const RUN_FROM: &str = "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
+pub(super) const RUN_FROM: &str =
+    "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
 /// Where the board change feed ends, as a scalar subquery (`MAX(seq)`: one probe of its
 /// primary key; 0 while empty).
-const FEED_END: &str = "(SELECT COALESCE(MAX(seq), 0) FROM board_changes)";
+pub(super) const FEED_END: &str = "(SELECT COALESCE(MAX(seq), 0) FROM board_changes)";
 
 /// Where the board change feed ended (its last `seq`) when a read looked: a read of the rank
 /// index that knows it applies the feed that far first, without a query of its own
@@ -423,30 +439,31 @@ pub struct Entry {
     pub splits: Vec<(Option<u32>, u32)>,
 }
 
-/// One row of a leaderboard export ([`Store::board_batch`]): an entry without its rank (the
-/// export counts ranks itself, in the order the batches come).
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct ExportRow {
-    pub run_id: i64,
-    pub player: String,
-    pub finish_tick: i64,
-    pub uploaded_ms: i64,
-}
-
-/// Where a leaderboard export stands: the last entry sent, as the board's order key
-/// (finish tick, run id); [`ExportCursor::START`] before the first.
+/// Where a leaderboard export stands: the last entry sent, as its rank and the board's order
+/// key (finish tick, run id); [`ExportCursor::START`] before the first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportCursor {
+    pub rank: i64,
     pub finish_tick: i64,
     pub run_id: i64,
 }
 
 impl ExportCursor {
-    /// Before every entry (finish ticks are at least 0, run ids at least 1).
+    /// Before every entry (ranks start at 1, finish ticks at 0, run ids at 1).
     pub const START: ExportCursor = ExportCursor {
+        rank: 0,
         finish_tick: -1,
         run_id: 0,
     };
+
+    /// Just after `entry`.
+    pub fn after(entry: &Entry) -> ExportCursor {
+        ExportCursor {
+            rank: entry.rank,
+            finish_tick: entry.finish_tick,
+            run_id: entry.run_id,
+        }
+    }
 }
 
 impl Store {
@@ -498,6 +515,42 @@ impl Store {
         })
     }
 
+    /// The verification queue: uploads in, claims, verdicts out (`queue.rs`).
+    pub fn queue(&self) -> Queue<'_> {
+        Queue { store: self }
+    }
+
+    /// Runs by id: status rows, replay bytes, hiding (`runs.rs`).
+    pub fn runs(&self) -> Runs<'_> {
+        Runs { store: self }
+    }
+
+    /// Leaderboards, ranks and the rank index, the change feed, exports (`board.rs`,
+    /// `board_sql.rs`, `ranks.rs`).
+    pub fn boards(&self) -> Boards<'_> {
+        Boards { store: self }
+    }
+
+    /// Players: registration, lookups, hiding (`players.rs`).
+    pub fn players(&self) -> Players<'_> {
+        Players { store: self }
+    }
+
+    /// Run tickets and their commitments (`tickets.rs`).
+    pub fn tickets(&self) -> Tickets<'_> {
+        Tickets { store: self }
+    }
+
+    /// Seasons, and re-verification onto the current one (`seasons.rs`, `reverify.rs`).
+    pub fn seasons(&self) -> Seasons<'_> {
+        Seasons { store: self }
+    }
+
+    /// The live rooms' rows, and filing a live run (`rooms.rs`).
+    pub fn rooms(&self) -> Rooms<'_> {
+        Rooms { store: self }
+    }
+
     pub async fn close(&self) {
         on_pool!(self, |pool| pool.close().await)
     }
@@ -508,292 +561,6 @@ impl Store {
             sqlx::query("SELECT 1").execute(pool).await?;
         });
         Ok(())
-    }
-
-    /// Registers a player; `None` if the name (ignoring case) is taken.
-    pub async fn register(
-        &self,
-        name: &str,
-        token_hash: &[u8; 32],
-        now_ms: i64,
-    ) -> Result<Option<Player>> {
-        const SQL: &str = "INSERT INTO players (name, name_key, token_hash, created_ms)
-                           VALUES ($1, $2, $3, $4) RETURNING id";
-        let inserted = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(name)
-                .bind(name_key(name))
-                .bind(&token_hash[..])
-                .bind(now_ms)
-                .fetch_one(pool)
-                .await
-                .map(|row| row.get::<i64, _>(0))
-        });
-        match inserted {
-            Ok(id) => Ok(Some(Player {
-                id,
-                name: name.to_string(),
-                hidden: false,
-            })),
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(None),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// The player a token (by its hash) belongs to.
-    pub async fn player_by_token(&self, token_hash: &[u8; 32]) -> Result<Option<Player>> {
-        const SQL: &str = "SELECT id, name, hidden FROM players WHERE token_hash = $1";
-        let row = on_pool!(self, |pool| {
-            sqlx::query_as(SQL)
-                .bind(&token_hash[..])
-                .fetch_optional(pool)
-                .await?
-        });
-        Ok(row)
-    }
-
-    /// The player of a name (ignoring case).
-    pub async fn player_by_name(&self, name: &str) -> Result<Option<Player>> {
-        Ok(self.player_by_name_and_feed(name).await?.0)
-    }
-
-    /// The player of a name (ignoring case), and where the board change feed ended when it
-    /// was read (one statement: see [`Store::run_and_feed`]).
-    pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<Player>, FeedSeq)> {
-        let sql = format!(
-            "SELECT p.id, p.name, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
-             LEFT JOIN players p ON p.name_key = $1"
-        );
-        let (player, seq) = on_pool!(self, |pool| {
-            let row = sqlx::query(&sql)
-                .bind(name_key(name))
-                .fetch_one(pool)
-                .await?;
-            let player = match row.try_get::<Option<i64>, _>(0)? {
-                Some(id) => Some(Player {
-                    id,
-                    name: row.try_get(1)?,
-                    hidden: row.try_get(2)?,
-                }),
-                None => None,
-            };
-            (player, row.try_get::<i64, _>(3)?)
-        });
-        Ok((player, FeedSeq(seq)))
-    }
-
-    /// Stores an upload: its bytes (once per content) and a queued run, in one transaction
-    /// committed before this returns — unless the same bytes were uploaded before (that run
-    /// is returned) or `queue_max` runs are waiting already (nothing is stored).
-    pub async fn insert_run(&self, run: &NewRun<'_>, queue_max: u64) -> Result<Inserted> {
-        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
-        const QUEUED: &str = "SELECT COUNT(*) FROM runs WHERE status = 'queued'";
-        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
-                              ON CONFLICT (hash) DO NOTHING";
-        const RUN: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
-                               tuning_hash, rules_version, uploaded_ms)
-                           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
-        let hash = &run.replay_hash[..];
-        let queue_max = i64::try_from(queue_max).unwrap_or(i64::MAX);
-        on_pool!(self, |pool| {
-            // SQLite: `BEGIN IMMEDIATE` takes the write lock at once, so this read-then-write
-            // transaction never has to upgrade a read lock (which fails at once, busy timeout
-            // or not, when another writer got in between). PostgreSQL: READ COMMITTED; the
-            // unique index on replay_hash settles two identical uploads racing.
-            let mut tx = pool.begin_write().await?;
-            if let Some(row) = sqlx::query(EXISTING)
-                .bind(hash)
-                .fetch_optional(&mut *tx)
-                .await?
-            {
-                return Ok(Inserted::Duplicate(row.try_get(0)?));
-            }
-            let queued: i64 = sqlx::query(QUEUED).fetch_one(&mut *tx).await?.try_get(0)?;
-            if queued >= queue_max {
-                return Ok(Inserted::QueueFull { queued });
-            }
-            sqlx::query(REPLAY)
-                .bind(hash)
-                .bind(run.bytes)
-                .bind(run.bytes.len() as i64)
-                .execute(&mut *tx)
-                .await?;
-            let inserted = sqlx::query(RUN)
-                .bind(run.player_id)
-                .bind(hash)
-                .bind(run.level)
-                .bind(&run.level_hash)
-                .bind(&run.tuning_hash)
-                .bind(i64::from(run.rules_version))
-                .bind(run.uploaded_ms)
-                .fetch_one(&mut *tx)
-                .await;
-            match inserted {
-                Ok(row) => {
-                    let id: i64 = row.try_get(0)?;
-                    if let Some(ticket) = run.ticket {
-                        let consumed = sqlx::query(tickets::CONSUME)
-                            .bind(id)
-                            .bind(ticket)
-                            .execute(&mut *tx)
-                            .await?;
-                        if consumed.rows_affected() != 1 {
-                            return Ok(Inserted::TicketUsed);
-                        }
-                    }
-                    tx.commit().await?;
-                    Ok(Inserted::New(id))
-                }
-                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                    // The same bytes, committed by a concurrent upload since our check.
-                    drop(tx);
-                    let row = sqlx::query(EXISTING).bind(hash).fetch_one(pool).await?;
-                    Ok(Inserted::Duplicate(row.try_get(0)?))
-                }
-                Err(e) => Err(e.into()),
-            }
-        })
-    }
-
-    /// Claims the oldest run waiting for verification: [`Store::claim_batch`] of one.
-    pub async fn claim(&self, owner: &str, now_ms: i64, lease_ms: i64) -> Result<Option<Claim>> {
-        Ok(self
-            .claim_batch(owner, now_ms, lease_ms, 1)
-            .await?
-            .into_iter()
-            .next())
-    }
-
-    /// The bytes of a stored replay.
-    pub async fn replay_bytes(&self, hash: &[u8]) -> Result<Option<Vec<u8>>> {
-        const SQL: &str = "SELECT bytes FROM replays WHERE hash = $1";
-        let bytes = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(hash)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<Vec<u8>, _>(0))
-                .transpose()?
-        });
-        Ok(bytes)
-    }
-
-    /// The replay bytes of a run.
-    pub async fn run_bytes(&self, run_id: i64) -> Result<Option<Vec<u8>>> {
-        const SQL: &str = "SELECT b.bytes FROM runs r JOIN replays b ON b.hash = r.replay_hash
-                           WHERE r.id = $1";
-        let bytes = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(run_id)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<Vec<u8>, _>(0))
-                .transpose()?
-        });
-        Ok(bytes)
-    }
-
-    /// Writes a verdict, once: only while `claim` is still the run's latest claim and the run
-    /// is still being verified. `false` if the claim was lost (the lease expired and another
-    /// worker took the run over; its verdict stands). [`Store::write_verdicts`] of one.
-    pub async fn write_verdict(
-        &self,
-        claim: &Claim,
-        verdict: &Verdict,
-        now_ms: i64,
-    ) -> Result<bool> {
-        let written = self
-            .write_verdicts(&[(claim, verdict)], &[], now_ms)
-            .await?;
-        Ok(written == [true])
-    }
-
-    /// A run, with its player's name.
-    pub async fn run(&self, id: i64) -> Result<Option<RunRow>> {
-        let sql = format!("SELECT {RUN_COLUMNS} {RUN_FROM}");
-        let row = on_pool!(self, |pool| {
-            sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?
-        });
-        Ok(row)
-    }
-
-    /// A run, and where the board change feed ended when it was read ([`FeedSeq`]): one
-    /// statement, so that a run's status reads its row and its ranks' freshness in one round
-    /// trip.
-    pub async fn run_and_feed(&self, id: i64) -> Result<Option<(RunRow, FeedSeq)>> {
-        #[derive(sqlx::FromRow)]
-        struct Read {
-            #[sqlx(flatten)]
-            run: RunRow,
-            feed_seq: i64,
-        }
-        let sql = format!("SELECT {RUN_COLUMNS}, {FEED_END} AS feed_seq {RUN_FROM}");
-        let row: Option<Read> = on_pool!(self, |pool| {
-            sqlx::query_as(&sql).bind(id).fetch_optional(pool).await?
-        });
-        Ok(row.map(|read| (read.run, FeedSeq(read.feed_seq))))
-    }
-
-    /// Hides a run with the admin's reason (`Some`), or shows it again and forgets the reason
-    /// (`None`); `false` if there is no such run.
-    pub async fn set_run_hidden(&self, run_id: i64, reason: Option<&str>) -> Result<bool> {
-        const SQL: &str = "UPDATE runs SET hidden = $1, hidden_reason = $2 WHERE id = $3";
-        let rows = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(reason.is_some())
-                .bind(reason)
-                .bind(run_id)
-                .execute(pool)
-                .await?
-                .rows_affected()
-        });
-        Ok(rows == 1)
-    }
-
-    /// Hides or shows a player (by name, ignoring case) and so all their runs; the player's
-    /// registered name, or `None` if there is no such player.
-    pub async fn set_player_hidden(&self, name: &str, hidden: bool) -> Result<Option<String>> {
-        const SQL: &str = "UPDATE players SET hidden = $1 WHERE name_key = $2 RETURNING name";
-        let name = on_pool!(self, |pool| {
-            sqlx::query(SQL)
-                .bind(hidden)
-                .bind(name_key(name))
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<String, _>(0))
-                .transpose()?
-        });
-        Ok(name)
-    }
-
-    /// Runs per state (the states no run is in are absent): a pass over every run.
-    pub async fn status_counts(&self) -> Result<Vec<(RunState, i64)>> {
-        const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
-        self.counts_by_status(SQL).await
-    }
-
-    /// The runs waiting for a verdict (`queued`, `verifying`) per state, through the claim's
-    /// partial index `runs_waiting`: as cheap as the queue is short, whatever the board.
-    pub async fn waiting_counts(&self) -> Result<Vec<(RunState, i64)>> {
-        const SQL: &str = "SELECT status, COUNT(*) FROM runs
-                           WHERE status IN ('queued', 'verifying') GROUP BY status";
-        self.counts_by_status(SQL).await
-    }
-
-    async fn counts_by_status(&self, sql: &str) -> Result<Vec<(RunState, i64)>> {
-        let counts = on_pool!(self, |pool| {
-            sqlx::query(sql)
-                .fetch_all(pool)
-                .await?
-                .iter()
-                .map(|row| {
-                    let status = RunState::try_from(row.try_get::<String, _>(0)?)
-                        .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-                    Ok::<_, sqlx::Error>((status, row.try_get(1)?))
-                })
-                .collect::<Result<Vec<_>, _>>()?
-        });
-        Ok(counts)
     }
 }
 

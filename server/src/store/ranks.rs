@@ -35,7 +35,7 @@
 //! 62 % of the time (PERFORMANCE.md).
 //!
 //! **A build answers nothing wrong and blocks nothing.** A board is built in a task of its
-//! own, in one walk of the board in board order (`Store::board_scan`), no lock held; the feed
+//! own, in one walk of the board in board order (`Boards::board_scan`), no lock held; the feed
 //! rows committed during the walk are applied to it before it is published. Until then its
 //! reads are answered from SQL (`board_sql.rs`): exact, and as fast as SQL is (the top of the
 //! board in milliseconds, a rank a walk of the board down to it). A failed build is retried
@@ -53,7 +53,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, watch};
 
 use super::board::BestRun;
-use super::{Board, Entry, ExportRow, FeedSeq, Result, Store, StoreError};
+use super::board::Boards;
+use super::{Board, Entry, FeedSeq, Result, Store, StoreError};
 use entries::Entries;
 
 /// Feed rows read per query.
@@ -110,7 +111,7 @@ pub struct Ranks {
     /// Counts the times every board was dropped: a build begun before the last drop is not
     /// published (the feed rows it would need may be gone).
     epoch: AtomicU64,
-    /// Taken for reading by a build before it publishes; [`Store::hold_rank_builds`] takes it
+    /// Taken for reading by a build before it publishes; [`Boards::hold_rank_builds`] takes it
     /// for writing, so that a test can read a board while its build is held.
     publish: Arc<tokio::sync::RwLock<()>>,
 }
@@ -168,7 +169,7 @@ impl Ranks {
         if applied == NOT_READ {
             // First read: start from the feed's end (no board is built before this point).
             self.applied
-                .store(store.board_changes_last().await?, Ordering::SeqCst);
+                .store(store.boards().board_changes_last().await?, Ordering::SeqCst);
             feed.read_at = Some(now);
             return Ok(());
         }
@@ -184,7 +185,7 @@ impl Ranks {
             // Too long asleep, or a backlog cheaper to rebuild than to replay (a bulk import,
             // a reverify of a whole season): every board goes, and is built again from `runs`
             // when next read, after this point.
-            let end = store.board_changes_last().await?;
+            let end = store.boards().board_changes_last().await?;
             self.drop_boards();
             self.applied.store(end, Ordering::SeqCst);
             feed.read_at = Some(now);
@@ -237,6 +238,7 @@ impl Ranks {
         }
         let players: Vec<i64> = players.into_iter().collect();
         let found: HashMap<i64, BestRun> = store
+            .boards()
             .board_best_of(board, &players)
             .await?
             .into_iter()
@@ -277,7 +279,7 @@ impl Ranks {
         if self.ready(board).is_some() {
             let seen = match *seen {
                 Some(seen) => seen,
-                None => *seen.insert(store.board_changes_last().await?),
+                None => *seen.insert(store.boards().board_changes_last().await?),
             };
             self.catch_up_to(store, seen).await?;
             // Still built (a catch-up may have dropped every board).
@@ -340,6 +342,7 @@ impl Ranks {
         let mut entries = Entries::new();
         let mut scratch = Vec::new();
         store
+            .boards()
             .board_scan(board, |run| {
                 entries
                     .add_if_absent(&run, &mut scratch)
@@ -385,7 +388,7 @@ impl Ranks {
     /// Reads the feed now (the server does every second, so that reads find little to apply
     /// and the feed never goes stale), and builds `boards` if not built yet, one at a time.
     pub async fn keep_up(&self, store: &Store, boards: &[Board]) -> Result<()> {
-        let seen = store.board_changes_last().await?;
+        let seen = store.boards().board_changes_last().await?;
         self.catch_up_to(store, seen).await?;
         for board in boards {
             self.wait_built(store, board).await;
@@ -395,7 +398,10 @@ impl Ranks {
         if let Some(seq) = prunable {
             let mut pruned = 0;
             loop {
-                let rows = store.prune_board_changes(seq, FEED_PRUNE_BATCH).await?;
+                let rows = store
+                    .boards()
+                    .prune_board_changes(seq, FEED_PRUNE_BATCH)
+                    .await?;
                 pruned += rows;
                 if rows < u64::from(FEED_PRUNE_BATCH) {
                     break;
@@ -419,7 +425,10 @@ async fn read_changes(
     let mut last = after;
     let mut count = 0usize;
     loop {
-        let rows = store.board_changes_between(last, upto, FEED_BATCH).await?;
+        let rows = store
+            .boards()
+            .board_changes_between(last, upto, FEED_BATCH)
+            .await?;
         let done = rows.len() < FEED_BATCH as usize;
         for row in rows {
             last = row.seq;
@@ -471,10 +480,10 @@ pub struct BoardPage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoardVersion(u64);
 
-/// While a [`Store::hold_rank_builds`] hold lives, no rank index build is published.
+/// While a [`Boards::hold_rank_builds`] hold lives, no rank index build is published.
 pub type BuildHold = tokio::sync::OwnedRwLockWriteGuard<()>;
 
-impl Store {
+impl Boards<'_> {
     /// A page of the board and its size, from one look at the index: the feed applied up to
     /// its end, then the entries as the index keeps them (no row is read); from SQL while the
     /// board's index is being built. `None` if `at` is a player with no entry.
@@ -487,8 +496,8 @@ impl Store {
         self.board_page_at(board, at, limit, None).await
     }
 
-    /// [`Store::board_page`], the feed applied up to `seen` (where it ended when the caller
-    /// read its other rows, [`Store::player_by_name_and_feed`]) rather than to where it ends
+    /// [`Boards::board_page`], the feed applied up to `seen` (where it ended when the caller
+    /// read its other rows, [`Players::player_by_name_and_feed`](super::Players::player_by_name_and_feed)) rather than to where it ends
     /// now: one query fewer.
     pub async fn board_page_at(
         &self,
@@ -498,8 +507,9 @@ impl Store {
         seen: Option<FeedSeq>,
     ) -> Result<Option<BoardPage>> {
         let page = self
+            .store
             .ranks
-            .read(self, board, &mut seen.map(|s| s.0), |entries| {
+            .read(self.store, board, &mut seen.map(|s| s.0), |entries| {
                 let offset = match at {
                     PageAt::Offset(offset) => offset,
                     PageAt::Around(player) => {
@@ -533,8 +543,9 @@ impl Store {
     /// How many players are on the board.
     pub async fn board_size(&self, board: &Board) -> Result<i64> {
         let size = self
+            .store
             .ranks
-            .read(self, board, &mut None, Entries::len)
+            .read(self.store, board, &mut None, Entries::len)
             .await?;
         match size {
             Some(size) => Ok(size),
@@ -545,8 +556,9 @@ impl Store {
     /// The rank of a player's entry on the board, if they have one.
     pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
         let rank = self
+            .store
             .ranks
-            .read(self, board, &mut None, |entries| {
+            .read(self.store, board, &mut None, |entries| {
                 entries.player_rank(player_id)
             })
             .await?;
@@ -569,7 +581,7 @@ impl Store {
 
     /// The rank of run `run_id` of player `player_id` on each of `boards` (where it is its
     /// player's entry): one look at the feed for them all (none if `seen`, where it ended
-    /// when the caller read the run: [`Store::run_and_feed`]).
+    /// when the caller read the run: [`Runs::run_and_feed`](super::Runs::run_and_feed)).
     pub async fn run_ranks(
         &self,
         boards: &[Board],
@@ -581,8 +593,9 @@ impl Store {
         let mut ranks = Vec::with_capacity(boards.len());
         for board in boards {
             let rank = self
+                .store
                 .ranks
-                .read(self, board, &mut seen, |entries| {
+                .read(self.store, board, &mut seen, |entries| {
                     entries.run_rank(player_id, run_id)
                 })
                 .await?;
@@ -610,24 +623,16 @@ impl Store {
         since: Option<BoardVersion>,
         offset: u64,
         limit: u32,
-    ) -> Result<Option<(BoardVersion, Vec<ExportRow>)>> {
+    ) -> Result<Option<(BoardVersion, Vec<Entry>)>> {
         let rows = self
+            .store
             .ranks
-            .read(self, board, &mut None, |entries| {
+            .read(self.store, board, &mut None, |entries| {
                 let version = BoardVersion(entries.version());
                 if since.is_some_and(|since| since != version) {
                     return None;
                 }
-                let rows = entries
-                    .page(offset, limit)
-                    .into_iter()
-                    .map(|entry| ExportRow {
-                        run_id: entry.run_id,
-                        player: entry.player,
-                        finish_tick: entry.finish_tick,
-                        uploaded_ms: entry.uploaded_ms,
-                    })
-                    .collect();
+                let rows = entries.page(offset, limit);
                 Some((version, rows))
             })
             .await?;
@@ -636,18 +641,18 @@ impl Store {
 
     /// Applies the change feed and builds `boards` if needed (see [`Ranks::keep_up`]).
     pub async fn keep_ranks_up(&self, boards: &[Board]) -> Result<()> {
-        self.ranks.keep_up(self, boards).await
+        self.store.ranks.keep_up(self.store, boards).await
     }
 
     /// Whether the board's rank index is built (its reads are answered from it, not SQL).
     pub fn rank_index_built(&self, board: &Board) -> bool {
-        self.ranks.ready(board).is_some()
+        self.store.ranks.ready(board).is_some()
     }
 
     /// Holds every rank index build before it publishes, until the hold is dropped: reads of
     /// a board being built are answered from SQL meanwhile. For tests of those reads.
     #[doc(hidden)]
     pub async fn hold_rank_builds(&self) -> BuildHold {
-        self.ranks.publish.clone().write_owned().await
+        self.store.ranks.publish.clone().write_owned().await
     }
 }

@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, Board, Result, Store, Verdict};
+use super::{BeginWrite, Board, Result, Verdict};
 use crate::catalog::hash_hex;
 use crate::season::SeasonId;
 
@@ -100,11 +100,11 @@ macro_rules! bind_candidates {
     }};
 }
 
-impl Store {
+impl super::Seasons<'_> {
     /// How many runs are still to re-verify for `target` (of `source` only, if given).
     pub async fn reverify_pending(&self, target: &Board, source: Option<SeasonId>) -> Result<i64> {
         let sql = format!("SELECT COUNT(*) {CANDIDATES}");
-        let count = on_pool!(self, |pool| {
+        let count = on_pool!(self.store, |pool| {
             bind_candidates!(sqlx::query(&sql), target, source, 0i64)
                 .fetch_one(pool)
                 .await?
@@ -128,7 +128,7 @@ impl Store {
              {CANDIDATES}
              ORDER BY r.id LIMIT $10"
         );
-        let rows = on_pool!(self, |pool| {
+        let rows = on_pool!(self.store, |pool| {
             bind_candidates!(sqlx::query_as(&sql), target, source, after)
                 .bind(i64::from(limit))
                 .fetch_all(pool)
@@ -168,7 +168,7 @@ impl Store {
                     $15, $16)
             RETURNING id";
         let rules = i64::from(target.rules_version);
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             let mut filed = Vec::with_capacity(batch.len());
             for (run, recheck) in batch {

@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, NewRun, Result, Store, Verdict, claims::VerdictColumns};
+use super::{BeginWrite, NewRun, Result, Store, Verdict, queue::VerdictColumns};
 
 /// A room's row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,14 +38,20 @@ const WRITE_ROOM: &str = "
     VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
     ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7";
 
-impl Store {
+/// The live rooms' rows, and filing a live run: `store.rooms()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Rooms<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Rooms<'_> {
     /// Writes rooms' rows (`WRITE_ROOM`), all in one transaction: a process writes every
     /// room it holds with one commit (SQLite: one sync to disk), however many there are.
     pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<()> {
         if rooms.is_empty() {
             return Ok(());
         }
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             for room in rooms {
                 sqlx::query(WRITE_ROOM)
@@ -68,7 +74,7 @@ impl Store {
     pub async fn room(&self, id: &str) -> Result<Option<RoomRow>> {
         const SQL: &str = "
             SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms WHERE id = $1";
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let row = sqlx::query(SQL).bind(id).fetch_optional(pool).await?;
             row.map(|r| room_row(&r)).transpose()
         })
@@ -87,7 +93,7 @@ impl Store {
             WHERE phase IN ('lobby', 'countdown', 'racing') AND updated_ms >= $1
               AND ($2 IS NULL OR level = $2)
             ORDER BY updated_ms DESC LIMIT $3";
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(since_ms)
                 .bind(level)
@@ -123,7 +129,7 @@ impl Store {
             RETURNING id";
         let hash = &run.replay_hash[..];
         let v = VerdictColumns::of(verdict);
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             if let Some(row) = sqlx::query(EXISTING)
                 .bind(hash)

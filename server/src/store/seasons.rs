@@ -6,7 +6,7 @@
 //! season's counting runs and players, kept by triggers on `runs` and `players`) and one end
 //! of `runs_season_verified` for each season's first and last verification: a few rows per
 //! season whatever the board's size. Grouping every run of the level per request, as
-//! [`Store::seasons_sql`] (the reference the tests hold it to) does, took 3.9–6.2 s at a
+//! [`Seasons::list_sql`] (the reference the tests hold it to) does, took 3.9–6.2 s at a
 //! million runs on SQLite.
 
 use sqlx::Row;
@@ -74,17 +74,23 @@ fn seasons_sql_text(backend: &str) -> String {
     )
 }
 
-impl Store {
+/// The seasons of a level, and re-verification onto the current one (`seasons.rs`, `reverify.rs`): `store.seasons()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Seasons<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Seasons<'_> {
     /// Every season of `level` with at least one visible verified finish, in no particular
     /// order (the API orders them): a few rows per season (see the module doc).
-    pub async fn seasons(&self, level: &str) -> Result<Vec<SeasonRow>> {
-        self.season_rows(&seasons_sql_text(self.backend()), level)
+    pub async fn list(&self, level: &str) -> Result<Vec<SeasonRow>> {
+        self.season_rows(&seasons_sql_text(self.store.backend()), level)
             .await
     }
 
-    /// [`Store::seasons`] by grouping every counting run of the level: the reference the
+    /// [`Seasons::list`] by grouping every counting run of the level: the reference the
     /// kept counts are tested against (linear in the level's runs).
-    pub async fn seasons_sql(&self, level: &str) -> Result<Vec<SeasonRow>> {
+    pub async fn list_sql(&self, level: &str) -> Result<Vec<SeasonRow>> {
         let sql = format!(
             "SELECT r.rules_version, r.level_hash, r.tuning_hash, COUNT(*) AS runs,
                     COUNT(DISTINCT r.player_id) AS players,
@@ -96,7 +102,7 @@ impl Store {
     }
 
     async fn season_rows(&self, sql: &str, level: &str) -> Result<Vec<SeasonRow>> {
-        let rows = on_pool!(self, |pool| {
+        let rows = on_pool!(self.store, |pool| {
             sqlx::query(sql)
                 .bind(level)
                 .fetch_all(pool)
@@ -140,13 +146,13 @@ impl Store {
     }
 
     /// Whether `season` of `level` has a visible verified finish (is listed by
-    /// [`Store::seasons`]).
+    /// [`Seasons::list`]).
     pub async fn season_exists(&self, level: &str, season: &SeasonId) -> Result<bool> {
         const SQL: &str = "SELECT 1 FROM season_counts
                            WHERE level = $1 AND level_hash = $2 AND tuning_hash = $3
                              AND rules_version = $4 AND runs > 0";
         let board = season.board(level, super::Category::Open);
-        let found = on_pool!(self, |pool| {
+        let found = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(level)
                 .bind(&board.level_hash)
@@ -165,7 +171,7 @@ impl Store {
         const SQL: &str = "SELECT players FROM season_counts
                            WHERE level = $1 AND level_hash = $2 AND tuning_hash = $3
                              AND rules_version = $4";
-        let players = on_pool!(self, |pool| {
+        let players = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(&board.level)
                 .bind(&board.level_hash)

@@ -3,12 +3,12 @@
 //! A ticket is one row of `tickets` (with its GO, migration 0010), its commitments rows of
 //! `ticket_commits` numbered 0, 1, … in the order they arrived, at most one per kind and tick
 //! (a repeated copy is the first one). Single use: the upload that names a ticket sets its
-//! `run_id` in the transaction that stores the run (`Store::insert_run`, through
+//! `run_id` in the transaction that stores the run (`Queue::insert_run`, through
 //! [`CONSUME`]); `run_id` is `UNIQUE`, and the update only takes a ticket whose `run_id` is
 //! still NULL, so two uploads naming one ticket cannot both succeed.
 //!
 //! A commitment is added in one write transaction that first takes the ticket's row lock
-//! ([`Store::add_commit`]): commitments to one ticket are serialised against each other and
+//! ([`Tickets::add_commit`]): commitments to one ticket are serialised against each other and
 //! against the upload that consumes it, so two that arrive at the same moment are both
 //! taken, in some order, and none is taken after the upload.
 
@@ -48,7 +48,7 @@ impl Ticket {
     }
 }
 
-/// A ticket to issue ([`Store::mint_ticket`]).
+/// A ticket to issue ([`Tickets::mint_ticket`]).
 #[derive(Clone, Copy, Debug)]
 pub struct NewTicket<'a> {
     /// 32 lowercase hex digits.
@@ -82,7 +82,7 @@ pub struct RunTicket {
     pub commits: Vec<Commit>,
 }
 
-/// The result of adding a commitment ([`Store::add_commit`]).
+/// The result of adding a commitment ([`Tickets::add_commit`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Added {
     /// Stored as number `seq` (0: the first to arrive).
@@ -99,7 +99,7 @@ pub enum Added {
 }
 
 /// Sets a ticket's run (`$1`) if no run has it yet (`$2`: the ticket id); run inside the
-/// upload's transaction by `Store::insert_run`. No row changed: another upload consumed it.
+/// upload's transaction by `Queue::insert_run`. No row changed: another upload consumed it.
 pub(super) const CONSUME: &str = "UPDATE tickets SET run_id = $1 WHERE id = $2 AND run_id IS NULL";
 
 /// A row of `kind, tick, hash, received_ms` as a [`Commit`].
@@ -128,7 +128,13 @@ fn commit_of(kind: &str, tick: i64, hash: &str, received_ms: i64) -> Result<Comm
     })
 }
 
-impl Store {
+/// Run tickets and their commitments: `store.tickets()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Tickets<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Tickets<'_> {
     /// Issues `ticket`, unless its player holds
     /// `open_max` tickets or more issued since `open_since_ms` that are neither started nor
     /// used (abandoned ones stop counting when their start window closes).
@@ -157,7 +163,7 @@ impl Store {
             INSERT INTO tickets (id, player_id, level, level_hash, tuning_hash, rules_version,
                                  issued_ms, go_ms)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             let open: i64 = sqlx::query(OPEN)
                 .bind(player_id)
@@ -193,7 +199,7 @@ impl Store {
         const COMMITS: &str = "
             SELECT kind, tick, hash, received_ms FROM ticket_commits
             WHERE ticket_id = $1 ORDER BY seq";
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let Some(row) = sqlx::query(TICKET).bind(id).fetch_optional(pool).await? else {
                 return Ok(None);
             };
@@ -233,7 +239,7 @@ impl Store {
         const INSERT: &str = "
             INSERT INTO ticket_commits (ticket_id, seq, kind, tick, hash, received_ms)
             VALUES ($1, $2, $3, $4, $5, $6)";
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             let locked = sqlx::query(LOCK).bind(id).execute(&mut *tx).await?;
             if locked.rows_affected() != 1 {
@@ -291,7 +297,7 @@ impl Store {
              FROM tickets t LEFT JOIN ticket_commits c ON c.ticket_id = t.id
              WHERE t.run_id IN ({list}) ORDER BY t.run_id, c.seq"
         );
-        on_pool!(self, |pool| {
+        on_pool!(self.store, |pool| {
             let mut query = sqlx::query(&sql);
             for id in run_ids {
                 query = query.bind(*id);

@@ -1,6 +1,8 @@
-//! The verification queue, in batches: claiming up to N runs in one statement (on PostgreSQL
-//! the same statement returns their replays; SQLite reads them in one more query), and writing
-//! a batch's verdicts — and handing back the runs it did not get to — in one transaction.
+//! The verification queue (`store.queue()`): an upload stored and queued (bytes and run in one
+//! transaction), runs claimed in batches — up to N in one statement (on PostgreSQL the same
+//! statement returns their replays; SQLite reads them in one more query) — and a batch's
+//! verdicts written — and the runs it did not get to handed back — in one transaction; the
+//! counts by status for the metrics.
 //!
 //! Every write is fenced by the claim it is made under: the run must still be `verifying`,
 //! leased to the same owner, at the same attempt number. A claim that lost its run (its lease
@@ -11,9 +13,12 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
-use super::{BeginWrite, Claim, ClaimRow, Pool, Result, RunState, RunTicket, Store, Verdict};
+use super::{
+    BeginWrite, Claim, ClaimRow, Inserted, NewRun, Pool, Result, RunState, RunTicket, Store,
+    Verdict,
+};
 
-/// A claimed batch and what verifying it needs ([`Store::claim_and_read`]).
+/// A claimed batch and what verifying it needs ([`Queue::claim_and_read`]).
 #[derive(Debug, Default)]
 pub struct ClaimRead {
     /// Sorted by run id; empty if no run was waiting.
@@ -38,7 +43,7 @@ const CLAIM: &str = "
 const CLAIM_RETURNING: &str = ") RETURNING id, replay_hash, attempts";
 
 /// PostgreSQL's claim, in one round trip: [`CLAIM`] with `FOR UPDATE SKIP LOCKED` (as
-/// [`Store::claim_batch`] runs it), the claimed runs' replay bytes, and whether each was
+/// [`Queue::claim_batch`] runs it), the claimed runs' replay bytes, and whether each was
 /// uploaded under a run ticket.
 fn claim_read_postgres() -> String {
     format!(
@@ -193,7 +198,140 @@ macro_rules! verdicts_in {
     }};
 }
 
-impl Store {
+/// The verification queue: uploads in, claims, verdicts out: `store.queue()`.
+#[derive(Clone, Copy, Debug)]
+pub struct Queue<'a> {
+    pub(super) store: &'a Store,
+}
+
+impl Queue<'_> {
+    /// Stores an upload: its bytes (once per content) and a queued run, in one transaction
+    /// committed before this returns — unless the same bytes were uploaded before (that run
+    /// is returned) or `queue_max` runs are waiting already (nothing is stored).
+    pub async fn insert_run(&self, run: &NewRun<'_>, queue_max: u64) -> Result<Inserted> {
+        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
+        const QUEUED: &str = "SELECT COUNT(*) FROM runs WHERE status = 'queued'";
+        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
+                              ON CONFLICT (hash) DO NOTHING";
+        const RUN: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
+                               tuning_hash, rules_version, uploaded_ms)
+                           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+        let hash = &run.replay_hash[..];
+        let queue_max = i64::try_from(queue_max).unwrap_or(i64::MAX);
+        on_pool!(self.store, |pool| {
+            // SQLite: `BEGIN IMMEDIATE` takes the write lock at once, so this read-then-write
+            // transaction never has to upgrade a read lock (which fails at once, busy timeout
+            // or not, when another writer got in between). PostgreSQL: READ COMMITTED; the
+            // unique index on replay_hash settles two identical uploads racing.
+            let mut tx = pool.begin_write().await?;
+            if let Some(row) = sqlx::query(EXISTING)
+                .bind(hash)
+                .fetch_optional(&mut *tx)
+                .await?
+            {
+                return Ok(Inserted::Duplicate(row.try_get(0)?));
+            }
+            let queued: i64 = sqlx::query(QUEUED).fetch_one(&mut *tx).await?.try_get(0)?;
+            if queued >= queue_max {
+                return Ok(Inserted::QueueFull { queued });
+            }
+            sqlx::query(REPLAY)
+                .bind(hash)
+                .bind(run.bytes)
+                .bind(run.bytes.len() as i64)
+                .execute(&mut *tx)
+                .await?;
+            let inserted = sqlx::query(RUN)
+                .bind(run.player_id)
+                .bind(hash)
+                .bind(run.level)
+                .bind(&run.level_hash)
+                .bind(&run.tuning_hash)
+                .bind(i64::from(run.rules_version))
+                .bind(run.uploaded_ms)
+                .fetch_one(&mut *tx)
+                .await;
+            match inserted {
+                Ok(row) => {
+                    let id: i64 = row.try_get(0)?;
+                    if let Some(ticket) = run.ticket {
+                        let consumed = sqlx::query(super::tickets::CONSUME)
+                            .bind(id)
+                            .bind(ticket)
+                            .execute(&mut *tx)
+                            .await?;
+                        if consumed.rows_affected() != 1 {
+                            return Ok(Inserted::TicketUsed);
+                        }
+                    }
+                    tx.commit().await?;
+                    Ok(Inserted::New(id))
+                }
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                    // The same bytes, committed by a concurrent upload since our check.
+                    drop(tx);
+                    let row = sqlx::query(EXISTING).bind(hash).fetch_one(pool).await?;
+                    Ok(Inserted::Duplicate(row.try_get(0)?))
+                }
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    /// Claims the oldest run waiting for verification: [`Queue::claim_batch`] of one.
+    pub async fn claim(&self, owner: &str, now_ms: i64, lease_ms: i64) -> Result<Option<Claim>> {
+        Ok(self
+            .claim_batch(owner, now_ms, lease_ms, 1)
+            .await?
+            .into_iter()
+            .next())
+    }
+
+    /// Writes a verdict, once: only while `claim` is still the run's latest claim and the run
+    /// is still being verified. `false` if the claim was lost (the lease expired and another
+    /// worker took the run over; its verdict stands). [`Queue::write_verdicts`] of one.
+    pub async fn write_verdict(
+        &self,
+        claim: &Claim,
+        verdict: &Verdict,
+        now_ms: i64,
+    ) -> Result<bool> {
+        let written = self
+            .write_verdicts(&[(claim, verdict)], &[], now_ms)
+            .await?;
+        Ok(written == [true])
+    }
+
+    /// Runs per state (the states no run is in are absent): a pass over every run.
+    pub async fn status_counts(&self) -> Result<Vec<(RunState, i64)>> {
+        const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
+        self.counts_by_status(SQL).await
+    }
+
+    /// The runs waiting for a verdict (`queued`, `verifying`) per state, through the claim's
+    /// partial index `runs_waiting`: as cheap as the queue is short, whatever the board.
+    pub async fn waiting_counts(&self) -> Result<Vec<(RunState, i64)>> {
+        const SQL: &str = "SELECT status, COUNT(*) FROM runs
+                           WHERE status IN ('queued', 'verifying') GROUP BY status";
+        self.counts_by_status(SQL).await
+    }
+
+    async fn counts_by_status(&self, sql: &str) -> Result<Vec<(RunState, i64)>> {
+        let counts = on_pool!(self.store, |pool| {
+            sqlx::query(sql)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(|row| {
+                    let status = RunState::try_from(row.try_get::<String, _>(0)?)
+                        .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                    Ok::<_, sqlx::Error>((status, row.try_get(1)?))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        });
+        Ok(counts)
+    }
+
     /// Claims up to `max` runs waiting for verification, oldest first — queued, or being
     /// verified under a lease that expired (its claimer died) — for `owner` until
     /// `now + lease`, in one statement; sorted by run id.
@@ -211,7 +349,7 @@ impl Store {
         max: u32,
     ) -> Result<Vec<Claim>> {
         let until = now_ms.saturating_add(lease_ms);
-        let mut rows: Vec<ClaimRow> = match &self.pool {
+        let mut rows: Vec<ClaimRow> = match &self.store.pool {
             Pool::Sqlite(pool) => {
                 let sql = format!("{CLAIM}{CLAIM_RETURNING}");
                 let mut tx = pool.begin_write().await?;
@@ -248,7 +386,7 @@ impl Store {
             .collect())
     }
 
-    /// Claims a batch as [`Store::claim_batch`] does and reads what verifying it needs: the
+    /// Claims a batch as [`Queue::claim_batch`] does and reads what verifying it needs: the
     /// replays' bytes by run id (a run whose replay is missing is absent) and the runs uploaded
     /// under a run ticket, with their commitments. One round trip on PostgreSQL (two if a run
     /// has a ticket): each round trip wakes a database backend, which competes with the
@@ -261,11 +399,11 @@ impl Store {
         lease_ms: i64,
         max: u32,
     ) -> Result<ClaimRead> {
-        let Pool::Postgres(pool) = &self.pool else {
+        let Pool::Postgres(pool) = &self.store.pool else {
             let claims = self.claim_batch(owner, now_ms, lease_ms, max).await?;
             let bytes = self.claimed_bytes(&claims).await?;
             let ids: Vec<i64> = claims.iter().map(|c| c.run_id).collect();
-            let tickets = self.run_tickets(&ids).await?;
+            let tickets = self.store.tickets().run_tickets(&ids).await?;
             return Ok(ClaimRead {
                 claims,
                 bytes,
@@ -299,7 +437,7 @@ impl Store {
             }
         }
         // Only runs uploaded under a ticket need its commitments (a second round trip).
-        read.tickets = self.run_tickets(&ticketed).await?;
+        read.tickets = self.store.tickets().run_tickets(&ticketed).await?;
         Ok(read)
     }
 
@@ -316,7 +454,7 @@ impl Store {
              WHERE r.id IN ({})",
             list.join(", ")
         );
-        let bytes = on_pool!(self, |pool| {
+        let bytes = on_pool!(self.store, |pool| {
             let mut query = sqlx::query(&sql);
             for claim in claims {
                 query = query.bind(claim.run_id);
@@ -341,7 +479,7 @@ impl Store {
         release: &[&Claim],
         now_ms: i64,
     ) -> Result<Vec<bool>> {
-        let written = match &self.pool {
+        let written = match &self.store.pool {
             Pool::Sqlite(pool) => {
                 verdicts_in!(pool.begin_write().await?, verdicts, release, now_ms)
             }

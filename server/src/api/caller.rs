@@ -1,0 +1,78 @@
+//! Who is calling, as axum extractors (axum's `jwt` example: `impl FromRequestParts for
+//! Claims`): a handler that needs a player takes a [`Player`] argument, an admin route an
+//! [`Admin`] one, and there is no other way to get either from a request. A refusal is an
+//! [`ApiError`] (401 or 403), so it becomes a status where every failure does.
+//!
+//! A handler that must check something cheaper first (a malformed ticket id is 400 before
+//! the token is looked at) takes `Result<Player, ApiError>` and applies `?` when it is ready
+//! for the token's verdict; the upload does the same to count a refused token in its metrics.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
+use crate::auth::{self, AdminToken};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The player behind the request's bearer token: registered, and not hidden.
+///
+/// Refused with 401 `missing_token` (no bearer token), 401 `bad_token` (not of a player
+/// token's shape — refused without a database lookup — or no player has it), 403
+/// `player_hidden` (an admin hid the player), or 503 when the database cannot answer.
+#[derive(Debug)]
+pub struct Player {
+    id: i64,
+    name: String,
+}
+
+impl Player {
+    /// The player's id (`players.id`).
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// The name as registered.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl FromRequestParts<AppState> for Player {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Player, ApiError> {
+        let token = auth::bearer(&parts.headers)?;
+        if !auth::is_player_token(token) {
+            return Err(ApiError::BadToken);
+        }
+        let player = state
+            .store
+            .players()
+            .player_by_token(&auth::token_hash(token))
+            .await?
+            .ok_or(ApiError::BadToken)?;
+        if player.hidden {
+            return Err(ApiError::PlayerHidden { name: player.name });
+        }
+        Ok(Player {
+            id: player.id,
+            name: player.name,
+        })
+    }
+}
+
+/// A request bearing the admin token (`ADMIN_TOKEN`).
+///
+/// Refused with 403 `admin_disabled` (the server has no admin token), 401 (no bearer
+/// token), 403 `not_admin` (another token): see [`AdminToken::check`].
+#[derive(Debug)]
+pub struct Admin(());
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
+        AdminToken::check(state.admin.as_ref(), &parts.headers)?;
+        Ok(Admin(()))
+    }
+}
