@@ -11,7 +11,8 @@ CREATE TABLE season_bests (
     player_id       BIGINT  NOT NULL,
     finish_tick     BIGINT  NOT NULL,
     run_id          BIGINT  NOT NULL,
-    PRIMARY KEY (level, rules_version, level_hash, tuning_hash, realtime, player_id)
+    -- The player before the board: a player's two rows are one range (what a refresh deletes).
+    PRIMARY KEY (level, rules_version, level_hash, tuning_hash, player_id, realtime)
 );
 -- A board's bests in board order: the range a rank counts.
 CREATE INDEX season_bests_ranked

@@ -21,7 +21,8 @@ CREATE TABLE season_bests (
     player_id       BIGINT  NOT NULL,
     finish_tick     BIGINT  NOT NULL,
     run_id          BIGINT  NOT NULL,
-    PRIMARY KEY (level, rules_version, level_hash, tuning_hash, realtime, player_id)
+    -- The player before the board: a player's two rows are one range (what a refresh deletes).
+    PRIMARY KEY (level, rules_version, level_hash, tuning_hash, player_id, realtime)
 );
 -- A board's bests in board order: the range a rank counts.
 CREATE INDEX season_bests_ranked
@@ -46,7 +47,9 @@ WHERE nth = 1;
 -- SQLite's triggers call no functions: a row inserted into this view (which holds nothing) is
 -- the call "work out again the bests of this player in this season", its body the trigger
 -- below. Both boards' rows go, then each comes back from the player's runs (a handful, found
--- through runs_player) if they still have a counting run there.
+-- through runs_player) if they still have a counting run there. SQLite is told that index:
+-- given the season, it walked the whole season's runs_ranked instead (seeding 100 000 runs
+-- went from 3.4 s to over 10 minutes).
 CREATE VIEW season_bests_refresh AS
 SELECT level, rules_version, level_hash, tuning_hash, player_id FROM season_bests WHERE 0;
 
@@ -63,7 +66,8 @@ BEGIN
         SELECT r.level, r.rules_version, r.level_hash, r.tuning_hash, b.board, r.player_id,
                r.finish_tick, r.id,
                ROW_NUMBER() OVER (PARTITION BY b.board ORDER BY r.finish_tick, r.id) AS nth
-        FROM runs r CROSS JOIN (SELECT FALSE AS board UNION ALL SELECT TRUE) b
+        FROM runs r INDEXED BY runs_player
+        CROSS JOIN (SELECT FALSE AS board UNION ALL SELECT TRUE) b
         WHERE r.player_id = NEW.player_id AND r.level = NEW.level
           AND r.rules_version = NEW.rules_version AND r.level_hash = NEW.level_hash
           AND r.tuning_hash = NEW.tuning_hash
