@@ -516,6 +516,77 @@ async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked(
     }
 }
 
+/// A page going away says `away` first (a reload or a close: it cannot tell which). One whose
+/// socket then drops and who is not back within the away grace (5 s) has **left**, as with
+/// `leave`, long before the resume grace (30 s here) would cut them; one who comes back with
+/// their key in time (a reload) takes the seat back and finishes, filed whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_going_away_has_left_unless_it_comes_back_within_seconds() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |c| c.live_resume_grace_ms = Some(30_000)).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let tokens = [
+            register(http, &base, "gus").await,
+            register(http, &base, "rio").await,
+        ];
+        let room = create_room(http, &base).await;
+        let mut seats = vec![
+            join(&base, &room, Some(&tokens[0]), None).await,
+            join(&base, &room, Some(&tokens[1]), None).await,
+        ];
+        let go = ready_all(&mut seats).await;
+        let rio = seats.pop().unwrap();
+        let gus = seats.pop().unwrap();
+        let stream = stream_of(&events(127));
+        let half = stream.len() / 2;
+        let rio_key = rio.key.clone();
+        let (mut gus_tx, gus_rx) = gus.client.split();
+        let (mut rio_tx, rio_rx) = rio.client.split();
+        tokio::join!(
+            send_from(&mut gus_tx, &stream[..half], 0, go, 1.0, 5),
+            send_from(&mut rio_tx, &stream[..half], 0, go, 1.0, 5)
+        );
+        gus_tx.send(&LiveClientMessage::Away {}).await.unwrap();
+        rio_tx.send(&LiveClientMessage::Away {}).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let gone_at = std::time::Instant::now();
+        drop((gus_tx, gus_rx, rio_tx, rio_rx));
+        // Rio reloads: back 300 ms later with the key, on from the next message.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let rio = join(&base, &room, None, Some(&rio_key)).await;
+        assert_eq!(rio.racer, 1, "the seat is Rio's again");
+        let acked = rio.acked.expect("the server holds Rio's stream") as usize;
+        let (mut tx, mut rx) = rio.client.split();
+        let reader = tokio::spawn(async move { read_until_filed(&mut rx, 2).await });
+        send_from(&mut tx, &stream, acked + 1, go, 1.0, 5).await;
+        let (_, view) = reader.await.unwrap();
+        let waited = gone_at.elapsed();
+        let (gus_view, rio_view) = (&view.racers[0], &view.racers[1]);
+        assert_eq!(gus_view.state, RacerState::Left, "{gus_view:?}");
+        assert!(
+            waited < Duration::from_secs(15),
+            "Gus counted as left after the away grace, not the resume grace: {waited:?}"
+        );
+        assert_eq!(rio_view.state, RacerState::Finished, "{rio_view:?}");
+        let date = pogo_server::times::rfc3339_seconds(go);
+        assert_eq!(
+            replay_bytes(http, &base, rio_view.run_id.unwrap()).await,
+            reference(&events(127), "rio", &date),
+            "the run raced across the reload is whole"
+        );
+        // Gus's run so far is kept, unranked.
+        let status = run_status(http, &base, gus_view.run_id.unwrap()).await;
+        assert_eq!(
+            (&status["status"], &status["rank"]),
+            (&json!("verified"), &Value::Null),
+            "{status}"
+        );
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
 /// The test-only injected latency delays each message by its own wait from when it arrived,
 /// not behind the wait of the one before: a burst of a racer's messages reaches the room
 /// (and is stamped) within a moment of its injected delay, all together. (The reader once

@@ -25,6 +25,10 @@ pub const RACE_MS_MAX: i64 = 600_000;
 /// they are cut for good: long enough for a reload or a Wi-Fi hiccup.
 pub const RESUME_GRACE: Duration = Duration::from_secs(15);
 
+/// How long a racer whose page said it was going away (`away`: closed or reloading) may take
+/// to take their seat back before they have left: a reload of the page, core included.
+pub const AWAY_GRACE: Duration = Duration::from_secs(5);
+
 /// How long a lobby may stand empty before the room closes.
 pub const LOBBY_EMPTY_MAX: Duration = Duration::from_secs(120);
 

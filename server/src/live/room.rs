@@ -115,11 +115,27 @@ struct Racer {
     conn: Option<ConnId>,
     /// When the racer's connection dropped mid-race: the resume grace runs from it.
     cut_at: Option<Instant>,
+    /// Their page said it was going away (`away`): a cut ends as a leave after
+    /// [`limits::AWAY_GRACE`] instead of the resume grace.
+    away: bool,
     state: RacerState,
     run: Option<RacerRun>,
     /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
     relayed: Vec<Bytes>,
     run_id: Option<i64>,
+}
+
+impl Racer {
+    /// When a racer cut off must be back by (`grace`: the resume grace; a page that said it
+    /// was going away has [`limits::AWAY_GRACE`] at most), or `None` when they are not cut.
+    fn back_by(&self, grace: Duration) -> Option<Instant> {
+        let grace = if self.away {
+            grace.min(limits::AWAY_GRACE)
+        } else {
+            grace
+        };
+        self.cut_at.map(|t| t + grace)
+    }
 }
 
 struct Room {
@@ -255,6 +271,7 @@ impl Room {
                     }
                 }
                 racer.cut_at = None;
+                racer.away = false;
                 Member {
                     role: Role::Racer,
                     racer: Some(number),
@@ -336,6 +353,7 @@ impl Room {
             ready: false,
             conn: None,
             cut_at: None,
+            away: false,
             state: RacerState::Waiting,
             run: None,
             relayed: Vec::new(),
@@ -420,6 +438,13 @@ impl Room {
                 }
                 self.close(conn, Close::Left);
                 self.publish();
+            }
+            LiveClientMessage::Away {} => {
+                if let Some(number) = member.racer {
+                    if self.phase != Phase::Lobby {
+                        self.racers[usize::from(number)].away = true;
+                    }
+                }
             }
             LiveClientMessage::Hello { .. } => self.close(conn, Close::HelloTwice),
         }
@@ -604,11 +629,7 @@ impl Room {
             (self.phase == Phase::Racing)
                 .then(|| self.ends_ms.map(at_ms))
                 .flatten(),
-            self.racers
-                .iter()
-                .filter_map(|r| r.cut_at)
-                .min()
-                .map(|t| t + grace),
+            self.racers.iter().filter_map(|r| r.back_by(grace)).min(),
             self.over_at.map(|t| t + limits::ROOM_LINGER),
         ]
         .into_iter()
@@ -643,15 +664,20 @@ impl Room {
             }
         }
         let grace = self.ctx.settings.resume_grace;
-        let cut: Vec<u8> = self
+        let cut: Vec<(u8, bool)> = self
             .racers
             .iter()
-            .filter(|r| r.cut_at.is_some_and(|t| now >= t + grace))
-            .map(|r| r.number)
+            .filter(|r| r.back_by(grace).is_some_and(|t| now >= t))
+            .map(|r| (r.number, r.away))
             .collect();
-        for number in cut {
+        for (number, away) in cut {
             self.racers[usize::from(number)].cut_at = None;
-            self.end_racer(number, RacerState::Cut);
+            let state = if away {
+                RacerState::Left
+            } else {
+                RacerState::Cut
+            };
+            self.end_racer(number, state);
         }
         self.publish();
         false

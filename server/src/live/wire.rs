@@ -280,6 +280,12 @@ pub enum LiveClientMessage {
     Ping { id: u32 },
     /// Leave the room (a racer racing: their run so far is kept, unranked).
     Leave {},
+    /// The racer's page is going away (closed or reloading): if they do not take their seat
+    /// back within [`AWAY_GRACE`](super::limits::AWAY_GRACE) of their socket closing, they
+    /// have left, as with `leave`, rather than being cut off after the resume grace. A page
+    /// cannot tell a reload from a close; this lets a reload keep the seat and a close show
+    /// as a leave within seconds.
+    Away {},
 }
 
 /// Racer or spectator.
