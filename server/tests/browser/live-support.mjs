@@ -21,9 +21,10 @@ export async function nodeCore() {
 
 /**
  * The demo bot on `levelName` after `idleTicks` ticks of neutral input (a late start: each
- * racer of a race a different run), to the finish: per-tick inputs and the finish tick.
+ * racer of a race a different run; `opening(t)`, if given, is the input of each of those
+ * ticks instead), to the finish: per-tick inputs and the finish tick.
  */
-export function botRun(core, levelName, idleTicks = 0, ticksMax = 7200) {
+export function botRun(core, levelName, idleTicks = 0, ticksMax = 7200, opening = null) {
   const { pogo, tuning } = core;
   const level = pogo.level(levelName);
   const sim = pogo.simulation({ level, tuning, players: 1 });
@@ -32,7 +33,7 @@ export function botRun(core, levelName, idleTicks = 0, ticksMax = 7200) {
   let finishTick = null;
   try {
     for (let t = 0; t < ticksMax && finishTick === null; t++) {
-      const input = t < idleTicks ? { steerX: 0, steerZ: 0, buttons: 0 } : bot.input(sim, 0);
+      const input = t < idleTicks ? opening?.(t) ?? { steerX: 0, steerZ: 0, buttons: 0 } : bot.input(sim, 0);
       inputs.push(input);
       sim.step([input]);
       if (sim.player(0).finished) finishTick = sim.player(0).finishTick;

@@ -24,10 +24,29 @@ function swatch(colour) {
   return node;
 }
 
-/** What a racer's state says in the standings (racing says nothing). */
+/** What a racer's state says in the standings (racing says nothing; waiting, before GO,
+ * says whether they are ready, as the lobby's list does). */
 const RACER_STATES = {
-  waiting: 'waiting', finished: 'finished', left: 'left', cut: 'cut off', desynced: 'desync', timeout: 'out of time',
+  finished: 'finished', left: 'left', cut: 'cut off', desynced: 'desync', timeout: 'out of time',
 };
+
+/** A standings row's state: what they are doing, or that they are away. */
+function stateText(r) {
+  if (r.state === 'waiting') return el('span', { class: `rival-state ${r.ready ? 'ready' : 'waiting'}` }, r.ready ? ' ready ✓' : ' not ready');
+  if (RACER_STATES[r.state]) return el('span', { class: `rival-state ${r.state}` }, ` ${RACER_STATES[r.state]}`);
+  return r.connected ? null : el('span', { class: 'rival-state gone' }, ' reconnecting…');
+}
+
+/** A split's label in a standings row: none for the finish after "finished" (it would say
+ * "finished finish"). */
+const splitLabel = (r, label) => (label === checkpointLabel(null) && r.state === 'finished' ? '' : `${label} `);
+
+/** A standings row's gap: "CP2 +0.250", or "+4.683" after "finished". */
+function gapText(r, rate) {
+  const label = splitLabel(r, r.gap.label);
+  return el('span', { class: `delta ${r.gap.ticks < 0 ? 'ahead' : r.gap.ticks > 0 ? 'behind' : 'even'}`, dataset: { ticks: r.gap.ticks } },
+    ` ${label}${delta(r.gap.ticks, rate)}`);
+}
 
 export class Hud {
   constructor(layer, tickRate) {
@@ -79,7 +98,7 @@ export class Hud {
   }
 
   /**
-   * A live race's standings under `title`: `[{key, name, colour, connected, state, gap:
+   * A live race's standings under `title`: `[{key, name, colour, connected, ready, state, gap:
    * {label, ticks} | null (a racer's gap to them at the latest checkpoint both reached; ticks
    * < 0: the racer is ahead), last: {label, time} | null (their latest split), followed}]`;
    * `pick(key)`: a row was clicked (a spectator follows that racer), or null.
@@ -92,12 +111,9 @@ export class Hud {
       title: pick ? `Follow ${r.name}` : null,
       onclick: pick ? () => pick(r.key) : null,
     },
-    swatch(r.colour), el('span', { class: 'rival-name' }, r.name),
-    RACER_STATES[r.state] ? el('span', { class: `rival-state ${r.state}` }, ` ${RACER_STATES[r.state]}`)
-      : !r.connected ? el('span', { class: 'rival-state gone' }, ' reconnecting…') : null,
-    r.gap ? el('span', { class: `delta ${r.gap.ticks < 0 ? 'ahead' : r.gap.ticks > 0 ? 'behind' : 'even'}`, dataset: { ticks: r.gap.ticks } },
-      ` ${r.gap.label} ${delta(r.gap.ticks, this.rate)}`) : null,
-    !r.gap && r.last ? el('span', { class: 'rival-last muted' }, ` ${r.last.label} ${r.last.time}`) : null)));
+    swatch(r.colour), el('span', { class: 'rival-name' }, r.name), stateText(r),
+    r.gap ? gapText(r, this.rate) : null,
+    !r.gap && r.last ? el('span', { class: 'rival-last muted' }, ` ${splitLabel(r, r.last.label)}${r.last.time}`) : null)));
   }
 
   /**

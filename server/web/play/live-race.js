@@ -16,7 +16,7 @@ import { RoomLink } from './room-link.js';
 import { Rival } from './rivals.js';
 import { HEARTBEAT_TICKS, encodeInput, encodeRan, encodeSplit } from './wire.js';
 import { getJson, segment } from '../shared/api.js';
-import { GHOST_COLOURS } from '../shared/ghosts.js';
+import { colourOf } from '../shared/ghosts.js';
 
 /** How far behind the server's clock a spectator's display runs (ms): every racer's stream
  * has arrived by then, so what is shown is confirmed, not predicted. */
@@ -36,9 +36,13 @@ export class LiveRace {
     /** A driver only to count ticks due by a time (the driver keeps the schedule). */
     this.schedule = core.pogo.driver({ tickRate: core.rate, players: 1 });
     this.dueTicks = 0;
-    /** Checkpoints this racer has split on (each counts once, as the server's). */
+    /** Checkpoints this racer has split on (each counts once, as the server's), the last
+     * tick a heartbeat or split said ran (a seat taken back never says one twice). */
     this.splitSeen = new Set();
+    this.lastRan = -1;
     this.finished = false;
+    /** The seat was taken back after a reload (play/seat.js): the stream goes on from it. */
+    this.resumed = false;
     this.link = new RoomLink({
       roomId, role, token: role === 'racer' ? identity?.token ?? null : null,
       onEvent: (type, detail) => this.heard(type, detail),
@@ -50,7 +54,24 @@ export class LiveRace {
     const welcome = await this.link.open();
     this.me = welcome.racer ?? null;
     this.view = welcome.room;
+    // A seat taken back: what the server holds of the stream is not sent again.
+    if (this.resumed) this.link.ack(welcome.acked ?? -1);
     return this.view;
+  }
+
+  /**
+   * Before `join`: this tab's seat in the room, kept across a reload (play/seat.js): `seat`
+   * its key and messages, `state` what they say (seatState). The join then takes the seat
+   * back, and the stream goes on after the last message sent; what the server does not
+   * hold is sent again at the page's GO.
+   */
+  resumeSeat(seat, state) {
+    const entries = seat.messages.map((bytes, seq) => ({ seq, bytes }));
+    Object.assign(this.link, { key: seat.key, nextSeq: state.nextSeq, outbox: [...entries], sent: [...entries] });
+    this.splitSeen = new Set([...state.splits].filter((key) => key !== 'finish'));
+    this.lastRan = state.lastRan;
+    this.finished = state.finished;
+    this.resumed = true;
   }
 
   /** The room as the server has it now (GET /api/rooms/ID). */
@@ -102,7 +123,7 @@ export class LiveRace {
     if (!rival) {
       const name = this.view?.racers.find((r) => r.racer === racer)?.name ?? `racer ${racer + 1}`;
       const { pogo, level, tuning, rate } = this.core;
-      rival = new Rival({ pogo, level, tuning, rate, racer, name, colour: GHOST_COLOURS[racer % GHOST_COLOURS.length] });
+      rival = new Rival({ pogo, level, tuning, rate, racer, name, colour: colourOf(racer) });
       this.rivals.set(racer, rival);
     }
     return rival;
@@ -145,9 +166,17 @@ export class LiveRace {
     return BigInt(Math.max(0, Math.floor(ms * 1e6)));
   }
 
-  /** Every rival at `target` ticks: `[{rival, sim}]`. */
-  rivalsAt(target) {
-    return [...this.rivals.values()].map((rival) => ({ rival, sim: rival.update(target) }));
+  /** Every rival at `target` ticks (each catching up at most `catchUp` ticks now): `[{rival,
+   * sim}]`. */
+  rivalsAt(target, catchUp) {
+    return [...this.rivals.values()].map((rival) => ({ rival, sim: rival.update(target, catchUp) }));
+  }
+
+  /** Once the race is over: the ticks its longest run lasted (the count the server
+   * re-simulated), where a view of it stops; null before. */
+  get endTicks() {
+    if (this.view?.phase !== 'over') return null;
+    return Math.max(0, ...this.view.racers.map((r) => r.tick));
   }
 
   // -- the stream -----------------------------------------------------------------------------
@@ -166,18 +195,30 @@ export class LiveRace {
       this.splitSeen.add(checkpoint);
     }
     this.link.stream((seq) => encodeSplit(seq, tick, checkpoint, hash));
+    this.lastRan = Math.max(this.lastRan, tick);
     if (checkpoint === null) this.finished = true;
   }
 
-  /** Tick `tick` ran: the heartbeat, every HEARTBEAT_TICKS ticks (after its splits). */
+  /** Tick `tick` ran: the heartbeat, every HEARTBEAT_TICKS ticks (after its splits); none for
+   * a tick already said (a seat taken back re-runs the ticks it had run). */
   ran(tick) {
-    if (this.role !== 'racer' || this.finished) return;
-    if (tick % HEARTBEAT_TICKS === HEARTBEAT_TICKS - 1) this.link.stream((seq) => encodeRan(seq, tick));
+    if (this.role !== 'racer' || this.finished || tick <= this.lastRan) return;
+    if (tick % HEARTBEAT_TICKS === HEARTBEAT_TICKS - 1) {
+      this.link.stream((seq) => encodeRan(seq, tick));
+      this.lastRan = tick;
+    }
   }
 
   /** The page's GO: the stream goes from now on. */
   release() {
     this.link.release();
+  }
+
+  /** The page is going away (a reload or a close: a page cannot tell which): a racer racing
+   * says so, so that the room counts them as left unless the reload takes the seat back
+   * within seconds (docs/live.md, `away`). */
+  away() {
+    if (this.role === 'racer' && this.link.released) this.link.send({ type: 'away' });
   }
 
   /** Leaves the room: a racer still racing first says which tick they ran last (`lastTick`),

@@ -37,6 +37,9 @@ export class LiveRun {
     /** Once over: the replay and the final state hash (16 hex). */
     this.bytes = null;
     this.hash = null;
+    /** Inputs filed before a reload, pushed into the driver as their ticks come (a seat
+     * taken back: play/seat.js), in order: {atNs, input}. */
+    this.queued = [];
     /** The run ticket (null: an open race, `openWhy` says why) and whether GO has passed. */
     this.ticket = null;
     this.openWhy = null;
@@ -68,10 +71,21 @@ export class LiveRun {
       // The driver says when the next tick ends; the view never computes the schedule.
       const tickEnd = this.driver.tickEndNs(this.sim.tick);
       if (tickEnd > t) break;
+      this.pushQueued(tickEnd);
       this.driver.advance(this.sim, this.recorder, tickEnd);
       afterTick(this.sim.tick - 1);
     }
     return this.driver.advance(this.sim, this.recorder, t);
+  }
+
+  /** The queued inputs due before `tickEnd` (ns) go into the driver, at the times they were
+   * filed at first: the driver files each where it did then (the events of a tick are pushed
+   * before it runs, as the page pushed them). */
+  pushQueued(tickEnd) {
+    while (this.queued.length && this.queued[0].atNs < tickEnd) {
+      const { atNs, input } = this.queued.shift();
+      this.input(atNs, input);
+    }
   }
 
   /** The state hash now (16 hex). */

@@ -10,6 +10,8 @@ import { el, replace } from '../shared/dom.js';
 import { makeRoom } from '../shared/rooms.js';
 import { renderFiling, renderLobby, renderResult } from './room-view.js';
 
+/** The states in which the room's link closing is news to the racer (or spectator). */
+const LINKED_STATES = new Set(['joining', 'lobby', 'countdown', 'racing', 'watching']);
 /** How long "back online" stays on the HUD (ms). */
 const RESUMED_SHOWN_MS = 2500;
 
@@ -60,6 +62,16 @@ export function liveScreens(ctx) {
       replace(page.overlay);
       ctx.hud.setMessage(el('span', { class: 'watching' }, 'Watching live'), ` · ${race.live.view.racers.length} racers · a moment behind the race`);
     },
+    // A live run's filing, once the server's status is read: the panel says what was filed
+    // (offline runs' verdicts are the upload panel's).
+    verified: (race) => {
+      mirror('verified');
+      if (race.filing) filing(race);
+    },
+    refused: (race) => {
+      mirror('refused');
+      if (race.filing) filing(race);
+    },
     over: (race) => {
       mirror('over');
       replace(page.overlay);
@@ -83,7 +95,9 @@ export function liveScreens(ctx) {
         ctx.hud.setMessage('Back online: the server has everything.');
         setTimeout(() => { if (race.live?.link.socket) ctx.hud.setMessage(); }, RESUMED_SHOWN_MS);
       }
-      if (type === 'closed') ctx.hud.setMessage(el('strong', {}, 'Disconnected: '), detail.reason || `the room closed (${detail.code})`);
+      // A room that closes once this page's part in it is over (a solo run filed, a result
+      // shown) is no news; during a race it is.
+      if (type === 'closed' && LINKED_STATES.has(race.state)) ctx.hud.setMessage(el('strong', {}, 'Disconnected: '), detail.reason || `the room closed (${detail.code})`);
     },
   };
 }

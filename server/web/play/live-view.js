@@ -9,6 +9,8 @@
 // hundred ms behind the server's (play/live-race.js: SPECTATOR_DELAY_MS).
 
 import { checkpointLabel, tickClock } from '../shared/format.js';
+import { colourOf } from '../shared/ghosts.js';
+import { CATCH_UP_TICKS_MAX, WATCH_CATCH_UP_TICKS_MAX } from './rivals.js';
 
 /** The standings are redrawn at most this often (ms of wall time), and when they change. */
 const STANDINGS_EVERY_MS = 250;
@@ -16,6 +18,16 @@ const STANDINGS_EVERY_MS = 250;
  * NEAR_OPACITY: racers on one line would hide the player's own pogo. */
 const NEAR_M = 2.5;
 const NEAR_OPACITY = 0.35;
+
+/** The tick to show when watching `drawn` ({rival, sim}) at `target`: the lowest tick drawn
+ * of a rival still catching up, else `target`. */
+function drawnTick(drawn, target) {
+  let tick = target;
+  for (const { rival, sim } of drawn) {
+    if (rival.catchingUp(target)) tick = Math.min(tick, sim.tick);
+  }
+  return tick;
+}
 
 const lerp3 = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
 
@@ -37,7 +49,8 @@ export class LiveLayer {
     const live = race.live;
     const run = race.run;
     if (race.state === 'racing') return run.sim.tick;
-    if (race.state === 'watching' || race.state === 'over') return live.ticksDue(nowNs ?? live.displayNs());
+    // A race that is over stops where its longest run ended (a finished room opened later).
+    if (race.state === 'watching' || race.state === 'over') return Math.min(live.ticksDue(nowNs ?? live.displayNs()), live.endTicks ?? Infinity);
     if (run?.t0Ms !== null && run?.went) return live.ticksDue(nowNs ?? run.nsAt(frameMs));
     return 0;
   }
@@ -55,7 +68,12 @@ export class LiveLayer {
       return null;
     }
     this.target = this.targetTick(frameMs, nowNs);
-    const drawn = live.rivalsAt(this.target);
+    const racing = this.race.state === 'racing';
+    const drawn = live.rivalsAt(this.target, racing ? CATCH_UP_TICKS_MAX : WATCH_CATCH_UP_TICKS_MAX);
+    // Watching, the clock and the standings wait for the pogos: while a rival is still
+    // re-simulating the stream so far (a spectator who joined mid-race), the time shown is the
+    // tick they are drawn at, so the three always agree.
+    if (!racing) this.target = drawnTick(drawn, this.target);
     this.syncRigs(drawn.map((d) => d.rival));
     const t = this.race.state === 'racing' ? alpha : 1;
     let followed = null;
@@ -130,7 +148,7 @@ export class LiveLayer {
       const gap = valid && live.role === 'racer' ? rival.gapTo(mine) : null;
       const last = valid ? [...rival.splits].filter(shown).at(-1) ?? null : null;
       return {
-        key: `racer-${r.racer}`, name: r.name, colour: rival?.colour ?? '#888', connected: r.connected, state: r.state,
+        key: `racer-${r.racer}`, name: r.name, colour: colourOf(r.racer), connected: r.connected, ready: r.ready, state: r.state,
         gap: gap && { label: checkpointLabel(gap.key === 'finish' ? null : gap.key), ticks: gap.ticks },
         last: last && { label: checkpointLabel(last[0] === 'finish' ? null : last[0]), time: tickClock(last[1].tick, this.rate) },
         followed: live.role === 'spectator' && (this.follow ?? this.leaderOf()) === r.racer,

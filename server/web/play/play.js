@@ -40,9 +40,13 @@ import { Controls } from './input.js';
 import { liveScreens, openNewRoom } from './live-screens.js';
 import { FrameLoop } from './loop.js';
 import { Race } from './race.js';
+import { HIDDEN_TAB_NOTE } from './room-view.js';
+import { forgetSeat, loadSeat, saveSeat, soloRoom } from './seat.js';
 
 /** The player's own colour. */
 export const PLAYER_COLOUR = '#e8fbff';
+/** How long "back in the race" stays on the HUD (ms). */
+const BACK_SHOWN_MS = 4000;
 /** How long GO stays on screen (ms). */
 const GO_SHOWN_MS = 700;
 /** What leaving during a run asks. */
@@ -124,12 +128,13 @@ function screens(ctx) {
       const n = ctx.ghostCount;
       const how = !race.liveWanted ? 'the run is recorded and verified by replaying your inputs'
         : ctx.identity ? 'raced live: the server verifies and ranks the run as you cross the line'
-          : 'raced live; register on the finish panel to be ranked';
+          : 'raced live: the server verifies the run as you race';
       replace(page.overlay, el('div', { class: 'play-ready' },
         ctx.noStage,
         el('div', { class: 'play-ready-buttons' }, playButton, friends),
         el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
-        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · ${how}`)));
+        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · ${how}`),
+        race.liveWanted ? el('p', { class: 'muted small play-visible-note' }, HIDDEN_TAB_NOTE) : null));
       if (!race.manual) playButton.focus();
     },
     countdown: (race) => {
@@ -244,18 +249,70 @@ async function openPlay(main, { levelName, params, view, roomId, phase }) {
   view.cleanup(() => ctx.loop.liveLayer.dispose());
   const setup = { pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, ghosts: live, signal: view.signal };
   window.__pogo = { ...window.__pogo, play: playHook({ race, loop: ctx.loop, ghosts, controls: ctx.controls, pogo, rate: ctx.rate }) };
+  keepSeatOnHide(ctx, view);
+  if (!(await enter(ctx, setup, phase))) return;
+  animate(ctx, stage, view, manual);
+}
+
+/** What a racer's state says when the seat cannot be taken back after a reload. */
+const SEAT_LOST = {
+  left: 'you left the race (the page was away too long)', cut: 'the connection was lost for too long',
+  timeout: 'the race ran out of time', desynced: 'a desync', finished: 'it finished', gone: 'the room is gone',
+};
+
+/**
+ * Into the race: a seat this tab kept takes it back (a reload mid-race, play/seat.js); else a
+ * room's lobby, race or result (`#/room/ID`), or Play's first run. False when the view failed.
+ */
+async function enter(ctx, setup, phase) {
+  const { race, roomId, levelName, view } = ctx;
+  const seatRoom = roomId ? (phase === 'countdown' || phase === 'racing' ? roomId : null) : soloRoom(levelName);
+  const seat = seatRoom ? loadSeat(seatRoom) : null;
+  const ended = seat ? await race.rejoin(setup, seat) : undefined;
+  if (view.signal.aborted) return false;
+  if (ended === null) {
+    ctx.hud.setMessage(el('strong', {}, 'Back in the race: '), 'the server kept your seat; your run goes on where the clock is.');
+    setTimeout(() => ctx.hud.setMessage(), BACK_SHOWN_MS);
+    return true;
+  }
+  if (seat) forgetSeat(seat.roomId, levelName);
   if (roomId) {
     try {
       await race.enterRoom(setup, roomId, phase);
     } catch (e) {
-      if (view.signal.aborted) return;
+      if (view.signal.aborted) return false;
       race.fail(new Error(`cannot join the room: ${e.message}`));
-      return;
+      return false;
     }
   } else {
     race.loaded(setup);
   }
-  animate(ctx, stage, view, manual);
+  if (seat) ctx.hud.setMessage(el('strong', {}, 'Your run ended while the page was away: '), SEAT_LOST[ended] ?? ended, '. What the server had of it is kept, unranked.');
+  return true;
+}
+
+/** The race states in which a reload takes the seat back (the run is the server's still). */
+const SEAT_STATES = new Set(['countdown', 'racing', 'filing']);
+
+/** When the tab is hidden or the page goes away (a reload, a close): a racer in a race keeps
+ * their seat in this tab, anyone else's is forgotten; going away, the room is told (`away`). */
+function keepSeatOnHide(ctx, view) {
+  const { race, levelName, roomId } = ctx;
+  const keep = (leaving) => {
+    const live = race.live;
+    if (!live || live.role !== 'racer') return;
+    if (SEAT_STATES.has(race.state)) saveSeat(live, levelName, roomId ? 'room' : 'solo');
+    else forgetSeat(live.roomId, levelName);
+    if (leaving && race.inProgress) live.away();
+  };
+  const onPageHide = () => keep(true);
+  const onVisibility = () => { if (document.hidden) keep(false); };
+  window.addEventListener('pagehide', onPageHide);
+  document.addEventListener('visibilitychange', onVisibility);
+  view.cleanup(() => {
+    window.removeEventListener('pagehide', onPageHide);
+    document.removeEventListener('visibilitychange', onVisibility);
+  });
 }
 
 /** The 3D stage (unless `?render=none`), the HUD, the ghosts' and the player's rigs. */

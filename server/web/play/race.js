@@ -7,6 +7,7 @@
 //     │                 └─start (offline)─────────────────────┘                  │                        └─refused─▶ refused
 //     │                                                                          └─file─▶ filing ─filed─▶ verified
 //     ├─joined─▶ lobby ─countdown─▶ countdown            (#/room/ID, a racer)              ├─unfiled─▶ refused
+//     ├─rejoin─▶ countdown                               (a reload mid-race: the seat back)
 //     ├─watch─▶ watching                                  (#/room/ID, a spectator)          └─kept─▶ finished
 //     ├─over─▶ over                                       (a room's result; from lobby, watching, finished,
 //     ├─coreMissing─▶ missing-core                         filing, verified, refused too)
@@ -33,6 +34,9 @@
 //   a name who finished is filed by the server (`file` → filing → filed | unfiled); anyone
 //   else gets the finish panel (shared/finish-panel.js), whose upload the race follows.
 // - over: the room's race is over (`#/room/ID`): its result.
+// - rejoin: the page was reloaded mid-race; this tab kept its seat (play/seat.js): the seat
+//   is taken back with its key, the run re-simulated from the stream sent before and raced
+//   on from where the wall clock says it is (a run cannot be paused).
 //
 // What each state shows is the view's (`screens`, called on entering a state; `screens.room`
 // whenever the room changes); the frame loop (play/loop.js) runs the ticks. A ranked run
@@ -41,6 +45,7 @@
 import { LiveRun } from './live-run.js';
 import { LiveRace } from './live-race.js';
 import { makeRoom } from '../shared/rooms.js';
+import { seatState } from './seat.js';
 import { RunTicket } from './ticket.js';
 
 /** The countdown before GO (s) of an offline run without a ticket. */
@@ -55,7 +60,7 @@ const AGAIN = { join: 'joining', start: 'countdown' };
 
 /** The states, the events each accepts and where each leads. */
 export const EVENTS = {
-  loading: { loaded: 'ready', joined: 'lobby', watch: 'watching', over: 'over', coreMissing: 'missing-core', fail: 'failed' },
+  loading: { loaded: 'ready', joined: 'lobby', watch: 'watching', over: 'over', rejoin: 'countdown', coreMissing: 'missing-core', fail: 'failed' },
   'missing-core': {},
   failed: {},
   ready: { ...AGAIN },
@@ -145,8 +150,16 @@ export class Race {
     this.setup = setup;
     this.#newRun();
     if (phase === 'over') {
-      this.live = this.#liveRace(roomId, 'spectator');
-      this.live.view = await this.live.fetchView();
+      // While the room lingers its streams are there to draw the racers where they ended;
+      // after, the result alone (from the database).
+      const live = this.#liveRace(roomId, 'spectator');
+      this.live = live;
+      try {
+        await live.join();
+        live.seatRivals();
+      } catch {
+        live.view = await live.fetchView();
+      }
       this.#take('over');
       return;
     }
@@ -161,6 +174,43 @@ export class Race {
       this.#take('joined');
     }
     this.#onRoom(live, live.view);
+  }
+
+  /**
+   * loading → countdown: takes back this tab's seat in a race it raced before a reload
+   * (`seat`: play/seat.js). The run is re-simulated from the stream it sent (its inputs as
+   * filed) and goes on from the tick the wall clock says, its next message after the last
+   * sent; at GO (at once, it is past) what the server lacks is sent again. Resolves with
+   * null, or with the racer's state when the seat cannot race on ('left', 'cut', …, or
+   * 'gone': the room or the key is unknown): then nothing changed.
+   */
+  async rejoin(setup, seat) {
+    this.setup = setup;
+    const state = seatState(seat);
+    const live = this.#liveRace(seat.roomId, 'racer');
+    live.resumeSeat(seat, state);
+    try {
+      await live.join();
+    } catch {
+      live.free();
+      return 'gone';
+    }
+    const mine = live.myView;
+    const racing = mine && (mine.state === 'waiting' || mine.state === 'racing' || (mine.state === 'finished' && state.finished));
+    if (!racing || live.view.go_ms === null) {
+      live.leave();
+      live.free();
+      return mine?.state ?? 'gone';
+    }
+    this.live = live;
+    const run = this.#newRun(`${new Date(live.view.go_ms).toISOString().slice(0, 19)}Z`);
+    run.goAtMs = live.goAtMs();
+    run.queued = state.inputs;
+    live.seatRivals();
+    this.#take('rejoin');
+    if (this.manual) this.#goAt(run);
+    this.screens.room?.(this);
+    return null;
   }
 
   /** loading → missing-core: the wasm module is not built (`error`: how to build it). */
@@ -451,6 +501,7 @@ export class Race {
   #newRun(date = this.#offlineDate()) {
     const { pogo, tuning, level, rate, identity, ghosts } = this.setup;
     this.run?.free();
+    this.filing = null;
     this.run = new LiveRun({ pogo, level, tuning, rate, playerName: identity?.name ?? '', date });
     for (const ghost of ghosts) ghost.reset();
     return this.run;

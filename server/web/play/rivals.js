@@ -20,8 +20,13 @@
 import { Event, hex } from '../pogo.mjs';
 import { Smoothing } from './smoothing.js';
 
-/** The most ticks one rival's confirmed simulation runs in a frame (2 s of game at 60 Hz). */
+/** The most ticks one rival's confirmed simulation runs in a frame while this page races
+ * (2 s of game at 60 Hz): the player's own frame comes first. */
 export const CATCH_UP_TICKS_MAX = 120;
+/** The same for a page that only watches (a spectator, a racer whose run is over, a finished
+ * room): 10 s of game a frame, so that one who joins late is on the race within a few frames
+ * (the clock waits for the pogos meanwhile: play/live-view.js). */
+export const WATCH_CATCH_UP_TICKS_MAX = 600;
 /** The furthest a rival is predicted past their confirmed tick (3 s at 60 Hz): a rival whose
  * stream stopped stays there, shown as lagging, rather than costing every frame more. */
 export const PREDICT_TICKS_MAX = 180;
@@ -78,16 +83,22 @@ export class Rival {
     }
   }
 
+  /** Whether the confirmed simulation is still short of `target` ticks that are known (the
+   * stream so far not yet re-simulated: a late joiner catching up). */
+  catchingUp(target) {
+    return this.sim.tick < Math.min(target, this.knownTicks);
+  }
+
   /** The ticks their confirmed simulation may run: through their last `ran`, and not past
    * their finish. */
   get knownTicks() {
     return this.finishTick === null ? this.ranTick + 1 : Math.min(this.ranTick, this.finishTick) + 1;
   }
 
-  /** Runs the confirmed simulation toward `target` ticks (what is known, at most
-   * CATCH_UP_TICKS_MAX now). */
-  confirm(target) {
-    const until = Math.min(target, this.knownTicks, this.sim.tick + CATCH_UP_TICKS_MAX);
+  /** Runs the confirmed simulation toward `target` ticks (what is known, at most `catchUp`
+   * ticks now). */
+  confirm(target, catchUp = CATCH_UP_TICKS_MAX) {
+    const until = Math.min(target, this.knownTicks, this.sim.tick + catchUp);
     while (this.sim.tick < until) {
       const end = this.driver.tickEndNs(this.sim.tick);
       // The inputs due by the end of the tick, pushed as their page pushed them.
@@ -105,10 +116,12 @@ export class Rival {
    * rest predicted (never past their finish). The simulation to draw from: the shown one,
    * which is the confirmed state itself when nothing is left to predict.
    */
-  update(target) {
-    this.confirm(target);
+  update(target, catchUp = CATCH_UP_TICKS_MAX) {
+    this.confirm(target, catchUp);
+    // Nothing is predicted past a finish, nor while the stream so far is still being caught
+    // up (what is known is drawn, not a guess ahead of it).
     const finished = this.finishTick !== null && this.sim.tick > this.finishTick;
-    const goal = finished ? this.sim.tick : Math.min(target, this.sim.tick + PREDICT_TICKS_MAX);
+    const goal = finished || this.catchingUp(target) ? this.sim.tick : Math.min(target, this.sim.tick + PREDICT_TICKS_MAX);
     if (!this.shown) {
       this.shown = this.pogo.simulation({ level: this.level, tuning: this.tuning, players: 1 });
       this.dirty = true;

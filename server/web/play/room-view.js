@@ -13,7 +13,11 @@
 import { boardHref, playHref, raceHref, roomUrl, runHref } from '../routes.js';
 import { el, link, replace } from '../shared/dom.js';
 import { tickClock } from '../shared/format.js';
-import { GHOST_COLOURS } from '../shared/ghosts.js';
+import { colourOf } from '../shared/ghosts.js';
+
+/** Said before a live race (Play's overlay, the lobby): a run cannot be paused, and a hidden
+ * tab sends nothing, so its inputs reach the server late. */
+export const HIDDEN_TAB_NOTE = 'Keep this tab in view while you race: a run cannot be paused, and a hidden tab sends none of your inputs, so a run whose tab was hidden for more than a second or so is not real-time (it still ranks on the open board).';
 
 /** What each racer state says on the result. */
 const STATE_TEXT = {
@@ -30,7 +34,6 @@ function swatch(colour) {
   return node;
 }
 
-const colourOf = (racer) => GHOST_COLOURS[racer % GHOST_COLOURS.length];
 
 /**
  * The lobby of `live` (play/live-race.js) in `container`: the link to share, the racers, the
@@ -68,7 +71,8 @@ export function renderLobby(container, live, setReady) {
     el('p', { class: 'muted small room-note' }, waiting
       ? `Waiting for ${waiting} racer${waiting === 1 ? '' : 's'}. The race starts 3 s after everyone is ready, on the server's clock.`
       : 'Everyone is ready…'),
-    me && !me.registered ? el('p', { class: 'muted small' }, 'Racing as a guest: your run is raced live but not filed; register on the finish panel to upload it.') : null));
+    me && !me.registered ? el('p', { class: 'muted small' }, 'Racing as a guest: your run is raced live but not filed; register on the finish panel to upload it.') : null,
+    me ? el('p', { class: 'muted small play-visible-note' }, HIDDEN_TAB_NOTE) : null));
 }
 
 /** The filing of `race`'s finished run in `container` (play/race.js: `race.filing`). */
@@ -98,13 +102,23 @@ function fillFiled(root, run, s, levelName) {
   const match = s.final_hash === run.hash ? el('span', { class: 'match' }, ' ✓ match') : el('span', { class: 'mismatch' }, ' ✗ MISMATCH');
   root.append(
     el('p', { class: 'finish-status', role: 'status' }, el('strong', {}, 'Verified and filed'), ` as run ${s.id}: `, el('span', { class: 'clock' }, s.time ?? ''),
-      s.rank !== null && s.rank !== undefined ? [', ', el('strong', { class: 'rank' }, `rank ${s.rank}`)] : ', not ranked', '. No upload needed.'),
+      s.rank !== null && s.rank !== undefined ? [', ', el('strong', { class: 'rank' }, `rank ${s.rank}`)] : [', ', el('span', { class: 'unranked' }, unrankedWhy(s, levelName))],
+      '. No upload needed.'),
     el('p', { class: 'finish-realtime', dataset: { realtime: String(Boolean(s.realtime)) } }, realtime),
     el('dl', { class: 'finish-compare' }, el('dt', {}, 'final hash'), el('dd', { class: 'pair' },
       el('span', {}, el('span', { class: 'muted' }, 'browser '), el('code', { class: 'browser-hash' }, run.hash)),
       el('span', {}, el('span', { class: 'muted' }, 'server '), el('code', { class: 'server-hash' }, s.final_hash ?? '—')), match)),
     el('p', { class: 'finish-next' }, link(runHref(s.id), 'See the run'), ' · ', link(boardHref(levelName, { around: s.player }), 'See the board'),
       ' · ', link(playHref(levelName, [s.id]), 'Race this run as a ghost')));
+}
+
+/** Why a verified run `s` has no rank (parts of a sentence): it did not finish, it is of a
+ * past season, or it is not the player's best on the board (the server ranks each player's
+ * best run only). */
+export function unrankedWhy(s, levelName) {
+  if (s.finish_tick === null || s.finish_tick === undefined) return 'not ranked: the run did not finish';
+  if (s.current_season === false) return 'not ranked: the run is of a past season';
+  return ['not ranked: ', link(boardHref(levelName, { around: s.player }), 'your best run'), ' on this board is faster (each player is ranked by their best)'];
 }
 
 /** The racers of `view` in the result's order: finishers by time, then the rest. */

@@ -26,9 +26,10 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-/** Appends nodes or strings (as text) to `node`. */
+/** Appends nodes or strings (as text) to `node`; arrays at any depth are flattened (a
+ * nested list of parts is as good as a flat one, never its `toString`). */
 export function append(node, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

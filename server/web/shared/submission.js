@@ -333,7 +333,10 @@ export class Submission {
         rank, previous.rank === s.rank ? ' (unchanged).' : ` (was ${previous.rank}).`];
     }
     const best = previous ?? (await bestOf(s.level, identity.name, this.signal));
-    if (!best) return [el('strong', {}, 'Verified: '), time, ', not ranked.'];
+    if (!best) {
+      return [el('strong', {}, 'Verified: '), time, s.current_season === false ? ', not ranked: the run is of a past season.'
+        : ', not ranked: no run of yours is on this board (an admin may have hidden your runs).'];
+    }
     const behind = s.finish_tick - best.finish_tick;
     return [el('strong', {}, 'Verified: '), time, ` — not your best (your best is ${best.time}, rank ${best.rank}`,
       behind > 0 ? `; this run is ${seconds(behind, this.rate)} slower)` : ', uploaded earlier)', '.'];
