@@ -1,17 +1,20 @@
 //! Durability and scale-out, with the real binary: `kill -9` in the middle of a burst of
 //! uploads loses no acknowledged run and verifies each exactly once after a restart (SQLite
 //! and PostgreSQL); two servers on one PostgreSQL share the work, and when one dies the
-//! other takes over its claims once their leases expire. Also the claim/lease/verdict
-//! protocol itself, on the store, both backends.
+//! other takes over its claims once their leases expire. Also, on the store, both backends:
+//! the claim/lease/verdict protocol itself, and two identical replays filed at once through
+//! any two ways in (a live room, reverify, an upload) are one run.
 
 mod support;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use pogo_server::store::{Inserted, NewRun, Store, Verdict};
+use pogo_server::store::reverify::{Candidate, Filed, Recheck};
+use pogo_server::store::{Board, Category, Inserted, NewRun, Store, Verdict};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use sqlx::Connection;
 use support::*;
 
 /// The claim protocol: a claim is exclusive; an expired lease is claimed again (attempt 2);
@@ -145,6 +148,227 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
                 .unwrap()
                 .is_none()
         );
+        store.close().await;
+        db.remove().await;
+    }
+}
+
+/// A way a run enters the database, for [`identical_replays_filed_at_once_are_one_run`].
+#[derive(Clone, Debug)]
+enum Way {
+    /// Filed verified by a live room.
+    Live,
+    /// Re-verified onto the target season, a copy of this candidate.
+    Reverify(Candidate),
+    /// Uploaded, queued.
+    Upload,
+}
+
+/// The season the race's runs are filed on (the originals of the re-verified copies are on
+/// another: `level_hash` "0", rules 1).
+fn race_board() -> Board {
+    Board {
+        level: "flat".into(),
+        level_hash: "1".into(),
+        tuning_hash: "1".into(),
+        rules_version: 2,
+        category: Category::Open,
+    }
+}
+
+/// Files `bytes` for `player` the `way` way: the run's id, and whether it is new (`None`:
+/// a live room is not told).
+async fn file_by(store: Store, way: Way, player: i64, bytes: Vec<u8>) -> (i64, Option<bool>) {
+    let board = race_board();
+    let replay_hash: [u8; 32] = Sha256::digest(&bytes).into();
+    let verdict = Verdict::Verified {
+        ticks: 10,
+        finish_tick: Some(9),
+        splits: "[]".into(),
+        final_hash: 7,
+        realtime: false,
+        realtime_note: None,
+    };
+    let run = NewRun {
+        player_id: player,
+        bytes: &bytes,
+        replay_hash,
+        level: &board.level,
+        level_hash: board.level_hash.clone(),
+        tuning_hash: board.tuning_hash.clone(),
+        rules_version: board.rules_version,
+        uploaded_ms: 1_000,
+        ticket: None,
+    };
+    match way {
+        Way::Live => {
+            let id = store
+                .rooms()
+                .file_live_run(&run, &verdict, "room")
+                .await
+                .unwrap();
+            (id, None)
+        }
+        Way::Reverify(candidate) => {
+            let recheck = Recheck::Verified {
+                bytes: bytes.clone(),
+                replay_hash,
+                verdict,
+            };
+            let filed = store
+                .seasons()
+                .file_reverified(&board, &[(candidate, recheck)], 2_000)
+                .await
+                .unwrap();
+            match filed[..] {
+                [Filed::New(id)] => (id, Some(true)),
+                [Filed::Duplicate(id)] => (id, Some(false)),
+                ref other => panic!("reverify filed {other:?}"),
+            }
+        }
+        Way::Upload => match store.queue().insert_run(&run, 100).await.unwrap() {
+            Inserted::New(id) => (id, Some(true)),
+            Inserted::Duplicate(id) => (id, Some(false)),
+            other => panic!("upload: {other:?}"),
+        },
+    }
+}
+
+/// How many of this database's other connections wait on a lock.
+async fn lock_waits(conn: &mut sqlx::PgConnection) -> i64 {
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()
+           AND wait_event_type = 'Lock'",
+    )
+    .fetch_one(conn)
+    .await
+    .unwrap()
+}
+
+/// Waits until `n` of this database's other connections wait on a lock.
+async fn until_lock_waits(conn: &mut sqlx::PgConnection, n: i64) {
+    let started = Instant::now();
+    while lock_waits(conn).await < n {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{n} filings waiting on a lock"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Two identical replays filed at once, through any two ways in (a live room, reverify, an
+/// upload), are one run: neither filing fails, both name the same run, one of them filed it.
+///
+/// On PostgreSQL the race is forced: the test holds the board feed's advisory lock (migration
+/// 0008), which the first filing's verified insert waits on with its run and replay inserted
+/// but not committed; the second has looked for the run (none) and waits on the first's
+/// replay; then the lock is let go. Without the filing's `ON CONFLICT (replay_hash)` the
+/// second fails with a unique violation. On SQLite each filing holds the write lock from its
+/// `BEGIN IMMEDIATE`: the two run one after the other, the second finding the first's run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_replays_filed_at_once_are_one_run() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+            .await
+            .unwrap();
+        let player = store
+            .players()
+            .register("p", &[7; 32], 0)
+            .await
+            .unwrap()
+            .unwrap();
+        // The originals the re-verified copies are of: past-season runs (queued will do: the
+        // filing only names them).
+        let mut candidates = Vec::new();
+        for i in 0..4u8 {
+            let bytes = vec![100 + i; 10];
+            let run = NewRun {
+                player_id: player.id,
+                bytes: &bytes,
+                replay_hash: Sha256::digest(&bytes).into(),
+                level: "flat",
+                level_hash: "0".into(),
+                tuning_hash: "0".into(),
+                rules_version: 1,
+                uploaded_ms: 0,
+                ticket: None,
+            };
+            let Inserted::New(id) = store.queue().insert_run(&run, 100).await.unwrap() else {
+                panic!("an original not inserted");
+            };
+            candidates.push(Candidate {
+                id,
+                player_id: player.id,
+                player: player.name.clone(),
+                level: "flat".into(),
+                level_hash: "0".into(),
+                tuning_hash: "0".into(),
+                rules_version: 1,
+                uploaded_ms: 0,
+                hidden: false,
+                hidden_reason: None,
+                realtime: false,
+            });
+        }
+        let races = [
+            (Way::Live, Way::Live),
+            (
+                Way::Reverify(candidates[0].clone()),
+                Way::Reverify(candidates[1].clone()),
+            ),
+            (Way::Live, Way::Reverify(candidates[2].clone())),
+            (Way::Reverify(candidates[3].clone()), Way::Live),
+            (Way::Live, Way::Upload),
+        ];
+        for (n, (first, second)) in races.into_iter().enumerate() {
+            let what = format!("{}: {first:?} then {second:?}", backend.name());
+            let first_way = first.clone();
+            let bytes = vec![n as u8; 64];
+            let file = |way| tokio::spawn(file_by(store.clone(), way, player.id, bytes.clone()));
+            let (a, b) = match &backend {
+                Backend::Sqlite => {
+                    let (a, b) = (file(first), file(second));
+                    (a.await.unwrap(), b.await.unwrap())
+                }
+                Backend::Postgres(_) => {
+                    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
+                    sqlx::query("SELECT pg_advisory_lock(1886349167)")
+                        .execute(&mut conn)
+                        .await
+                        .unwrap();
+                    let a = file(first);
+                    until_lock_waits(&mut conn, 1).await;
+                    let b = file(second);
+                    until_lock_waits(&mut conn, 2).await;
+                    sqlx::query("SELECT pg_advisory_unlock(1886349167)")
+                        .execute(&mut conn)
+                        .await
+                        .unwrap();
+                    let _ = conn.close().await;
+                    (a.await.unwrap(), b.await.unwrap())
+                }
+            };
+            assert_eq!(a.0, b.0, "{what}: one run");
+            assert!(
+                a.1 != Some(true) || b.1 != Some(true),
+                "{what}: filed once: {a:?} {b:?}"
+            );
+            if let Backend::Postgres(_) = backend {
+                // The race was forced: the first filed the run, the second found it.
+                assert_ne!(b.1, Some(true), "{what}");
+                assert_ne!(a.1, Some(false), "{what}");
+                let run = store.runs().run(a.0).await.unwrap().unwrap();
+                assert_eq!(run.status.as_str(), "verified", "{what}");
+                let original = match &first_way {
+                    Way::Reverify(candidate) => Some(candidate.id),
+                    _ => None,
+                };
+                assert_eq!(run.reverified_from, original, "{what}");
+            }
+        }
         store.close().await;
         db.remove().await;
     }

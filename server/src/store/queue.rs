@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
+use super::filing::{FileRun, RunFiled, RunInsert, VerdictColumns};
 use super::{
     BeginWrite, Claim, ClaimRow, Inserted, NewRun, Pool, Result, RunState, RunTicket, Store,
     Verdict,
@@ -90,60 +91,6 @@ const RELEASE: &str = "
                     attempts = attempts - 1
     WHERE id = $1 AND status = 'verifying' AND lease_owner = $2 AND attempts = $3";
 
-/// A verdict's columns as stored (`None` is SQL `NULL`): a new verdict field is one more
-/// field here, one more bind in [`bind_verdict!`] and one more array in
-/// [`VERDICTS_POSTGRES`].
-pub(super) struct VerdictColumns<'a> {
-    pub(super) status: RunState,
-    pub(super) ticks: Option<i64>,
-    pub(super) finish_tick: Option<i64>,
-    pub(super) splits: Option<&'a str>,
-    pub(super) reason_kind: Option<&'a str>,
-    pub(super) reason: Option<&'a str>,
-    /// 16 lowercase hex digits.
-    pub(super) final_hash: Option<String>,
-    /// Played in real time under a run ticket (`crate::realtime`); false for a rejection.
-    pub(super) realtime: bool,
-    /// Why a ticketed run is not real-time.
-    pub(super) realtime_note: Option<&'a str>,
-}
-
-impl<'a> VerdictColumns<'a> {
-    pub(super) fn of(verdict: &'a Verdict) -> VerdictColumns<'a> {
-        match verdict {
-            Verdict::Verified {
-                ticks,
-                finish_tick,
-                splits,
-                final_hash,
-                realtime,
-                realtime_note,
-            } => VerdictColumns {
-                status: RunState::Verified,
-                ticks: Some(i64::from(*ticks)),
-                finish_tick: finish_tick.map(i64::from),
-                splits: Some(splits.as_str()),
-                reason_kind: None,
-                reason: None,
-                final_hash: Some(crate::catalog::hash_hex(*final_hash)),
-                realtime: *realtime,
-                realtime_note: realtime_note.as_deref(),
-            },
-            Verdict::Rejected { kind, reason } => VerdictColumns {
-                status: RunState::Rejected,
-                ticks: None,
-                finish_tick: None,
-                splits: None,
-                reason_kind: Some(kind.as_str()),
-                reason: Some(reason.as_str()),
-                final_hash: None,
-                realtime: false,
-                realtime_note: None,
-            },
-        }
-    }
-}
-
 /// Binds `$1`…`$13` of [`VERDICT`]: the verdict's columns, the time, the claim.
 macro_rules! bind_verdict {
     ($query:expr, $columns:expr, $claim:expr, $now_ms:expr) => {
@@ -205,76 +152,43 @@ pub struct Queue<'a> {
 }
 
 impl Queue<'_> {
-    /// Stores an upload: its bytes (once per content) and a queued run, in one transaction
-    /// committed before this returns — unless the same bytes were uploaded before (that run
-    /// is returned) or `queue_max` runs are waiting already (nothing is stored).
+    /// Stores an upload: its bytes (once per content) and a queued run (`filing.rs`), in one
+    /// transaction committed before this returns — unless the same bytes were filed before,
+    /// by any way in (that run is returned), or `queue_max` runs are waiting already (nothing
+    /// is stored).
     pub async fn insert_run(&self, run: &NewRun<'_>, queue_max: u64) -> Result<Inserted> {
-        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
         const QUEUED: &str = "SELECT COUNT(*) FROM runs WHERE status = 'queued'";
-        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
-                              ON CONFLICT (hash) DO NOTHING";
-        const RUN: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
-                               tuning_hash, rules_version, uploaded_ms)
-                           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
-        let hash = &run.replay_hash[..];
         let queue_max = i64::try_from(queue_max).unwrap_or(i64::MAX);
         on_pool!(self.store, |pool| {
             // SQLite: `BEGIN IMMEDIATE` takes the write lock at once, so this read-then-write
             // transaction never has to upgrade a read lock (which fails at once, busy timeout
-            // or not, when another writer got in between). PostgreSQL: READ COMMITTED; the
-            // unique index on replay_hash settles two identical uploads racing.
+            // or not, when another writer got in between). PostgreSQL: READ COMMITTED; two
+            // identical uploads racing are settled by the filing (`filing.rs`).
             let mut tx = pool.begin_write().await?;
-            if let Some(row) = sqlx::query(EXISTING)
-                .bind(hash)
-                .fetch_optional(&mut *tx)
-                .await?
-            {
-                return Ok(Inserted::Duplicate(row.try_get(0)?));
+            if let Some(id) = tx.run_by_replay(&run.replay_hash).await? {
+                return Ok(Inserted::Duplicate(id));
             }
             let queued: i64 = sqlx::query(QUEUED).fetch_one(&mut *tx).await?.try_get(0)?;
             if queued >= queue_max {
                 return Ok(Inserted::QueueFull { queued });
             }
-            sqlx::query(REPLAY)
-                .bind(hash)
-                .bind(run.bytes)
-                .bind(run.bytes.len() as i64)
-                .execute(&mut *tx)
-                .await?;
-            let inserted = sqlx::query(RUN)
-                .bind(run.player_id)
-                .bind(hash)
-                .bind(run.level)
-                .bind(&run.level_hash)
-                .bind(&run.tuning_hash)
-                .bind(i64::from(run.rules_version))
-                .bind(run.uploaded_ms)
-                .fetch_one(&mut *tx)
-                .await;
-            match inserted {
-                Ok(row) => {
-                    let id: i64 = row.try_get(0)?;
-                    if let Some(ticket) = run.ticket {
-                        let consumed = sqlx::query(super::tickets::CONSUME)
-                            .bind(id)
-                            .bind(ticket)
-                            .execute(&mut *tx)
-                            .await?;
-                        if consumed.rows_affected() != 1 {
-                            return Ok(Inserted::TicketUsed);
-                        }
-                    }
-                    tx.commit().await?;
-                    Ok(Inserted::New(id))
+            let id = match tx.insert_new(&RunInsert::queued(run)).await? {
+                RunFiled::New(id) => id,
+                // Committed by a concurrent filing since our look: nothing of ours is kept.
+                RunFiled::Duplicate(id) => return Ok(Inserted::Duplicate(id)),
+            };
+            if let Some(ticket) = run.ticket {
+                let consumed = sqlx::query(super::tickets::CONSUME)
+                    .bind(id)
+                    .bind(ticket)
+                    .execute(&mut *tx)
+                    .await?;
+                if consumed.rows_affected() != 1 {
+                    return Ok(Inserted::TicketUsed);
                 }
-                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                    // The same bytes, committed by a concurrent upload since our check.
-                    drop(tx);
-                    let row = sqlx::query(EXISTING).bind(hash).fetch_one(pool).await?;
-                    Ok(Inserted::Duplicate(row.try_get(0)?))
-                }
-                Err(e) => Err(e.into()),
             }
+            tx.commit().await?;
+            Ok(Inserted::New(id))
         })
     }
 

@@ -5,8 +5,8 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, Board, Result, Verdict};
-use crate::catalog::hash_hex;
+use super::filing::{FileRun, RunFiled, RunInsert, VerdictColumns};
+use super::{BeginWrite, Board, NewRun, Result, Verdict};
 use crate::season::SeasonId;
 
 /// A stored run to re-verify: a verified finish of a past season, not itself a re-verified
@@ -140,7 +140,9 @@ impl super::Seasons<'_> {
     /// Records a batch of outcomes for `target`, in one transaction: per candidate, its
     /// `reverifications` row and, if it verified, the new run on the target board (the
     /// re-stamped bytes, the player, the original's upload time, `reverified_from` naming
-    /// the original). A candidate another invocation recorded first is left alone
+    /// the original: `copy_row`, filed by `filing.rs`) — or, if those bytes were filed
+    /// already (before, or by a concurrent filing), that run, recorded as a duplicate
+    /// ([`Filed::Duplicate`]). A candidate another invocation recorded first is left alone
     /// ([`Filed::DoneAlready`]).
     pub async fn file_reverified(
         &self,
@@ -156,17 +158,6 @@ impl super::Seasons<'_> {
         const LINK: &str = "
             UPDATE reverifications SET outcome = $1, new_run_id = $2
             WHERE run_id = $3 AND level_hash = $4 AND tuning_hash = $5 AND rules_version = $6";
-        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
-        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
-                              ON CONFLICT (hash) DO NOTHING";
-        const RUN: &str = "
-            INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
-                              rules_version, uploaded_ms, status, ticks, finish_tick, splits,
-                              final_hash, verified_ms, hidden, hidden_reason, realtime,
-                              reverified_from)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, 'verified', $8, $9, $10, $11, $12, $13, $14,
-                    $15, $16)
-            RETURNING id";
         let rules = i64::from(target.rules_version);
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
@@ -203,45 +194,21 @@ impl super::Seasons<'_> {
                     filed.push(Filed::Failed);
                     continue;
                 };
-                let existing = sqlx::query(EXISTING)
-                    .bind(&replay_hash[..])
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                let (outcome, new_id) = match existing {
-                    Some(row) => {
-                        let id: i64 = row.try_get(0)?;
-                        ("duplicate", id)
-                    }
-                    None => {
-                        let (ticks, finish, splits, final_hash) = copied_verdict(verdict);
-                        sqlx::query(REPLAY)
-                            .bind(&replay_hash[..])
-                            .bind(bytes.as_slice())
-                            .bind(bytes.len() as i64)
-                            .execute(&mut *tx)
-                            .await?;
-                        let id: i64 = sqlx::query(RUN)
-                            .bind(run.player_id)
-                            .bind(&replay_hash[..])
-                            .bind(&run.level)
-                            .bind(&target.level_hash)
-                            .bind(&target.tuning_hash)
-                            .bind(rules)
-                            .bind(run.uploaded_ms)
-                            .bind(ticks)
-                            .bind(finish)
-                            .bind(splits)
-                            .bind(final_hash)
-                            .bind(now_ms)
-                            .bind(run.hidden)
-                            .bind(run.hidden_reason.as_deref())
-                            .bind(run.realtime)
-                            .bind(run.id)
-                            .fetch_one(&mut *tx)
-                            .await?
-                            .try_get(0)?;
-                        ("filed", id)
-                    }
+                let copy = NewRun {
+                    player_id: run.player_id,
+                    bytes,
+                    replay_hash: *replay_hash,
+                    level: &run.level,
+                    level_hash: target.level_hash.clone(),
+                    tuning_hash: target.tuning_hash.clone(),
+                    rules_version: target.rules_version,
+                    uploaded_ms: run.uploaded_ms,
+                    ticket: None,
+                };
+                let row = copy_row(&copy, run, verdict, now_ms);
+                let (outcome, new_id) = match tx.file_run(&row).await? {
+                    RunFiled::New(id) => ("filed", id),
+                    RunFiled::Duplicate(id) => ("duplicate", id),
                 };
                 sqlx::query(LINK)
                     .bind(outcome)
@@ -264,26 +231,27 @@ impl super::Seasons<'_> {
     }
 }
 
-/// A re-verified copy's verdict columns: ticks, finish tick, splits, final hash. The copy
-/// keeps the original's real-time judgment (`run.realtime`): the same inputs, played on the
-/// same schedule.
-type CopiedVerdict<'a> = (Option<i64>, Option<i64>, Option<&'a str>, Option<String>);
-
-fn copied_verdict(verdict: &Verdict) -> CopiedVerdict<'_> {
-    match verdict {
-        Verdict::Verified {
-            ticks,
-            finish_tick,
-            splits,
-            final_hash,
-            ..
-        } => (
-            Some(i64::from(*ticks)),
-            finish_tick.map(i64::from),
-            Some(splits.as_str()),
-            Some(hash_hex(*final_hash)),
-        ),
-        Verdict::Rejected { .. } => (None, None, None, None),
+/// A re-verified copy's row (`copy`: the re-stamped bytes on the target board, the
+/// original's player and upload time), verified at `now_ms` (milliseconds since the Unix
+/// epoch): `verdict`'s columns, but the original's real-time judgment (`run.realtime`, with no
+/// note: the same inputs, played on the same schedule), its hiding, and `reverified_from`
+/// naming it.
+fn copy_row<'a>(
+    copy: &'a NewRun<'a>,
+    run: &'a Candidate,
+    verdict: &'a Verdict,
+    now_ms: i64,
+) -> RunInsert<'a> {
+    let verdict = VerdictColumns {
+        realtime: run.realtime,
+        realtime_note: None,
+        ..VerdictColumns::of(verdict)
+    };
+    RunInsert {
+        hidden: run.hidden,
+        hidden_reason: run.hidden_reason.as_deref(),
+        reverified_from: Some(run.id),
+        ..RunInsert::judged(copy, verdict, now_ms)
     }
 }
 

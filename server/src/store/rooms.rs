@@ -4,7 +4,8 @@
 
 use sqlx::Row;
 
-use super::{BeginWrite, NewRun, Result, Store, Verdict, queue::VerdictColumns};
+use super::filing::{FileRun, RunFiled, RunInsert, VerdictColumns};
+use super::{BeginWrite, NewRun, Result, Store, Verdict};
 
 /// A room's row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,66 +108,29 @@ impl Rooms<'_> {
     }
 
     /// Files a live run, already verified (`verdict`), raced in room `room_id`: its replay
-    /// and its run row, status verified, in one transaction, with no queue in between. The
-    /// board's change feed sees it as any verdict (the insert trigger). Its id; the bytes
-    /// filed before (a retry), that run's.
+    /// and its run row, status verified, verified at `run.uploaded_ms`, in one transaction,
+    /// with no queue in between (`filing.rs`). The board's change feed sees it as any verdict
+    /// (the insert trigger). Its id; the bytes filed before (a retry), or by a concurrent
+    /// filing, that run's (nothing written).
     pub async fn file_live_run(
         &self,
         run: &NewRun<'_>,
         verdict: &Verdict,
         room_id: &str,
     ) -> Result<i64> {
-        const EXISTING: &str = "SELECT id FROM runs WHERE replay_hash = $1";
-        const REPLAY: &str = "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3)
-                              ON CONFLICT (hash) DO NOTHING";
-        const RUN: &str = "
-            INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
-                              rules_version, uploaded_ms, status, ticks, finish_tick, splits,
-                              reason_kind, reason, verified_ms, final_hash, realtime,
-                              realtime_note, room_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $7, $14, $15, $16,
-                    $17)
-            RETURNING id";
-        let hash = &run.replay_hash[..];
-        let v = VerdictColumns::of(verdict);
+        let row = RunInsert {
+            room_id: Some(room_id),
+            ..RunInsert::judged(run, VerdictColumns::of(verdict), run.uploaded_ms)
+        };
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            if let Some(row) = sqlx::query(EXISTING)
-                .bind(hash)
-                .fetch_optional(&mut *tx)
-                .await?
-            {
-                return Ok(row.try_get(0)?);
+            match tx.file_run(&row).await? {
+                RunFiled::New(id) => {
+                    tx.commit().await?;
+                    Ok(id)
+                }
+                RunFiled::Duplicate(id) => Ok(id),
             }
-            sqlx::query(REPLAY)
-                .bind(hash)
-                .bind(run.bytes)
-                .bind(run.bytes.len() as i64)
-                .execute(&mut *tx)
-                .await?;
-            let id: i64 = sqlx::query(RUN)
-                .bind(run.player_id)
-                .bind(hash)
-                .bind(run.level)
-                .bind(&run.level_hash)
-                .bind(&run.tuning_hash)
-                .bind(i64::from(run.rules_version))
-                .bind(run.uploaded_ms)
-                .bind(v.status.as_str())
-                .bind(v.ticks)
-                .bind(v.finish_tick)
-                .bind(v.splits)
-                .bind(v.reason_kind)
-                .bind(v.reason)
-                .bind(v.final_hash.as_deref())
-                .bind(v.realtime)
-                .bind(v.realtime_note)
-                .bind(room_id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get(0)?;
-            tx.commit().await?;
-            Ok(id)
         })
     }
 }
