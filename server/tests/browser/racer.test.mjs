@@ -58,12 +58,13 @@ function filedPanel(page) {
   });
 }
 
-/** A solo live run of `events` on course in `page` (Play's button), to the finish. */
-async function raceSolo(page, events) {
+/** A solo live run of `events` on course in `page` (Play's button), to the finish (or as
+ * `options` say: raceLive's). */
+async function raceSolo(page, events, options = {}) {
   await page.goto(`${server.base}/#/play/course?clock=manual&render=none&leader=no`);
   await waitState(page, 'ready');
   await page.locator('.play-button').click();
-  return raceLive(page, events);
+  return raceLive(page, events, options);
 }
 
 /** The standings' row of racer `racer` in `page`: {state, text}. */
@@ -119,6 +120,31 @@ describe('what a racer sees', () => {
       await phone.close();
       await guestBrowser.close();
     }
+  });
+
+  test('Play\'s room of one: a reload mid-run takes the seat back and the run is filed whole', { timeout: 120_000 }, async () => {
+    const identity = { name: 'eve', token: await client.register('eve') };
+    const page = await livePage(context, errors, identity, 'eve');
+    page.on('dialog', (dialog) => dialog.accept());
+    const bot = botRun(core, 'course', ANN_IDLE, 7200, (t) => ({ steerX: t >= 30 && t < 48 ? 127 : 0, steerZ: 0, buttons: 0 }));
+    const events = eventsOf(bot.inputs, rate);
+    const before = await raceSolo(page, events, { untilTick: ANN_RELOAD_TICK });
+    assert.equal(before.state, 'racing');
+    const roomId = await page.evaluate(() => window.__pogo.play.live().roomId);
+    await page.reload();
+    await page.waitForFunction(() => window.__pogo?.play && ['countdown', 'racing'].includes(window.__pogo.play.state), null, { timeout: 40_000 });
+    const back = await page.evaluate(() => window.__pogo.play.live());
+    assert.deepEqual([back.roomId, back.role, back.me], [roomId, 'racer', 0], 'the same room, the same seat');
+    const reloadNs = BigInt(Math.floor((ANN_RELOAD_TICK * 1e9) / rate));
+    const end = await raceLive(page, events.filter(([ns]) => BigInt(ns) > reloadNs));
+    assert.notEqual(end.state, 'racing');
+    await page.locator('.play-finish .filing-panel[data-state="filed"]').waitFor({ timeout: 30_000 });
+    const run = await page.evaluate(() => ({ sent: window.__pogo.play.sent(), room: window.__pogo.play.room(), hash: window.__pogo.play.hash(), filing: window.__pogo.play.filing() }));
+    assert.equal(run.filing.status.final_hash, run.hash, 'the server\'s final hash is the page\'s');
+    const cli = simulateScript('course', scriptOf(run.sent), 'eve', dateOf(run.room.go_ms));
+    assert.equal(cli.hash, run.hash, 'the CLI\'s final hash of the whole stream is the page\'s');
+    assert.equal(Number(cli.finish), bot.finishTick);
+    await page.close();
   });
 
   test('a shared room: the lobby\'s HUD agrees with its list; Ann reloads mid-race and takes her seat back and finishes, filed whole; Dee closes her tab and shows as left; a spectator who joins mid-race sees the clock, standings and pogos agree; the finished room opened later stands still, its racers drawn in their colours', { timeout: 240_000 }, async () => {
