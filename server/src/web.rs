@@ -116,6 +116,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("play/room-link.js", JS),
     asset!("play/room-view.js", JS),
     asset!("play/scene.js", JS),
+    asset!("play/seat.js", JS),
     asset!("play/smoothing.js", JS),
     asset!("play/ticket.js", JS),
     asset!("play/wire.js", JS),
