@@ -66,8 +66,7 @@ export class LiveRace {
    * hold is sent again at the page's GO.
    */
   resumeSeat(seat, state) {
-    const entries = seat.messages.map((bytes, seq) => ({ seq, bytes }));
-    Object.assign(this.link, { key: seat.key, nextSeq: state.nextSeq, outbox: [...entries], sent: [...entries] });
+    this.link.restore(seat.key, seat.messages);
     this.splitSeen = new Set([...state.splits].filter((key) => key !== 'finish'));
     this.lastRan = state.lastRan;
     this.finished = state.finished;

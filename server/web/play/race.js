@@ -58,6 +58,9 @@ export const FILING_WAIT_MS = 30_000;
 
 const AGAIN = { join: 'joining', start: 'countdown' };
 
+/** A live run's replay header date: GO (Unix ms) to the second, as the server records it. */
+const goDate = (goMs) => `${new Date(goMs).toISOString().slice(0, 19)}Z`;
+
 /** The states, the events each accepts and where each leads. */
 export const EVENTS = {
   loading: { loaded: 'ready', joined: 'lobby', watch: 'watching', over: 'over', rejoin: 'countdown', coreMissing: 'missing-core', fail: 'failed' },
@@ -203,7 +206,7 @@ export class Race {
       return mine?.state ?? 'gone';
     }
     this.live = live;
-    const run = this.#newRun(`${new Date(live.view.go_ms).toISOString().slice(0, 19)}Z`);
+    const run = this.#newRun(goDate(live.view.go_ms));
     run.goAtMs = live.goAtMs();
     run.queued = state.inputs;
     live.seatRivals();
@@ -284,9 +287,7 @@ export class Race {
 
   /** joining | lobby → countdown: GO is set; a fresh run dated GO, the rivals seated. */
   #countdown(live, view) {
-    // The replay header's date is GO to the second, as the server records the run.
-    const date = `${new Date(view.go_ms).toISOString().slice(0, 19)}Z`;
-    const run = this.#newRun(date);
+    const run = this.#newRun(goDate(view.go_ms));
     run.goAtMs = live.goAtMs();
     live.seatRivals();
     this.#take('countdown');

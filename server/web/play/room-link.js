@@ -232,6 +232,16 @@ export class RoomLink {
     return seq;
   }
 
+  /** Before `open`: the seat this page had before a reload (`key`) and the stream it had
+   * sent (`messages`, bytes, seq 0 on): the join resumes it, the stream goes on after it, and
+   * every message waits in the outbox until `ack` says the server holds it. */
+  restore(key, messages) {
+    this.key = key;
+    this.sent = messages.map((bytes, seq) => ({ seq, bytes }));
+    this.outbox = [...this.sent];
+    this.nextSeq = this.sent.length;
+  }
+
   /** GO (the page's): the stream may go from now on; what waited goes now. */
   release() {
     this.released = true;

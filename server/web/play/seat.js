@@ -21,7 +21,7 @@ const SOLO_PREFIX = 'pogo.seat.solo.';
 /**
  * A seat as kept: `{roomId, level, mode ('solo' | 'room'), key, messages: [bytes…]}`; what
  * the page needs to go on: `{inputs: [{atNs, input}], splits: Set (checkpoint | 'finish'),
- * lastRan (-1: none), nextSeq, finished}`.
+ * lastRan (-1: none), finished}` (the next message's seq is the count of messages).
  */
 export function seatState(seat) {
   const inputs = [];
@@ -37,7 +37,7 @@ export function seatState(seat) {
       lastRan = Math.max(lastRan, message.tick);
     }
   }
-  return { inputs, splits, lastRan, nextSeq: seat.messages.length, finished: splits.has('finish') };
+  return { inputs, splits, lastRan, finished: splits.has('finish') };
 }
 
 /** Keeps the seat of `live` (play/live-race.js, a racer who has a key) in this tab. */
