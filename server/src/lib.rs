@@ -221,9 +221,18 @@ impl Server {
                 state.live.clone(),
                 stop_tasks.subscribe(),
             )),
+            tokio::spawn(live::journal::write(
+                state.live.clone(),
+                stop_tasks.subscribe(),
+            )),
         ];
         let address = listener.local_addr().map_err(ServerError::Io)?;
         let _ = state.live.home.set(default_home(address));
+        // The rooms this process held before a restart, and any whose home is gone.
+        let taking_up = tokio::spawn(live::take_up_rooms(
+            state.live.clone(),
+            state.live.shutdown.subscribe(),
+        ));
         tracing::info!(
             address = %address,
             home = %state.live.home(),
@@ -237,6 +246,7 @@ impl Server {
         tracing::info!("shutting down: waiting for the workers");
         stop_workers.begin();
         join(verifying).await;
+        let _ = taking_up.await;
         stop_tasks.begin();
         join(tasks).await;
         state.store.close().await;
