@@ -26,7 +26,10 @@
 //!
 //! A dropped connection resumes with the racer's key: the server says the last sequence
 //! number it holds, and the page sends from the next one; a copy of a message taken before is
-//! ignored, so nothing acknowledged is lost and nothing is taken twice.
+//! ignored, so nothing acknowledged is lost and nothing is taken twice. "Holds" means the
+//! database holds it: a room journals what it takes ([`journal`]) and acknowledges a message
+//! only once it is committed, so a race outlives its process — the restarted process, or
+//! another on the same database, takes the room up from its journal ([`take_up_rooms`]).
 //!
 //! ## What real-time proves here, and what it cannot
 //!
@@ -45,7 +48,9 @@
 //! room is not its own it reads the room's home from the database and proxies the WebSocket
 //! there ([`proxy`]). To grow to many machines, each process advertises its own base URL
 //! (`--advertise-url`) and rooms are spread by where they are made (any load balancer in
-//! front); the database holds only a row per room, written a few times a race.
+//! front); the database holds a row per room, written every few seconds, and each room's
+//! journal. A room whose home is gone (its row not written for [`limits::ROOM_STALE`]) is
+//! taken up by whichever process looks first.
 
 pub mod client;
 pub mod file;
