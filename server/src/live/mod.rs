@@ -332,6 +332,12 @@ impl LiveContext {
         if !rooms.claim(row, self.home(), now_ms()).await? {
             return Ok(self.rooms.get(&row.id));
         }
+        let lobby_for = i64::try_from(limits::LOBBY_EMPTY_MAX.as_millis()).unwrap_or(0);
+        if row.phase == "lobby" && row.updated_ms < now_ms() - lobby_for {
+            // A lobby gone quiet longer than an empty one stays open: nobody is coming back.
+            self.end_room(row, "the room closed: its server went away").await?;
+            return Ok(None);
+        }
         // Read once claimed: a home that was only slow appends nothing after the claim (each
         // append checks the home, `Rooms::append_journal`), and sends its members here.
         let journal = rooms.journal(&row.id).await?;
@@ -343,16 +349,22 @@ impl LiveContext {
             }
             Err(why) => {
                 tracing::error!(room = %row.id, from = %row.home, why = %why, "a room cannot be taken up: ended");
-                let mut view: RoomView = serde_json::from_str(&row.view)
-                    .unwrap_or_else(|_| RoomView::empty(&row.id, &row.level, self));
-                view.phase = wire::Phase::Over;
-                view.note = Some(format!(
+                let note = format!(
                     "the race stopped: its server went away and it could not be taken up ({why})"
-                ));
-                self.write_rooms(&[view]).await?;
+                );
+                self.end_room(row, &note).await?;
                 Ok(None)
             }
         }
+    }
+
+    /// Writes room `row` over, its view saying `note` (its journal, if any, is kept).
+    async fn end_room(&self, row: &RoomRow, note: &str) -> Result<(), crate::store::StoreError> {
+        let mut view: RoomView = serde_json::from_str(&row.view)
+            .unwrap_or_else(|_| RoomView::empty(&row.id, &row.level, self));
+        view.phase = wire::Phase::Over;
+        view.note = Some(note.to_string());
+        self.write_rooms(&[view]).await.map(|_| ())
     }
 }
 

@@ -217,11 +217,18 @@ impl Rooms<'_> {
         stale_before_ms: i64,
         limit: i64,
     ) -> Result<Vec<RoomRow>> {
+        // Two index lookups, never a pass over every room ever made: the rooms in progress
+        // (`rooms_live`), and those with a journal (a small table: the races of the moment).
         const SQL: &str = "
-            SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
-            WHERE (home = $1 OR updated_ms < $2)
-              AND (phase IN ('lobby', 'countdown', 'racing')
-                   OR EXISTS (SELECT 1 FROM room_journal j WHERE j.room_id = rooms.id))
+            SELECT id, level, home, phase, go_ms, updated_ms, view FROM (
+                SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
+                WHERE phase IN ('lobby', 'countdown', 'racing')
+                  AND (home = $1 OR updated_ms < $2)
+                UNION
+                SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
+                WHERE id IN (SELECT DISTINCT room_id FROM room_journal)
+                  AND (home = $1 OR updated_ms < $2)
+            ) AS orphans
             ORDER BY updated_ms LIMIT $3";
         on_pool!(self.store, |pool| {
             sqlx::query(SQL)
