@@ -50,6 +50,7 @@ pub mod reader;
 pub mod recorder;
 pub mod salvage;
 pub mod splits;
+pub mod track;
 pub mod tuning_file;
 pub mod verify;
 

@@ -335,7 +335,8 @@ impl LiveContext {
         let lobby_for = i64::try_from(limits::LOBBY_EMPTY_MAX.as_millis()).unwrap_or(0);
         if row.phase == "lobby" && row.updated_ms < now_ms() - lobby_for {
             // A lobby gone quiet longer than an empty one stays open: nobody is coming back.
-            self.end_room(row, "the room closed: its server went away").await?;
+            self.end_room(row, "the room closed: its server went away")
+                .await?;
             return Ok(None);
         }
         // Read once claimed: a home that was only slow appends nothing after the claim (each
