@@ -291,7 +291,7 @@ mod tests {
             "a rename keeps the id"
         );
         let mut moved = desc.clone();
-        moved.spawn.x = moved.spawn.x + Fx::from_int(1);
+        moved.spawn.x += Fx::from_int(1);
         assert_ne!(
             geometry_hash(&moved),
             track.geometry_hash,
@@ -314,7 +314,7 @@ mod tests {
         far.solids[0].bounds.max.x = Fx::from_int(TRACK_EXTENT_M + 1);
         assert_eq!(refused(far).field, "solids[0]");
         let mut crowded = small();
-        let solid = crowded.solids[0].clone();
+        let solid = crowded.solids[0];
         crowded.solids = vec![solid; TRACK_OBJECTS_MAX + 1];
         assert!(refused(crowded).why.contains("objects"));
         let big = format!("{{\"name\":\"x\",{}}}", " ".repeat(TRACK_JSON_BYTES_MAX));
