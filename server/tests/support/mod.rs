@@ -190,11 +190,13 @@ impl TestServer {
     }
 }
 
-/// An HTTP client for loopback tests (bounded timeouts, no proxy).
+/// An HTTP client for loopback tests (bounded timeouts, no proxy; an idle pooled connection
+/// is let go well before the server's idle timeout, so a request never races its close).
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
+        .pool_idle_timeout(Duration::from_secs(4))
         .build()
         .unwrap()
 }

@@ -114,6 +114,8 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
+        // Let an idle connection go before the server does (`--header-read-timeout-s`).
+        .pool_idle_timeout(Duration::from_secs(5))
         .build()
         .map_err(|e| e.to_string())?;
     let mut spawned = super::Spawned::default();
