@@ -132,7 +132,9 @@ impl TestDb {
     }
 }
 
-/// A test configuration: loopback, no rate limits to speak of, on `db`; no WebAssembly
+/// A test configuration: loopback, no rate limits to speak of and no cap on connections per
+/// address (every test client is 127.0.0.1, standing for many players: `tests/connections.rs`
+/// tests the cap, on the real binary), on `db`; no WebAssembly
 /// module (a path that does not exist: the tests do not depend on `scripts/build-wasm.sh`
 /// having run, nor gzip the real module at every start; `tests/web.rs` serves its own).
 pub fn config(db: &TestDb) -> Config {
@@ -145,6 +147,7 @@ pub fn config(db: &TestDb) -> Config {
         token_burst: 10_000,
         address_rate: 100_000,
         address_burst: 100_000,
+        connections_per_address_max: 0,
         ..Config::defaults()
     }
 }
