@@ -91,12 +91,12 @@ pub async fn serve(
             Ok(accepted) => accepted,
             Err(e) if is_connection_error(&e) => continue,
             Err(e) => {
-                let (count, since) = errors.get_or_insert_with(|| {
-                    tracing::warn!(error = %e, "accept error: backing off (logged once per burst)");
-                    (0, Instant::now())
-                });
-                *count += 1;
-                let _ = since;
+                errors
+                    .get_or_insert_with(|| {
+                        tracing::warn!(error = %e, "accept error: backing off (logged once per burst)");
+                        (0, Instant::now())
+                    })
+                    .0 += 1;
                 tokio::select! {
                     () = stopping.recv() => break,
                     () = tokio::time::sleep(ACCEPT_ERROR_BACKOFF) => {}
@@ -369,7 +369,7 @@ fn is_new_work(request: &Request) -> bool {
 pub fn raise_open_files_limit() -> io::Result<OpenFiles> {
     use rustix::process::{Resource, getrlimit, setrlimit};
     let before = getrlimit(Resource::Nofile);
-    let mut raised = before.clone();
+    let mut raised = before;
     raised.current = before.maximum;
     if raised.current != before.current {
         setrlimit(Resource::Nofile, raised)?;
