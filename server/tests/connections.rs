@@ -564,3 +564,127 @@ async fn one_address_cannot_starve_the_others() {
     drop(server);
     db.remove().await;
 }
+
+/// The server binary started with its open-files limit (soft and hard) at `files`, as a
+/// [`ServerProcess`].
+async fn start_with_open_files(files: u32, args: &[&str], log: &std::path::Path) -> ServerProcess {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_pogo-server"))
+        .args(args)
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--log-format",
+            "json",
+        ])
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap();
+    let server = ServerProcess {
+        base: format!("http://127.0.0.1:{port}"),
+        child: std::sync::Arc::new(std::sync::Mutex::new(child)),
+        log: log.to_path_buf(),
+    };
+    let http = client();
+    let started = Instant::now();
+    while !http
+        .get(format!("{}/healthz", server.base))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == 200)
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server
+}
+
+/// CPU time the process `pid` has used (user + system, in clock ticks: 1/100 s).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Out of file descriptors (a hard limit of 64 and no per-address cap, so that 100 idle
+/// connections from 127.0.0.2 exhaust it): the accept loop backs off instead of spinning (the
+/// process's CPU stays low while the errors last), logs the burst once and when it is over,
+/// and a read from 127.0.0.1 queued behind the attack is answered once the header timeout
+/// has closed the idle connections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accept_errors_are_backed_off_not_spun_on() {
+    let _serial = SERIAL.lock().await;
+    const IDLE: usize = 100;
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let server = start_with_open_files(
+        64,
+        &args(
+            &db,
+            &[
+                "--header-read-timeout-s",
+                "2",
+                "--connections-per-address-max",
+                "0",
+            ],
+        ),
+        &log,
+    )
+    .await;
+    let (to, pid) = (address(&server), server.child.lock().unwrap().id());
+    let mut idle = Vec::new();
+    for _ in 0..IDLE {
+        idle.push(from_attacker(to).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (ticks_before, measured_from) = (cpu_ticks(pid), Instant::now());
+    let read = tokio::spawn({
+        let base = server.base.clone();
+        async move {
+            let started = Instant::now();
+            let response = client()
+                .get(format!("{base}/api/levels/flat/leaderboard"))
+                .timeout(Duration::from_secs(20))
+                .send()
+                .await;
+            (response.map(|r| r.status().as_u16()), started.elapsed())
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let ticks = cpu_ticks(pid) - ticks_before;
+    let measured = measured_from.elapsed();
+    let (status, waited) = read.await.unwrap();
+    drop(idle);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let backing_off = text.matches("accept error: backing off").count();
+    let recovered = text.matches("accepting again after accept errors").count();
+    eprintln!(
+        "out of open files (limit 64, {IDLE} idle connections): {ticks} ticks of CPU (1/100 s) \
+         over {measured:?} of accept errors; {backing_off} bursts logged, {recovered} \
+         recoveries; a read queued behind them answered {status:?} after {waited:?}"
+    );
+    assert!(backing_off >= 1, "the accept errors were logged:\n{text}");
+    assert!(recovered >= 1, "accepting again was logged");
+    assert!(
+        backing_off <= 20,
+        "logged once per burst, not per error: {backing_off}"
+    );
+    assert!(
+        ticks <= 40,
+        "{ticks} ticks over {measured:?}: the accept loop spins"
+    );
+    assert_eq!(status.ok(), Some(200), "the queued read is answered");
+    drop(server);
+    db.remove().await;
+}
