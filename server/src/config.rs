@@ -180,8 +180,8 @@ pub struct Config {
         default_value_t = crate::limits::HEADER_READ_TIMEOUT_S_DEFAULT
     )]
     pub header_read_timeout_s: u64,
-    /// Connections one client IP address may hold open at once (WebSockets included); an
-    /// extra one is closed unread. 0: no cap (behind a reverse proxy on the same machine
+    /// Connections one client IP address (an IPv6 one by its /64) may hold open at once
+    /// (WebSockets included); an extra one is closed unread. 0: no cap (behind a reverse proxy on the same machine
     /// every client has the proxy's address: let the proxy limit them and set 0 or a cap
     /// above its connections).
     #[arg(

@@ -114,7 +114,8 @@ pub const RETRY_AFTER_BUSY_S: u64 = 2;
 /// (a live room's WebSocket lives as long as its race).
 pub const HEADER_READ_TIMEOUT_S_DEFAULT: u64 = 10;
 
-/// Connections one client address (IP, any port) may hold open at once: the default of
+/// Connections one client address (IP, any port; an IPv6 address by its /64, the block one
+/// subscriber is given) may hold open at once: the default of
 /// `--connections-per-address-max` (0: no cap). An extra one is closed as soon as it is
 /// accepted, before anything is read: it costs the server one accept and one close, never a
 /// task, a buffer or a header timer. 256 is far above what one person uses (a browser opens

@@ -6,8 +6,8 @@
 //!   `header_read_timeout`, which is also the idle keep-alive timeout (hyper starts the head's
 //!   timer when a kept-alive connection goes idle). A connection that sends nothing, or sends
 //!   its head a byte at a time (slow-loris), is closed at the timeout.
-//! - **At most `--connections-per-address-max` connections per client IP** (256 by default, 0
-//!   for none): an extra one is closed as soon as it is accepted, unread ([`Addresses`]). An
+//! - **At most `--connections-per-address-max` connections per client IP** (an IPv6 address
+//!   by its /64; 256 by default, 0 for none): an extra one is closed as soon as it is accepted, unread ([`Addresses`]). An
 //!   upgraded connection (a live room's WebSocket) keeps its place until it closes: the place
 //!   travels inside the connection's I/O ([`Counted`]), which hyper hands to the upgrade.
 //! - **Accept errors are backed off** ([`ACCEPT_ERROR_BACKOFF`]), logged once per burst: out of
@@ -202,6 +202,7 @@ impl Addresses {
         if self.max == 0 {
             return Some(Place(None));
         }
+        let ip = address_key(ip);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let entry = open.entry(ip).or_default();
         if entry.open >= self.max {
@@ -220,10 +221,10 @@ impl Addresses {
         Some(Place(Some((self.clone(), ip))))
     }
 
-    /// Connections `ip` holds open.
+    /// Connections `ip` holds open (with the others of its IPv6 /64).
     pub fn open(&self, ip: IpAddr) -> usize {
         let open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        open.get(&ip).map_or(0, |entry| entry.open)
+        open.get(&address_key(ip)).map_or(0, |entry| entry.open)
     }
 
     fn release(&self, ip: IpAddr) {
@@ -243,6 +244,19 @@ impl Addresses {
         if entry.open == 0 {
             open.remove(&ip);
         }
+    }
+}
+
+/// The address a connection counts against: an IPv4 address (also when mapped into IPv6) as
+/// it is; an IPv6 address by its /64, the block one subscriber is given (any of its 2^64
+/// addresses is theirs to use, so a cap per IPv6 address would be no cap).
+fn address_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        },
     }
 }
 
@@ -409,6 +423,20 @@ mod tests {
         drop((second, third));
         assert_eq!(addresses.open(a), 0);
         assert!(addresses.open.lock().unwrap().is_empty(), "forgotten at 0");
+        // One IPv6 /64 is one address; an IPv4 address mapped into IPv6 is the IPv4 one.
+        let (v6a, v6b): (IpAddr, IpAddr) = (
+            "2001:db8:1:2::7".parse().unwrap(),
+            "2001:db8:1:2:ffff::9".parse().unwrap(),
+        );
+        let _six = (addresses.take(v6a).unwrap(), addresses.take(v6b).unwrap());
+        assert!(addresses.take("2001:db8:1:2::1".parse().unwrap()).is_none());
+        assert!(addresses.take("2001:db8:1:3::1".parse().unwrap()).is_some());
+        let _four = (addresses.take(a).unwrap(), addresses.take(a).unwrap());
+        assert!(
+            addresses
+                .take("::ffff:127.0.0.2".parse().unwrap())
+                .is_none()
+        );
         let unlimited = Arc::new(Addresses::new(0));
         let places: Vec<Place> = (0..1000).map(|_| unlimited.take(a).unwrap()).collect();
         assert_eq!(places.len(), 1000);

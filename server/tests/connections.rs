@@ -688,3 +688,60 @@ async fn accept_errors_are_backed_off_not_spun_on() {
     drop(server);
     db.remove().await;
 }
+
+/// What one read brings of a response (a small one comes whole), lowercased.
+async fn read_small_response(stream: &mut TcpStream) -> String {
+    let mut buf = [0u8; 8192];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("an answer within 5 s")
+        .unwrap();
+    String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase()
+}
+
+/// An error answered to a request with a body says `Connection: close`, and the connection is
+/// closed (the body may be unread, as for this 413 refused by its length: hyper cannot reuse
+/// the connection, and the header tells the client so instead of its next request failing);
+/// an error answered to a request without a body leaves the connection usable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_body_says_connection_close_and_a_bodiless_error_keeps_the_connection() {
+    let _serial = SERIAL.lock().await;
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let mut config = config(&db);
+    config.player_ticks_max = 600;
+    let server = TestServer::start(config).await;
+    let token = register(&server.http, &server.base, "ana").await;
+    let to: SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let mut stream = TcpStream::connect(to).await.unwrap();
+    for _ in 0..2 {
+        stream
+            .write_all(b"GET /api/no-such-route HTTP/1.1\r\nHost: pogo\r\n\r\n")
+            .await
+            .unwrap();
+        let response = read_small_response(&mut stream).await;
+        assert!(response.starts_with("http/1.1 404"), "{response}");
+        assert!(!response.contains("connection: close"), "{response}");
+    }
+    let too_large = pogo_server::limits::upload_body_limit(600) + 1;
+    stream
+        .write_all(
+            format!(
+                "POST /api/runs HTTP/1.1\r\nHost: pogo\r\nAuthorization: Bearer {token}\r\n\
+                 Content-Type: application/octet-stream\r\nContent-Length: {too_large}\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let response = read_small_response(&mut stream).await;
+    assert!(response.starts_with("http/1.1 413"), "{response}");
+    assert!(response.contains("\r\nconnection: close\r\n"), "{response}");
+    assert!(
+        closed_within(&mut stream, Duration::from_secs(5))
+            .await
+            .is_some(),
+        "the connection is closed after the 413"
+    );
+    server.stop().await;
+    db.remove().await;
+}
