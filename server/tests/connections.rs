@@ -278,13 +278,19 @@ async fn burst(
     outcome.clone()
 }
 
-/// SIGTERM in the middle of a burst of uploads: an upload whose request arrives after it is
-/// answered 503 with `Retry-After` and "the server is stopping" (and `Connection: close`),
+/// SIGTERM in the middle of a burst of uploads (SQLite, and PostgreSQL when the tests have
+/// one): an upload whose request arrives after it is answered 503 with `Retry-After` and "the server is stopping" (and `Connection: close`),
 /// new connections are refused, the process exits within the deadline, and after a restart
 /// every acknowledged (202) upload is verified.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_uploads_refuses_new_ones_and_loses_none_acknowledged() {
     let _serial = SERIAL.lock().await;
+    for backend in backends().await {
+        sigterm_during_uploads(&backend).await;
+    }
+}
+
+async fn sigterm_during_uploads(backend: &Backend) {
     const UPLOADS: usize = 120;
     const STOP_AFTER_ACKS: usize = 40;
     const DEADLINE: Duration = Duration::from_secs(5);
@@ -292,7 +298,7 @@ async fn sigterm_during_uploads_refuses_new_ones_and_loses_none_acknowledged() {
         .map(|i| (i % 4, flat_run(&format!("s{}", i % 4), i as u32, 900)))
         .collect();
     let late = flat_run("s0", 9999, 900);
-    let db = TestDb::new(&Backend::Sqlite).await;
+    let db = TestDb::new(backend).await;
     let dir = tempfile::tempdir().unwrap();
     let (log1, log2) = (dir.path().join("first.log"), dir.path().join("second.log"));
     let args = args(&db, &["--stop-deadline-s", "5"]);
@@ -363,10 +369,11 @@ async fn sigterm_during_uploads_refuses_new_ones_and_loses_none_acknowledged() {
         assert_eq!(served.bytes().await.unwrap().to_vec(), *bytes, "run {id}");
     }
     eprintln!(
-        "SIGTERM after {STOP_AFTER_ACKS} of {UPLOADS} uploads: {} acknowledged (all verified \
+        "{}: SIGTERM after {STOP_AFTER_ACKS} of {UPLOADS} uploads: {} acknowledged (all verified \
          after the restart), {stopping} answered 503 'the server is stopping' in the burst \
          (plus the straddling one), {failed} refused a connection; exited {exit_s:.2} s after \
          SIGTERM (deadline {} s)",
+        backend.name(),
         acked.len(),
         DEADLINE.as_secs()
     );
