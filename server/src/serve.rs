@@ -9,7 +9,7 @@
 //! - **At most `--connections-per-address-max` connections per client IP** (an IPv6 address
 //!   by its /64; 256 by default, 0 for none): an extra one is closed as soon as it is accepted, unread ([`Addresses`]). An
 //!   upgraded connection (a live room's WebSocket) keeps its place until it closes: the place
-//!   travels inside the connection's I/O ([`Counted`]), which hyper hands to the upgrade.
+//!   travels inside the connection's I/O (`Counted`), which hyper hands to the upgrade.
 //! - **Accept errors are backed off** ([`ACCEPT_ERROR_BACKOFF`]), logged once per burst: out of
 //!   file descriptors, the loop sleeps instead of spinning. [`raise_open_files_limit`] raises
 //!   the soft `nofile` limit to the hard one at start.
