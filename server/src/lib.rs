@@ -241,9 +241,18 @@ impl Server {
                 state.live.clone(),
                 stop_tasks.subscribe(),
             )),
+            tokio::spawn(live::journal::write(
+                state.live.clone(),
+                stop_tasks.subscribe(),
+            )),
         ];
         let address = listener.local_addr().map_err(ServerError::Io)?;
         let _ = state.live.home.set(default_home(address));
+        // The rooms this process held before a restart, and any whose home is gone.
+        let taking_up = tokio::spawn(live::take_up_rooms(
+            state.live.clone(),
+            state.live.shutdown.subscribe(),
+        ));
         tracing::info!(
             address = %address,
             home = %state.live.home(),
@@ -277,10 +286,14 @@ impl Server {
         let mut stopping = state.stopping.clone();
         let workers_done = async move {
             stopping.recv().await;
-            if tokio::time::timeout(drain, join(verifying)).await.is_err() {
+            let done = async {
+                join(verifying).await;
+                let _ = taking_up.await;
+            };
+            if tokio::time::timeout(drain, done).await.is_err() {
                 tracing::warn!(
-                    "stop deadline: workers still verifying are left (their claims expire and \
-                     are taken over)"
+                    "stop deadline: workers still verifying, or rooms still being taken up, \
+                     are left (their claims expire and are taken over)"
                 );
             }
         };

@@ -12,74 +12,15 @@
 
 mod support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use pogo_core::world::{World, WorldDesc};
-use pogo_core::{Buttons, Events, Input, Simulation, Tuning};
-use pogo_replay::{Header, Recorder};
-use pogo_server::live::client::{Client, Event, Receiver, page_stream};
+use pogo_server::live::client::{Client, Event};
 use pogo_server::live::wire::{
-    LiveClientMessage, LiveServerMessage, Phase, RacerState, Role, RoomView, Stream,
+    LiveClientMessage, LiveServerMessage, Phase, RacerState, Role, Stream,
 };
 use serde_json::{Value, json};
+use support::live::*;
 use support::*;
-
-/// A dash east: a checkpoint 5 m out, the finish at 12 m (about 2 s).
-fn dash_level() -> WorldDesc {
-    track("dash", 60, &[5], 12)
-}
-
-fn world() -> Arc<World> {
-    Arc::new(World::new(dash_level(), &Tuning::default()).unwrap())
-}
-
-const MS: u64 = 1_000_000;
-
-/// A racer's inputs: east at `steer`, a dive pressed for a moment.
-fn events(steer: i8) -> Vec<(u64, Input)> {
-    let east = Input {
-        steer_x: steer,
-        ..Input::default()
-    };
-    vec![
-        (0, east),
-        (
-            500 * MS + 7,
-            Input {
-                buttons: Buttons::DIVE,
-                ..east
-            },
-        ),
-        (650 * MS, east),
-    ]
-}
-
-/// The oracle: the replay of `events` recorded tick by tick without a driver (tick k takes
-/// the latest event with `ns · 60 ≤ k · 10⁹`), under `name` and `date`, to the finish.
-fn reference(events: &[(u64, Input)], name: &str, date: &str) -> Vec<u8> {
-    let mut sim = Simulation::new(world(), Tuning::default(), 1).unwrap();
-    let header = Header::for_simulation(&sim, Some(name.into()), Some(date.into()));
-    let mut recorder = Recorder::new(Vec::new(), header).unwrap();
-    for k in 0..3600u64 {
-        let input = events
-            .iter()
-            .rev()
-            .find(|(ns, _)| u128::from(*ns) * 60 <= u128::from(k) * 1_000_000_000)
-            .map_or(Input::default(), |e| e.1);
-        sim.step(&[input]);
-        recorder.record(&[input], || sim.state_hash()).unwrap();
-        if sim.state().pogos[0].events.contains(Events::FINISH) {
-            break;
-        }
-    }
-    recorder.finish_simulation(&sim).unwrap()
-}
-
-/// The messages a page sends for `events`, with their game times (µs since GO).
-fn stream_of(events: &[(u64, Input)]) -> Vec<(Stream, i64)> {
-    page_stream(world(), &Tuning::default(), events, 3600)
-}
 
 struct Live {
     server: TestServer,
@@ -94,160 +35,6 @@ async fn live_server(db: &TestDb, tweak: impl FnOnce(&mut pogo_server::Config)) 
         server: TestServer::start(config).await,
         _dir: dir,
     }
-}
-
-async fn create_room(http: &reqwest::Client, base: &str) -> String {
-    let response = http
-        .post(format!("{base}/api/levels/dash/rooms"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(
-        body["socket_url"],
-        format!("/api/rooms/{}/socket", body["id"].as_str().unwrap())
-    );
-    body["id"].as_str().unwrap().to_string()
-}
-
-/// A racer in a room: their connection, seat and key.
-struct Seat {
-    client: Client,
-    racer: u8,
-    key: String,
-    acked: Option<u32>,
-}
-
-/// Joins `room` as a racer (with `token`, or as a guest, or resuming with `key`).
-async fn join(base: &str, room: &str, token: Option<&str>, key: Option<&str>) -> Seat {
-    let mut client = Client::connect(base, room).await.unwrap();
-    client.hello(Role::Racer, token, key).await.unwrap();
-    loop {
-        match next(&mut client).await {
-            Event::Control(LiveServerMessage::Welcome {
-                racer, key, acked, ..
-            }) => {
-                return Seat {
-                    client,
-                    racer: racer.unwrap(),
-                    key: key.unwrap(),
-                    acked,
-                };
-            }
-            Event::Closed { code, reason } => panic!("closed {code}: {reason}"),
-            _ => {}
-        }
-    }
-}
-
-async fn next(client: &mut Client) -> Event {
-    tokio::time::timeout(Duration::from_secs(20), client.next())
-        .await
-        .expect("the room answers within 20 s")
-        .expect("the socket is open")
-}
-
-/// Every seat says ready; the room's GO (Unix ms), once every seat has seen it.
-async fn ready_all(seats: &mut [Seat]) -> i64 {
-    for seat in seats.iter_mut() {
-        seat.client
-            .send(&LiveClientMessage::Ready { ready: true })
-            .await
-            .unwrap();
-    }
-    let mut go = 0;
-    for seat in seats.iter_mut() {
-        go = until_go(&mut seat.client).await;
-    }
-    go
-}
-
-/// Reads until the room is counting down; GO (Unix ms).
-async fn until_go(client: &mut Client) -> i64 {
-    loop {
-        if let Event::Control(LiveServerMessage::Room { room }) = next(client).await {
-            if let Some(go) = room.go_ms {
-                return go;
-            }
-        }
-    }
-}
-
-fn now_us() -> i64 {
-    pogo_server::live::now_us()
-}
-
-/// Sends `messages` (from index `from`) each at GO plus its game time times `slow` plus
-/// `delay_ms`, as a page playing them would.
-async fn send_from(
-    tx: &mut pogo_server::live::client::Sender,
-    messages: &[(Stream, i64)],
-    from: usize,
-    go_ms: i64,
-    slow: f64,
-    delay_ms: i64,
-) {
-    for (message, game_us) in &messages[from..] {
-        let due_us = go_ms * 1000 + (*game_us as f64 * slow) as i64 + delay_ms * 1000;
-        let wait = due_us - now_us();
-        if wait > 0 {
-            tokio::time::sleep(Duration::from_micros(wait as u64)).await;
-        }
-        tx.stream(message).await.unwrap();
-    }
-}
-
-/// Everything a member reads until the room says every racer's run is filed (or the
-/// socket closes); the last room view.
-async fn read_until_filed(rx: &mut Receiver, racers: usize) -> (Vec<Event>, RoomView) {
-    let mut events = Vec::new();
-    loop {
-        let event = tokio::time::timeout(Duration::from_secs(30), rx.next())
-            .await
-            .expect("the race ends within 30 s")
-            .expect("the socket stays open");
-        if let Event::Control(LiveServerMessage::Room { room }) = &event {
-            let filed = room.racers.iter().filter(|r| r.run_id.is_some()).count();
-            if filed == racers && room.phase == Phase::Over {
-                let room = room.clone();
-                events.push(event);
-                return (events, room);
-            }
-        }
-        events.push(event);
-    }
-}
-
-/// The relayed messages of racer `racer` among `events`: backlog first, then live.
-fn relayed(events: &[Event], racer: u8) -> Vec<Stream> {
-    let mut out = Vec::new();
-    for event in events {
-        match event {
-            Event::Backlog { racer: r, messages } if *r == racer => {
-                out.extend(messages.iter().copied())
-            }
-            Event::Relay {
-                racer: r, message, ..
-            } if *r == racer => out.push(*message),
-            _ => {}
-        }
-    }
-    out
-}
-
-async fn run_status(http: &reqwest::Client, base: &str, id: i64) -> Value {
-    get_json(http, &format!("{base}/api/runs/{id}")).await.1
-}
-
-async fn replay_bytes(http: &reqwest::Client, base: &str, id: i64) -> Vec<u8> {
-    let response = http
-        .get(format!("{base}/api/runs/{id}/replay"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.bytes().await.unwrap().to_vec()
 }
 
 /// Two racers race the dash through a room at real speed; each gets the other's stream in
@@ -641,17 +428,6 @@ async fn injected_latency_delays_each_message_not_the_queue() {
 }
 
 /// Reads until the room closes the socket: the code and the reason.
-async fn closed(client: &mut Client) -> (u16, String) {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(20), client.next()).await {
-            Ok(Some(Event::Closed { code, reason })) => return (code, reason),
-            Ok(Some(_)) => {}
-            Ok(None) => return (1006, "ended without a close frame".into()),
-            Err(_) => panic!("no close within 20 s"),
-        }
-    }
-}
-
 /// A connection that says `hello` as `role` and is refused: the close.
 async fn refused_hello(
     base: &str,
@@ -769,6 +545,8 @@ async fn bad_messages_close_the_socket_with_a_reason_and_change_nothing() {
         // A skipped sequence number; resuming, the server holds what it held before.
         let mut gap = seats.next().unwrap();
         gap.client.stream(&stream[0].0).await.unwrap();
+        // Held once acknowledged: the journal has it (acks come when it is written).
+        acked_to(&mut gap.client, 0).await;
         gap.client.stream(&stream[2].0).await.unwrap();
         expect(
             closed(&mut gap.client).await,

@@ -173,6 +173,21 @@ pub async fn room_socket(
             .on_upgrade(move |ws| socket::serve(ws, live, room))
             .into_response());
     }
+    let Some(row) = state.store.rooms().room(&id).await? else {
+        return Err(ApiError::UnknownRoom { id });
+    };
+    // A room whose home is gone (this process before a restart, or another whose row went
+    // stale) is taken up here; one whose home lives is reached through it.
+    let stale =
+        row.updated_ms < now_ms() - i64::try_from(limits::ROOM_STALE.as_millis()).unwrap_or(0);
+    if row.home == state.live.home() || stale {
+        if let Some(room) = state.live.take_up(&row).await? {
+            let live = state.live.clone();
+            return Ok(upgrade
+                .on_upgrade(move |ws| socket::serve(ws, live, room))
+                .into_response());
+        }
+    }
     match state.store.rooms().room(&id).await? {
         Some(row) if row.home != state.live.home() && row.phase != "over" => Ok(upgrade
             .on_upgrade(move |ws| proxy::serve(ws, row.home, id))

@@ -81,19 +81,37 @@ async fn file(
         uploaded_ms: now_ms(),
         ticket: None,
     };
-    match ctx
-        .store
-        .rooms()
-        .file_live_run(&run, &verdict, room_id)
-        .await
-    {
-        Ok(id) => {
-            tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
-            Some(id)
+    // The database may be away for a while: tried again, waiting longer each time, for as
+    // long as the room lingers after its race (the journal keeps the race meanwhile: a
+    // process that takes the room up files it again, and a run filed twice is one row).
+    let mut wait = FILE_RETRY_FIRST;
+    let mut waited = std::time::Duration::ZERO;
+    loop {
+        match ctx
+            .store
+            .rooms()
+            .file_live_run(&run, &verdict, room_id)
+            .await
+        {
+            Ok(id) => {
+                tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
+                return Some(id);
+            }
+            Err(e) if waited < super::limits::ROOM_LINGER => {
+                tracing::warn!(room = %room_id, player = %player.name, error = %e, "cannot file a live run yet: trying again");
+            }
+            Err(e) => {
+                tracing::error!(room = %room_id, player = %player.name, error = %e, "cannot file a live run");
+                return None;
+            }
         }
-        Err(e) => {
-            tracing::error!(room = %room_id, player = %player.name, error = %e, "cannot file a live run");
-            None
-        }
+        tokio::time::sleep(wait).await;
+        waited += wait;
+        wait = (wait * 2).min(FILE_RETRY_MAX);
     }
 }
+
+/// The first wait before filing again after the database refused, doubled each time up to
+/// [`FILE_RETRY_MAX`].
+const FILE_RETRY_FIRST: std::time::Duration = std::time::Duration::from_millis(100);
+const FILE_RETRY_MAX: std::time::Duration = std::time::Duration::from_secs(5);

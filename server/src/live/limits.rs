@@ -69,8 +69,17 @@ pub const ROOM_WRITE_INTERVAL: Duration = Duration::from_millis(500);
 
 /// …and every room's row this often while it lives (the list of races in progress shows
 /// rows written within [`ROOM_LISTED_FOR`]): a thousand rooms cost one transaction of a
-/// thousand small updates every five seconds.
-pub const ROOM_HEARTBEAT: Duration = Duration::from_secs(5);
+/// thousand small updates every two seconds.
+pub const ROOM_HEARTBEAT: Duration = Duration::from_secs(2);
+
+/// A room row in progress not written for this long has lost its home (the process died, or
+/// stopped and handed it over): any process takes it up (`journal.rs`). Three heartbeats, so
+/// a home whose database writes stall for a few seconds keeps its rooms; well within the
+/// resume grace, so its racers come back in time.
+pub const ROOM_STALE: Duration = Duration::from_secs(6);
+
+/// How often each process looks for rooms to take up.
+pub const ROOM_SWEEP_INTERVAL: Duration = Duration::from_secs(2);
 
 /// A room row not written for this long is not listed as in progress (its home died).
 pub const ROOM_LISTED_FOR: Duration = Duration::from_secs(20);
@@ -83,3 +92,6 @@ const _: () = assert!(ROOM_RACERS_MAX * MESSAGES_PER_SECOND_MAX as usize <= MEMB
 // A race at the page's pace fits a racer's stream: ten heartbeats and an input a frame.
 const _: () = assert!((10 + 60) * (RACE_MS_MAX as usize / 1000) <= RACER_MESSAGES_MAX);
 const _: () = assert!(ROOM_HEARTBEAT.as_secs() * 2 < ROOM_LISTED_FOR.as_secs());
+const _: () = assert!(ROOM_HEARTBEAT.as_secs() * 3 <= ROOM_STALE.as_secs());
+const _: () =
+    assert!(ROOM_STALE.as_secs() + ROOM_SWEEP_INTERVAL.as_secs() < RESUME_GRACE.as_secs());

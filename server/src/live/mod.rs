@@ -26,7 +26,10 @@
 //!
 //! A dropped connection resumes with the racer's key: the server says the last sequence
 //! number it holds, and the page sends from the next one; a copy of a message taken before is
-//! ignored, so nothing acknowledged is lost and nothing is taken twice.
+//! ignored, so nothing acknowledged is lost and nothing is taken twice. "Holds" means the
+//! database holds it: a room journals what it takes ([`journal`]) and acknowledges a message
+//! only once it is committed, so a race outlives its process — the restarted process, or
+//! another on the same database, takes the room up from its journal ([`take_up_rooms`]).
 //!
 //! ## What real-time proves here, and what it cannot
 //!
@@ -45,10 +48,13 @@
 //! room is not its own it reads the room's home from the database and proxies the WebSocket
 //! there ([`proxy`]). To grow to many machines, each process advertises its own base URL
 //! (`--advertise-url`) and rooms are spread by where they are made (any load balancer in
-//! front); the database holds only a row per room, written a few times a race.
+//! front); the database holds a row per room, written every few seconds, and each room's
+//! journal. A room whose home is gone (its row not written for [`limits::ROOM_STALE`]) is
+//! taken up by whichever process looks first.
 
 pub mod client;
 pub mod file;
+pub mod journal;
 pub mod limits;
 pub mod proxy;
 pub mod racer;
@@ -66,7 +72,7 @@ use tokio::sync::watch;
 
 use crate::catalog::Catalog;
 use crate::shutdown::{Shutdown, Stop};
-use crate::store::{RoomWrite, Store};
+use crate::store::{RoomRow, RoomWrite, Store};
 use crate::times::now_ms;
 use room::RoomHandle;
 use wire::RoomView;
@@ -114,8 +120,11 @@ pub struct LiveContext {
     /// the server starts listening.
     pub home: std::sync::OnceLock<String>,
     pub rooms: Rooms,
-    /// Begun once, when the server shuts down: every room closes its connections.
+    /// Begun once, when the server shuts down: every room closes its connections and hands
+    /// its race over (its journal holds it).
     pub shutdown: Stop,
+    /// The rooms' journal writer's queue (`journal.rs`).
+    pub journal: journal::Journal,
 }
 
 /// The rooms this process holds.
@@ -186,6 +195,7 @@ impl LiveContext {
             home: std::sync::OnceLock::new(),
             rooms: Rooms::default(),
             shutdown: Stop::new(),
+            journal: journal::Journal::default(),
         }
     }
 
@@ -219,8 +229,11 @@ impl LiveContext {
         Ok(view)
     }
 
-    /// Writes `views`' rows in one transaction.
-    async fn write_rooms(&self, views: &[RoomView]) -> Result<(), crate::store::StoreError> {
+    /// Writes `views`' rows in one transaction; the ids of those another process took up.
+    async fn write_rooms(
+        &self,
+        views: &[RoomView],
+    ) -> Result<Vec<String>, crate::store::StoreError> {
         let now = now_ms();
         let rows: Vec<(String, String, RoomView)> = views
             .iter()
@@ -284,8 +297,111 @@ pub async fn write_rooms(ctx: Arc<LiveContext>, mut stop: Shutdown) {
             written = ctx.write_rooms(&views) => written,
             () = stop.recv() => return,
         };
-        if let Err(e) = written {
-            tracing::warn!(rooms = views.len(), error = %e, "cannot write the rooms' rows");
+        match written {
+            Ok(moved) => {
+                for id in moved {
+                    if let Some(room) = ctx.rooms.get(&id) {
+                        tracing::warn!(room = %id, "another process took this room up");
+                        let _ = room.commands.try_send(room::Command::Moved);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(rooms = views.len(), error = %e, "cannot write the rooms' rows")
+            }
+        }
+    }
+}
+
+impl LiveContext {
+    /// Takes room `row` up in this process, its home now: claimed (unless another process
+    /// claimed it first: `None`), then rebuilt from its journal ([`room::restore`]). A room
+    /// that cannot be rebuilt is ended, its journal kept, and its view says why.
+    pub async fn take_up(
+        self: &Arc<Self>,
+        row: &RoomRow,
+    ) -> Result<Option<RoomHandle>, crate::store::StoreError> {
+        if let Some(handle) = self.rooms.get(&row.id) {
+            return Ok(Some(handle));
+        }
+        let rooms = self.store.rooms();
+        if row.phase == "over" && rooms.journal(&row.id).await?.is_empty() {
+            // Closed in the normal way: nothing to take up.
+            return Ok(None);
+        }
+        if !rooms.claim(row, self.home(), now_ms()).await? {
+            return Ok(self.rooms.get(&row.id));
+        }
+        let lobby_for = i64::try_from(limits::LOBBY_EMPTY_MAX.as_millis()).unwrap_or(0);
+        if row.phase == "lobby" && row.updated_ms < now_ms() - lobby_for {
+            // A lobby gone quiet longer than an empty one stays open: nobody is coming back.
+            self.end_room(row, "the room closed: its server went away").await?;
+            return Ok(None);
+        }
+        // Read once claimed: a home that was only slow appends nothing after the claim (each
+        // append checks the home, `Rooms::append_journal`), and sends its members here.
+        let journal = rooms.journal(&row.id).await?;
+        match room::restore(self.clone(), row.id.clone(), row.level.clone(), &journal) {
+            Ok(handle) => {
+                tracing::info!(room = %row.id, from = %row.home, rows = journal.len(), "room taken up");
+                self.rooms.insert(row.id.clone(), handle.clone());
+                Ok(Some(handle))
+            }
+            Err(why) => {
+                tracing::error!(room = %row.id, from = %row.home, why = %why, "a room cannot be taken up: ended");
+                let note = format!(
+                    "the race stopped: its server went away and it could not be taken up ({why})"
+                );
+                self.end_room(row, &note).await?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Writes room `row` over, its view saying `note` (its journal, if any, is kept).
+    async fn end_room(&self, row: &RoomRow, note: &str) -> Result<(), crate::store::StoreError> {
+        let mut view: RoomView = serde_json::from_str(&row.view)
+            .unwrap_or_else(|_| RoomView::empty(&row.id, &row.level, self));
+        view.phase = wire::Phase::Over;
+        view.note = Some(note.to_string());
+        self.write_rooms(&[view]).await.map(|_| ())
+    }
+}
+
+/// Takes up the rooms whose home is gone: at the start, this process's own (it restarted)
+/// and any other's row gone stale; then every [`limits::ROOM_SWEEP_INTERVAL`] the stale ones
+/// ([`limits::ROOM_STALE`]: a home that died, or stopped and handed its rooms over). Runs
+/// until `stop`.
+pub async fn take_up_rooms(ctx: Arc<LiveContext>, mut stop: Shutdown) {
+    /// Rooms taken up a sweep at most (the rest wait for the next).
+    const ROOMS_PER_SWEEP_MAX: i64 = 256;
+    let mut own = Some(ctx.home().to_string());
+    loop {
+        let stale_before = now_ms() - i64::try_from(limits::ROOM_STALE.as_millis()).unwrap_or(0);
+        // Never this process's own home after the first sweep: its live rooms are in memory,
+        // and one that just closed may not have its last row written yet.
+        let home = own.take().unwrap_or_default();
+        let found = ctx
+            .store
+            .rooms()
+            .orphans(&home, stale_before, ROOMS_PER_SWEEP_MAX)
+            .await;
+        match found {
+            Ok(rows) => {
+                for row in rows {
+                    if stop.is_shutdown() {
+                        return;
+                    }
+                    if let Err(e) = ctx.take_up(&row).await {
+                        tracing::warn!(room = %row.id, error = %e, "cannot take a room up");
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot look for rooms to take up"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(limits::ROOM_SWEEP_INTERVAL) => {}
+            () = stop.recv() => return,
         }
     }
 }
@@ -313,6 +429,7 @@ pub enum Close {
     Left,
     Over,
     ShuttingDown,
+    Moved,
     Unreachable(String),
 }
 
@@ -321,7 +438,7 @@ impl Close {
     pub fn code(&self) -> u16 {
         match self {
             Close::Left | Close::Over => 1000,
-            Close::ShuttingDown => 1001,
+            Close::ShuttingDown | Close::Moved => 1012,
             Close::Malformed(_) | Close::NotHello | Close::HelloTwice => 4000,
             Close::Stream(_) => 4001,
             Close::TooFast => 4002,
@@ -374,7 +491,14 @@ impl std::fmt::Display for Close {
             Close::NoSuchRoom => write!(f, "no such room"),
             Close::Left => write!(f, "left the room"),
             Close::Over => write!(f, "the room is closed"),
-            Close::ShuttingDown => write!(f, "the server is shutting down"),
+            Close::ShuttingDown => write!(
+                f,
+                "this server is stopping: the race goes on, take your seat again with your key"
+            ),
+            Close::Moved => write!(
+                f,
+                "another server took the room up: take your seat again with your key"
+            ),
             Close::Unreachable(why) => write!(f, "the room's server cannot be reached: {why}"),
         }
     }

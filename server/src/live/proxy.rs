@@ -53,10 +53,18 @@ pub async fn serve(member: WebSocket, home: String, room_id: String) {
             };
             let closing = matches!(message, Message::Close(_));
             if to_member.send(message).await.is_err() || closing {
-                break;
+                return;
             }
         }
-        let _ = to_member.close().await;
+        // The home went away without closing (it died, or the network between the two did):
+        // the member is told, with a code a page resumes after (the room is taken up
+        // elsewhere once its row goes stale).
+        let why = Close::Unreachable("it went away mid-race; take your seat again".into());
+        let frame = CloseFrame {
+            code: why.code(),
+            reason: why.reason().into(),
+        };
+        let _ = to_member.send(Message::Close(Some(frame))).await;
     };
     // Either side ending ends both.
     tokio::select! {

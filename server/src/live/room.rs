@@ -22,6 +22,7 @@ use axum::body::Bytes;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::journal::{self, Record};
 use super::racer::{RacerRun, Taken};
 use super::wire::{
     self, LiveClientMessage, LiveServerMessage, Phase, RacerState, RacerView, Role, RoomView,
@@ -91,6 +92,14 @@ pub enum Command {
         racer: u8,
         run_id: Option<i64>,
     },
+    /// The room's last batch of journal records is committed: `acks`, each racer's last
+    /// message in it, may be acknowledged.
+    Journaled {
+        acks: Vec<(u8, u32)>,
+    },
+    /// Another process took the room up (this one stopped writing its row in time): the
+    /// members are sent there.
+    Moved,
 }
 
 /// A room's handle: where to send commands, and its latest view.
@@ -123,9 +132,29 @@ struct Racer {
     /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
     relayed: Vec<Bytes>,
     run_id: Option<i64>,
+    /// The last message of theirs the journal holds: what their page is told is held.
+    durable: Option<u32>,
 }
 
 impl Racer {
+    fn new(number: u8, name: String, player: Option<Player>, key: String) -> Racer {
+        Racer {
+            number,
+            name,
+            player,
+            key,
+            ready: false,
+            conn: None,
+            cut_at: None,
+            away: false,
+            state: RacerState::Waiting,
+            run: None,
+            relayed: Vec::new(),
+            run_id: None,
+            durable: None,
+        }
+    }
+
     /// When a racer cut off must be back by (`grace`: the resume grace; a page that said it
     /// was going away has [`limits::AWAY_GRACE`] at most), or `None` when they are not cut.
     fn back_by(&self, grace: Duration) -> Option<Instant> {
@@ -154,35 +183,58 @@ struct Room {
     over_at: Option<Instant>,
     view: watch::Sender<RoomView>,
     commands: mpsc::Sender<Command>,
+    /// Journal records not yet handed to the writer, and each racer's last message in them.
+    journal: Vec<u8>,
+    journal_acks: Vec<(u8, u32)>,
+    /// A batch is with the writer (one at a time: a room's rows stay in order).
+    journal_busy: bool,
+    /// Replaying the journal (`restore`): nothing is journaled again.
+    restoring: bool,
+    /// Why the room ended before its race did (it could not go on), for its view.
+    note: Option<String>,
 }
 
 /// Starts room `id` on `level`; its task ends when the room is over and has lingered, or
 /// the server shuts down.
 pub fn spawn(ctx: Arc<LiveContext>, id: String, level: String) -> RoomHandle {
     let (commands, inbox) = mpsc::channel(limits::ROOM_INBOX_MAX);
-    let mut room = Room {
-        view: watch::channel(RoomView::empty(&id, &level, &ctx)).0,
-        ctx,
-        id,
-        level,
-        phase: Phase::Lobby,
-        go_ms: None,
-        ends_ms: None,
-        racers: Vec::new(),
-        members: HashMap::new(),
-        guests: 0,
-        empty_since: Some(Instant::now()),
-        over_at: None,
-        commands: commands.clone(),
-    };
-    room.publish();
-    let view = room.view.subscribe();
-    tokio::spawn(room.run(inbox));
-    RoomHandle { commands, view }
+    let room = Room::new(ctx, id, level, commands.clone());
+    room.start(commands, inbox)
+}
+
+/// Takes room `id` on `level` up from its journal's rows (`journal.rs`), in the order they
+/// were appended: the race as it was when its last row was committed, every racer cut off
+/// (each has the resume grace from now to come back with their key). `Err`: why it cannot
+/// be taken up.
+pub fn restore(
+    ctx: Arc<LiveContext>,
+    id: String,
+    level: String,
+    rows: &[Vec<u8>],
+) -> Result<RoomHandle, String> {
+    let (commands, inbox) = mpsc::channel(limits::ROOM_INBOX_MAX);
+    let mut room = Room::new(ctx, id, level, commands.clone());
+    room.restoring = true;
+    for row in rows {
+        for record in journal::decode(row)? {
+            room.replay(record)?;
+        }
+    }
+    room.restoring = false;
+    let now = Instant::now();
+    for racer in &mut room.racers {
+        if matches!(racer.state, RacerState::Racing | RacerState::Waiting) {
+            racer.cut_at = Some(now);
+        }
+    }
+    if room.phase != Phase::Lobby {
+        room.empty_since = None;
+    }
+    Ok(room.start(commands, inbox))
 }
 
 impl RoomView {
-    fn empty(id: &str, level: &str, ctx: &LiveContext) -> RoomView {
+    pub(super) fn empty(id: &str, level: &str, ctx: &LiveContext) -> RoomView {
         RoomView {
             id: id.to_string(),
             level: level.to_string(),
@@ -193,33 +245,172 @@ impl RoomView {
             slack_ms: ctx.slack_ms,
             racers: Vec::new(),
             spectators: 0,
+            note: None,
         }
     }
 }
 
 impl Room {
+    fn new(
+        ctx: Arc<LiveContext>,
+        id: String,
+        level: String,
+        commands: mpsc::Sender<Command>,
+    ) -> Room {
+        Room {
+            view: watch::channel(RoomView::empty(&id, &level, &ctx)).0,
+            ctx,
+            id,
+            level,
+            phase: Phase::Lobby,
+            go_ms: None,
+            ends_ms: None,
+            racers: Vec::new(),
+            members: HashMap::new(),
+            guests: 0,
+            empty_since: Some(Instant::now()),
+            over_at: None,
+            commands,
+            journal: Vec::new(),
+            journal_acks: Vec::new(),
+            journal_busy: false,
+            restoring: false,
+            note: None,
+        }
+    }
+
+    fn start(
+        mut self,
+        commands: mpsc::Sender<Command>,
+        inbox: mpsc::Receiver<Command>,
+    ) -> RoomHandle {
+        self.publish();
+        let view = self.view.subscribe();
+        tokio::spawn(self.run(inbox));
+        RoomHandle { commands, view }
+    }
+
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
         let mut shutdown = self.ctx.shutdown.subscribe();
-        loop {
+        let handed_over = loop {
             let deadline = self.next_deadline();
             tokio::select! {
                 command = inbox.recv() => match command {
+                    Some(Command::Moved) => {
+                        self.close_all(Close::Moved);
+                        break true;
+                    }
                     Some(command) => self.handle(command),
-                    None => break,
+                    None => break false,
                 },
                 () = sleep_until(deadline) => {
                     if self.on_deadline() {
-                        break;
+                        break false;
                     }
                 }
                 () = shutdown.recv() => {
+                    // Handed over: the journal holds the race, and the members come back to
+                    // whichever process takes it up (this one, restarted, or another).
                     self.close_all(Close::ShuttingDown);
-                    break;
+                    break true;
                 }
             }
+            self.flush_journal();
+        };
+        // What is left goes to the writer now, in order, acknowledged or not.
+        self.journal_busy = false;
+        self.flush_journal();
+        if !handed_over {
+            // Closed in the normal way: the room's row says so, and its journal goes.
+            self.phase = Phase::Over;
+            self.publish();
+            self.ctx.journal.push(journal::Op::Forget(self.id.clone()));
         }
         self.ctx.rooms.forget(&self.id);
-        tracing::info!(room = %self.id, "room closed");
+        tracing::info!(room = %self.id, handed_over, "room closed");
+    }
+
+    /// Appends `record` to the journal (not while replaying it).
+    fn record(&mut self, record: &Record) {
+        if !self.restoring {
+            journal::append(&mut self.journal, record);
+        }
+    }
+
+    /// Hands the records waiting to the journal's writer, unless a batch is there already.
+    fn flush_journal(&mut self) {
+        if self.journal_busy || self.journal.is_empty() {
+            return;
+        }
+        self.journal_busy = true;
+        self.ctx.journal.push(journal::Op::Append(journal::Batch {
+            room_id: self.id.clone(),
+            body: std::mem::take(&mut self.journal),
+            acks: std::mem::take(&mut self.journal_acks),
+            reply: self.commands.clone(),
+        }));
+    }
+
+    /// The journal holds `acks`: each racer's page is told (cumulative acks).
+    fn on_journaled(&mut self, acks: Vec<(u8, u32)>) {
+        self.journal_busy = false;
+        for (number, seq) in acks {
+            let Some(racer) = self.racers.get_mut(usize::from(number)) else {
+                continue;
+            };
+            racer.durable = Some(seq);
+            if let Some(member) = racer.conn.and_then(|c| self.members.get(&c)) {
+                member.out.push(Outgoing::Binary(wire::ack(seq).into()));
+            }
+        }
+    }
+
+    /// One journal record, replayed by [`restore`] through the code that took it first.
+    fn replay(&mut self, record: Record) -> Result<(), String> {
+        match record {
+            Record::Roster(roster) => {
+                if self.phase != Phase::Lobby {
+                    return Err("a second roster".into());
+                }
+                for (i, seat) in roster.seats.iter().enumerate() {
+                    let number = u8::try_from(i).map_err(|_| "too many seats")?;
+                    self.racers.push(Racer::new(
+                        number,
+                        seat.name.clone(),
+                        seat.player(),
+                        seat.key.clone(),
+                    ));
+                    self.racers[i].ready = true;
+                }
+                self.begin_countdown(roster.go_ms, roster.ends_ms)?;
+                if now_ms() >= roster.go_ms {
+                    self.go();
+                }
+            }
+            Record::Stream {
+                racer,
+                since_go_us,
+                message,
+            } => {
+                let seq = Stream::decode(&message).map_err(|e| e.to_string())?.seq();
+                if usize::from(racer) >= self.racers.len() {
+                    return Err(format!("a message of racer {racer}, who has no seat"));
+                }
+                match self.take_from(racer, &message, since_go_us) {
+                    Ok(Some((number, _))) => self.after_take(number),
+                    Ok(None) => {}
+                    Err(why) => return Err(format!("racer {racer}'s message {seq}: {why}")),
+                }
+                self.racers[usize::from(racer)].durable = Some(seq);
+            }
+            Record::Ended { racer, state } => {
+                if usize::from(racer) >= self.racers.len() {
+                    return Err(format!("the end of racer {racer}, who has no seat"));
+                }
+                self.end_racer(racer, state);
+            }
+        }
+        Ok(())
     }
 
     fn handle(&mut self, command: Command) {
@@ -244,6 +435,9 @@ impl Room {
                 }
                 self.publish();
             }
+            Command::Journaled { acks } => self.on_journaled(acks),
+            // Handled by `run`.
+            Command::Moved => {}
         }
     }
 
@@ -285,12 +479,9 @@ impl Room {
             key: member
                 .racer
                 .map(|n| self.racers[usize::from(n)].key.clone()),
-            acked: member.racer.and_then(|n| {
-                self.racers[usize::from(n)]
-                    .run
-                    .as_ref()
-                    .and_then(RacerRun::acked)
-            }),
+            acked: member
+                .racer
+                .and_then(|n| self.racers[usize::from(n)].durable),
             server_ms: now_ms(),
             room: self.view(),
         };
@@ -345,20 +536,8 @@ impl Room {
                 format!("guest {}", self.guests)
             }
         };
-        self.racers.push(Racer {
-            number,
-            name,
-            player: joining.player.clone(),
-            key: super::random_hex(16),
-            ready: false,
-            conn: None,
-            cut_at: None,
-            away: false,
-            state: RacerState::Waiting,
-            run: None,
-            relayed: Vec::new(),
-            run_id: None,
-        });
+        let racer = Racer::new(number, name, joining.player.clone(), super::random_hex(16));
+        self.racers.push(racer);
         Ok(number)
     }
 
@@ -458,21 +637,54 @@ impl Room {
             return;
         }
         let go = now_ms() + self.ctx.settings.countdown_ms;
+        let ends = go + self.ctx.settings.race_ms_max;
+        if let Err(e) = self.begin_countdown(go, ends) {
+            tracing::error!(room = %self.id, error = %e, "cannot start the racers' runs");
+        }
+        let roster = Record::Roster(journal::Roster {
+            go_ms: go,
+            ends_ms: ends,
+            seats: self
+                .racers
+                .iter()
+                .map(|r| journal::Seat {
+                    name: r.name.clone(),
+                    player: r.player.as_ref().map(|p| (p.id, p.hidden)),
+                    key: r.key.clone(),
+                })
+                .collect(),
+        });
+        self.record(&roster);
+        tracing::info!(room = %self.id, racers = self.racers.len(), go_ms = go, "countdown");
+    }
+
+    /// GO is set at `go` (Unix ms), the race ends at `ends` at the latest: each racer's run
+    /// begins (on the level's world, dated GO to the second).
+    fn begin_countdown(&mut self, go: i64, ends: i64) -> Result<(), String> {
         let date = crate::times::rfc3339_seconds(go);
         let (world, tuning) = self.ctx.level(&self.level);
+        let mut refused = Ok(());
         for racer in &mut self.racers {
             let name = racer.player.as_ref().map(|p| p.name.clone());
             match RacerRun::new_checked(&world, &tuning, name, &date, &self.ctx) {
                 Ok(run) => racer.run = Some(run),
-                Err(e) => {
-                    tracing::error!(room = %self.id, error = %e, "cannot start a racer's run")
-                }
+                Err(e) => refused = Err(e),
             }
         }
         self.phase = Phase::Countdown;
         self.go_ms = Some(go);
-        self.ends_ms = Some(go + self.ctx.settings.race_ms_max);
-        tracing::info!(room = %self.id, racers = self.racers.len(), go_ms = go, "countdown");
+        self.ends_ms = Some(ends);
+        refused
+    }
+
+    /// GO: the race is on for every racer still waiting for it.
+    fn go(&mut self) {
+        self.phase = Phase::Racing;
+        for racer in &mut self.racers {
+            if racer.state == RacerState::Waiting {
+                racer.state = RacerState::Racing;
+            }
+        }
     }
 
     // -- the stream ---------------------------------------------------------------------------
@@ -501,9 +713,20 @@ impl Room {
             return Ok(None);
         };
         let number = member.racer.ok_or(Close::NotARacer)?;
-        let message = Stream::decode(bytes).map_err(|e| Close::Malformed(e.to_string()))?;
         let go_ms = self.go_ms.ok_or(Close::BeforeCountdown)?;
-        let since_go_us = received_us - go_ms * 1000;
+        self.take_from(number, bytes, received_us - go_ms * 1000)
+    }
+
+    /// Takes racer `number`'s stream message `bytes`, which arrived `since_go_us` after GO
+    /// (as [`take`](Self::take); also the journal's replay): journaled, to be acknowledged
+    /// once the journal holds it.
+    fn take_from(
+        &mut self,
+        number: u8,
+        bytes: &[u8],
+        since_go_us: i64,
+    ) -> Result<Option<(u8, Bytes)>, Close> {
+        let message = Stream::decode(bytes).map_err(|e| Close::Malformed(e.to_string()))?;
         let racer = &mut self.racers[usize::from(number)];
         // Waiting: the countdown's last instant, GO not yet seen by this task's timer (the
         // message is judged against GO all the same).
@@ -515,13 +738,6 @@ impl Room {
         }
         let run = racer.run.as_mut().ok_or(Close::Refused("no run".into()))?;
         let taken = run.take(&message, since_go_us).map_err(Close::Stream)?;
-        // Acknowledgements are cumulative: one at each heartbeat and split covers the inputs
-        // before it (a sixth of the messages an ack a message would be).
-        if !matches!(message, Stream::Input { .. }) {
-            member
-                .out
-                .push(Outgoing::Binary(wire::ack(message.seq()).into()));
-        }
         if taken == Taken::Again {
             return Ok(None);
         }
@@ -531,6 +747,17 @@ impl Room {
             bytes,
         ));
         racer.relayed.push(frame.clone());
+        // Acknowledged once the journal holds it: one cumulative ack a racer a batch.
+        let seq = message.seq();
+        match self.journal_acks.iter_mut().find(|(n, _)| *n == number) {
+            Some(ack) => ack.1 = seq,
+            None => self.journal_acks.push((number, seq)),
+        }
+        self.record(&Record::Stream {
+            racer: number,
+            since_go_us,
+            message: bytes.to_vec(),
+        });
         Ok(Some((number, frame)))
     }
 
@@ -580,6 +807,7 @@ impl Room {
         }
         racer.state = state;
         tracing::info!(room = %self.id, racer = number, name = %racer.name, state = ?state, "racer done");
+        let by_stream = matches!(state, RacerState::Finished | RacerState::Desynced);
         if let (Some(player), Some(run)) = (racer.player.clone(), racer.run.as_mut()) {
             if let Some(bytes) = run.replay() {
                 let realtime_note = if state == RacerState::Finished {
@@ -597,6 +825,12 @@ impl Room {
                     realtime_note,
                 );
             }
+        }
+        if !by_stream {
+            self.record(&Record::Ended {
+                racer: number,
+                state,
+            });
         }
         self.check_over();
     }
@@ -652,10 +886,7 @@ impl Room {
         }
         let now_ms = now_ms();
         if self.phase == Phase::Countdown && self.go_ms.is_some_and(|go| now_ms >= go) {
-            self.phase = Phase::Racing;
-            for racer in &mut self.racers {
-                racer.state = RacerState::Racing;
-            }
+            self.go();
             tracing::info!(room = %self.id, "GO");
         }
         if self.phase == Phase::Racing && self.ends_ms.is_some_and(|end| now_ms >= end) {
@@ -696,6 +927,7 @@ impl Room {
             slack_ms: self.ctx.slack_ms,
             racers: self.racers.iter().map(Racer::view).collect(),
             spectators: self.members.values().filter(|m| m.racer.is_none()).count(),
+            note: self.note.clone(),
         }
     }
 

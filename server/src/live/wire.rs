@@ -348,6 +348,10 @@ pub struct RoomView {
     pub slack_ms: i64,
     pub racers: Vec<RacerView>,
     pub spectators: usize,
+    /// Why the room ended before its race did, when it could not go on (its server stopped
+    /// and no process could take the race up): for a human.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Where a room is.

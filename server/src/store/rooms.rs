@@ -33,11 +33,13 @@ pub struct RoomWrite<'a> {
     pub view: &'a str,
 }
 
-/// A room's row: inserted the first time, its phase, GO and view updated after.
+/// A room's row: inserted the first time, its phase, GO and view updated after — by its
+/// home only (a room another process took up is no longer this one's to write).
 const WRITE_ROOM: &str = "
     INSERT INTO rooms (id, level, home, created_ms, updated_ms, phase, go_ms, view)
     VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
-    ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7";
+    ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7
+    WHERE rooms.home = $3";
 
 /// The live rooms' rows, and filing a live run: `store.rooms()`.
 #[derive(Clone, Copy, Debug)]
@@ -48,14 +50,16 @@ pub struct Rooms<'a> {
 impl Rooms<'_> {
     /// Writes rooms' rows (`WRITE_ROOM`), all in one transaction: a process writes every
     /// room it holds with one commit (SQLite: one sync to disk), however many there are.
-    pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<()> {
+    /// The ids of the rooms not written: another home took them up.
+    pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<Vec<String>> {
+        let mut moved = Vec::new();
         if rooms.is_empty() {
-            return Ok(());
+            return Ok(moved);
         }
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             for room in rooms {
-                sqlx::query(WRITE_ROOM)
+                let done = sqlx::query(WRITE_ROOM)
                     .bind(room.id)
                     .bind(room.level)
                     .bind(room.home)
@@ -65,10 +69,13 @@ impl Rooms<'_> {
                     .bind(room.view)
                     .execute(&mut *tx)
                     .await?;
+                if done.rows_affected() == 0 {
+                    moved.push(room.id.to_string());
+                }
             }
             tx.commit().await?;
         });
-        Ok(())
+        Ok(moved)
     }
 
     /// A room's row, if there is one.
@@ -131,6 +138,140 @@ impl Rooms<'_> {
                 }
                 RunFiled::Duplicate(id) => Ok(id),
             }
+        })
+    }
+}
+
+/// A batch of journal rows to append: `(room id, body)`, in order.
+pub type JournalAppend<'a> = (&'a str, &'a [u8]);
+
+/// The live rooms' journals (migration 0015; what they hold is `crate::live::journal`'s).
+impl Rooms<'_> {
+    /// Appends `rows` in one transaction (one commit for every room of the process), each
+    /// only while its room's home is still `home`: whether each row was written (`false`:
+    /// another process took the room up). The row lock the check takes (PostgreSQL's `FOR
+    /// SHARE`; SQLite writes one transaction at a time) orders it with a claim, so a row
+    /// appended is one the new home reads.
+    pub async fn append_journal(
+        &self,
+        home: &str,
+        rows: &[JournalAppend<'_>],
+    ) -> Result<Vec<bool>> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        const SQLITE: &str = "
+            INSERT INTO room_journal (room_id, body)
+            SELECT id, $2 FROM rooms WHERE id = $1 AND home = $3";
+        const POSTGRES: &str = "
+            INSERT INTO room_journal (room_id, body)
+            SELECT id, $2 FROM rooms WHERE id = $1 AND home = $3 FOR SHARE";
+        let sql = match self.store.backend() {
+            "postgres" => POSTGRES,
+            _ => SQLITE,
+        };
+        let mut written = Vec::with_capacity(rows.len());
+        on_pool!(self.store, |pool| {
+            let mut tx = pool.begin_write().await?;
+            for (room_id, body) in rows {
+                let done = sqlx::query(sql)
+                    .bind(*room_id)
+                    .bind(*body)
+                    .bind(home)
+                    .execute(&mut *tx)
+                    .await?;
+                written.push(done.rows_affected() == 1);
+            }
+            tx.commit().await?;
+        });
+        Ok(written)
+    }
+
+    /// Room `id`'s journal rows, in the order they were appended.
+    pub async fn journal(&self, id: &str) -> Result<Vec<Vec<u8>>> {
+        const SQL: &str = "SELECT body FROM room_journal WHERE room_id = $1 ORDER BY id";
+        on_pool!(self.store, |pool| {
+            let rows = sqlx::query(SQL).bind(id).fetch_all(pool).await?;
+            rows.iter()
+                .map(|r| r.try_get::<Vec<u8>, _>(0).map_err(Into::into))
+                .collect()
+        })
+    }
+
+    /// Deletes room `id`'s journal (the room closed in the normal way).
+    pub async fn forget_journal(&self, id: &str) -> Result<()> {
+        const SQL: &str = "DELETE FROM room_journal WHERE room_id = $1";
+        on_pool!(self.store, |pool| {
+            sqlx::query(SQL).bind(id).execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// The rooms to take up: those of home `home` (this process, restarted) and those whose
+    /// row was last written before `stale_before_ms` (their home stopped writing), that are
+    /// in progress or still have a journal (a race over whose room had not closed). At most
+    /// `limit`, oldest first.
+    pub async fn orphans(
+        &self,
+        home: &str,
+        stale_before_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<RoomRow>> {
+        // Two index lookups, never a pass over every room ever made: the rooms in progress
+        // (`rooms_live`), and those with a journal (a small table: the races of the moment).
+        const SQL: &str = "
+            SELECT id, level, home, phase, go_ms, updated_ms, view FROM (
+                SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
+                WHERE phase IN ('lobby', 'countdown', 'racing')
+                  AND (home = $1 OR updated_ms < $2)
+                UNION
+                SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
+                WHERE id IN (SELECT DISTINCT room_id FROM room_journal)
+                  AND (home = $1 OR updated_ms < $2)
+            ) AS orphans
+            ORDER BY updated_ms LIMIT $3";
+        on_pool!(self.store, |pool| {
+            sqlx::query(SQL)
+                .bind(home)
+                .bind(stale_before_ms)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?
+                .iter()
+                .map(room_row)
+                .collect()
+        })
+    }
+
+    /// Claims room `row` for home `home`: `true` if its row was still as read (no other
+    /// process claimed it meanwhile), and it is now `home`'s, written at `now_ms`.
+    pub async fn claim(&self, row: &RoomRow, home: &str, now_ms: i64) -> Result<bool> {
+        const SQL: &str = "
+            UPDATE rooms SET home = $1, updated_ms = $2
+            WHERE id = $3 AND home = $4 AND updated_ms = $5";
+        on_pool!(self.store, |pool| {
+            let done = sqlx::query(SQL)
+                .bind(home)
+                .bind(now_ms)
+                .bind(&row.id)
+                .bind(&row.home)
+                .bind(row.updated_ms)
+                .execute(pool)
+                .await?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    /// Hands home `home`'s rooms over: their rows are marked stale (written at 0), so any
+    /// process takes them up at once. The stopping process's last write.
+    pub async fn hand_over(&self, home: &str) -> Result<u64> {
+        const SQL: &str = "
+            UPDATE rooms SET updated_ms = 0
+            WHERE home = $1 AND (phase IN ('lobby', 'countdown', 'racing')
+                   OR EXISTS (SELECT 1 FROM room_journal j WHERE j.room_id = rooms.id))";
+        on_pool!(self.store, |pool| {
+            let done = sqlx::query(SQL).bind(home).execute(pool).await?;
+            Ok(done.rows_affected())
         })
     }
 }

@@ -42,14 +42,15 @@ export function makeFixtures() {
 
 /**
  * Starts `pogo-server` on 127.0.0.1, port 0 (the server logs the address it got), SQLite
- * in a fresh temp dir (or the file `database`, to open one again), with `args` added.
- * Returns `{base, stop, log, database}`.
+ * in a fresh temp dir (or the file `database`, to open one again), with `args` added; on
+ * `listen` (`127.0.0.1:PORT`) instead, to start again at the same address.
+ * Returns `{base, stop, kill, log, database}`.
  */
-export async function startServer(args = [], { database = null } = {}) {
+export async function startServer(args = [], { database = null, listen = '127.0.0.1:0' } = {}) {
   requireFile(SERVER_BIN, `cargo build --${PROFILE === 'release' ? 'release ' : ''}-p pogo-server`);
   const file = database ?? join(mkdtempSync(join(tmpdir(), 'pogo-web-server-')), 'pogo.db');
   const child = spawn(SERVER_BIN, [
-    '--listen', '127.0.0.1:0',
+    '--listen', listen,
     '--database', `sqlite:${file}`,
     '--log-format', 'json',
     '--workers', '2',
@@ -86,7 +87,14 @@ export async function startServer(args = [], { database = null } = {}) {
     await exited;
     clearTimeout(timer);
   };
-  return { base: `http://${address}`, stop, log, database: file };
+  /** kill -9: no stop, no flushing, nothing. */
+  const kill = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.on('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  return { base: `http://${address}`, address, stop, kill, log, database: file };
 }
 
 /** The API, straight (no browser). */

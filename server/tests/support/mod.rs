@@ -4,6 +4,8 @@
 //! rules, and polling.
 #![allow(dead_code)]
 
+pub mod live;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -215,7 +217,12 @@ impl ServerProcess {
     /// Starts the binary with `args` (plus `--listen` on a free loopback port and JSON
     /// logs to `log`) and waits until `/healthz` answers.
     pub async fn start(args: &[&str], log: &Path) -> ServerProcess {
-        let port = free_port();
+        ServerProcess::start_at(args, log, free_port()).await
+    }
+
+    /// [`start`](Self::start) on loopback port `port` (a restart at the same address: the
+    /// same home for its live rooms).
+    pub async fn start_at(args: &[&str], log: &Path, port: u16) -> ServerProcess {
         let log_file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -257,6 +264,33 @@ impl ServerProcess {
             child: Arc::new(std::sync::Mutex::new(child)),
             log: log.to_path_buf(),
         }
+    }
+
+    /// The loopback port it listens on.
+    pub fn port(&self) -> u16 {
+        self.base
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Sends SIGTERM and waits (at most `within`) for the process to exit: how long it took,
+    /// or `None` if it was still running (then it is killed).
+    pub fn terminate(&self, within: Duration) -> Option<Duration> {
+        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = child.id().to_string();
+        let sent = Instant::now();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        while sent.elapsed() < within {
+            if let Ok(Some(_)) = child.try_wait() {
+                return Some(sent.elapsed());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
     }
 
     /// A function that SIGKILLs the process (no shutdown, no flushing, nothing) and reaps it;

@@ -161,6 +161,8 @@ export function renderResult(container, view, { me, rate, newRoom }) {
   again.addEventListener('click', newRoom);
   replace(container, el('section', { class: 'room-result', 'aria-label': 'The race\'s result', dataset: { phase: view.phase } },
     el('h3', {}, view.phase === 'over' ? 'Race over' : 'Race in progress', ' · ', el('span', { class: 'level-name' }, view.level)),
+    // Why a race ended early (its server went away and it could not be taken up).
+    view.note ? el('p', { class: 'room-note' }, view.note) : null,
     el('table', { class: 'leaderboard room-table' },
       el('thead', {}, el('tr', {}, ['#', 'racer', 'time', 'real-time', 'run'].map((h) => el('th', {}, h)))),
       el('tbody', {}, rows)),
