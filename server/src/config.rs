@@ -169,6 +169,39 @@ pub struct Config {
     /// listens on).
     #[arg(long, value_name = "URL", env = "POGO_ADVERTISE_URL")]
     pub advertise_url: Option<String>,
+    /// Seconds a connection has to send a request's head (request line and headers): its
+    /// first from when it is accepted, each next one from the previous response (so it is also
+    /// how long an idle kept-alive connection stays open). A WebSocket, once upgraded, is not
+    /// subject to it.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "POGO_HEADER_READ_TIMEOUT_S",
+        default_value_t = crate::limits::HEADER_READ_TIMEOUT_S_DEFAULT
+    )]
+    pub header_read_timeout_s: u64,
+    /// Connections one client IP address (an IPv6 one by its /64) may hold open at once
+    /// (WebSockets included); an extra one is closed unread. 0: no cap (behind a reverse proxy on the same machine
+    /// every client has the proxy's address: let the proxy limit them and set 0 or a cap
+    /// above its connections).
+    #[arg(
+        long,
+        value_name = "N",
+        env = "POGO_CONNECTIONS_PER_ADDRESS_MAX",
+        default_value_t = crate::limits::CONNECTIONS_PER_ADDRESS_MAX_DEFAULT
+    )]
+    pub connections_per_address_max: usize,
+    /// Seconds from SIGTERM (or SIGINT) to the process's exit, whatever clients do: new
+    /// connections, uploads, rooms and tickets are refused at once (503, `Retry-After`), open
+    /// requests and the workers' verifications may finish within it, and what is still open
+    /// one second before it is dropped.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "POGO_STOP_DEADLINE_S",
+        default_value_t = crate::limits::STOP_DEADLINE_S_DEFAULT
+    )]
+    pub stop_deadline_s: u64,
     /// Test only: every live-room message waits this many ms on the server's side of the
     /// socket, both ways (plus or minus `--live-test-jitter-ms`), as if the network were slow.
     #[arg(long, hide = true, value_name = "MS")]
@@ -316,6 +349,16 @@ impl Config {
         Duration::from_millis(self.lease_ms)
     }
 
+    /// The connection limits and the stop deadline (`--header-read-timeout-s`,
+    /// `--connections-per-address-max`, `--stop-deadline-s`).
+    pub fn connection_limits(&self) -> crate::serve::ConnectionLimits {
+        crate::serve::ConnectionLimits {
+            header_read_timeout: Duration::from_secs(self.header_read_timeout_s),
+            per_address_max: self.connections_per_address_max,
+            stop_deadline: Duration::from_secs(self.stop_deadline_s),
+        }
+    }
+
     /// The live rooms' settings: the defaults, and the test-only network faults and grace.
     pub fn live_settings(&self) -> crate::live::LiveSettings {
         let mut settings = crate::live::LiveSettings::default();
@@ -382,6 +425,17 @@ impl Config {
                 "--ticket-slack-ms {}: at most {TICKET_SLACK_MS_MAX} (a minute of slack is no \
                  real-time check)",
                 self.ticket_slack_ms
+            ));
+        }
+        if self.header_read_timeout_s == 0 {
+            return Err("--header-read-timeout-s 0: must be at least 1 s".into());
+        }
+        let stop_min = crate::limits::STOP_DEADLINE_S_MIN;
+        if self.stop_deadline_s < stop_min {
+            return Err(format!(
+                "--stop-deadline-s {}: must be at least {stop_min} s (its last second is for \
+                 closing the database)",
+                self.stop_deadline_s
             ));
         }
         if let Some(token) = &self.admin_token {
@@ -457,6 +511,33 @@ mod tests {
             ..Config::defaults()
         };
         assert!(short_admin.check().unwrap_err().contains("ADMIN_TOKEN"));
+        let limits = config.connection_limits();
+        assert_eq!(
+            (
+                limits.header_read_timeout.as_secs(),
+                limits.per_address_max,
+                limits.stop_deadline.as_secs()
+            ),
+            (10, 256, 30)
+        );
+        for (config, flag) in [
+            (
+                Config {
+                    stop_deadline_s: 1,
+                    ..Config::defaults()
+                },
+                "--stop-deadline-s",
+            ),
+            (
+                Config {
+                    header_read_timeout_s: 0,
+                    ..Config::defaults()
+                },
+                "--header-read-timeout-s",
+            ),
+        ] {
+            assert!(config.check().unwrap_err().contains(flag), "{flag}");
+        }
     }
 
     /// The limits' old spellings still work, as flags and as variables; a new spelling wins

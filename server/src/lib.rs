@@ -49,6 +49,7 @@ pub mod openapi;
 pub mod realtime;
 pub mod reverify;
 pub mod season;
+pub mod serve;
 pub mod shutdown;
 pub mod state;
 pub mod store;
@@ -61,7 +62,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use pogo_core::Tuning;
 use pogo_core::world::World;
 use pogo_replay::{LEVEL_FILE_BYTES_MAX, Limits, TUNING_FILE_BYTES_MAX};
@@ -113,6 +113,10 @@ pub struct Server {
     state: AppState,
     /// The verification workers'.
     workers: Arc<Workers>,
+    /// Begins the stop (`AppState::stopping` is its listener).
+    stop: Stop,
+    /// The connections' limits and the stop deadline.
+    limits: serve::ConnectionLimits,
 }
 
 impl Server {
@@ -171,6 +175,7 @@ impl Server {
             ticket_slack_ms: slack_ms,
             work: work.clone(),
         });
+        let stop = Stop::new();
         let state = AppState(Arc::new(Shared {
             store,
             catalog,
@@ -192,9 +197,15 @@ impl Server {
             ticket_rate: limits::TicketRate::new(),
             ticket_slack_ms: slack_ms,
             live,
+            stopping: stop.subscribe(),
         }));
         state.wasm.log_at_start().await;
-        Ok(Server { state, workers })
+        Ok(Server {
+            state,
+            workers,
+            stop,
+            limits: config.connection_limits(),
+        })
     }
 
     pub fn state(&self) -> &AppState {
@@ -202,16 +213,25 @@ impl Server {
     }
 
     /// Serves HTTP on `listener` and runs the verification workers until `shutdown`
-    /// completes; then stops accepting connections and closes the live rooms, lets open
-    /// requests finish, lets each worker finish the run it holds (bounded by the
-    /// verification's wall-clock limit), stops the background tasks, and closes the database.
+    /// completes; then stops, within the stop deadline (`--stop-deadline-s`) whatever clients
+    /// do: it stops accepting connections, refuses new uploads, rooms and tickets (503), tells
+    /// the live rooms, and at once lets open requests finish and each worker finish the runs
+    /// it holds; what is still open [`limits::STOP_RESERVE`] before the deadline is dropped
+    /// (a worker's claims then expire and are taken over, as after a crash). Then it stops
+    /// the background tasks and closes the database, each within half the reserve.
     pub async fn run(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
-        let Server { state, workers } = self;
-        // Two stops, in this order once serving has ended: the workers, then the rest.
+        let Server {
+            state,
+            workers,
+            stop,
+            limits,
+        } = self;
+        // Two stops besides the server's own: the workers (at the stop's beginning), then the
+        // rest (once serving has ended).
         let (stop_workers, stop_tasks) = (Stop::new(), Stop::new());
         let verifying = worker::spawn(&workers, &stop_workers.subscribe());
         let tasks = [
@@ -240,47 +260,65 @@ impl Server {
             workers = state.workers,
             upload_limit = state.upload_limit,
             instance = %workers.instance,
+            header_read_timeout_s = limits.header_read_timeout.as_secs(),
+            connections_per_address_max = limits.per_address_max,
+            stop_deadline_s = limits.stop_deadline.as_secs(),
             "serving"
         );
-        let served = serve(listener, state.clone(), shutdown).await;
-        tracing::info!("shutting down: waiting for the workers");
-        stop_workers.begin();
-        join(verifying).await;
-        let _ = taking_up.await;
+        // Until the reserve: what is open then is dropped.
+        let drain = limits.stop_deadline.saturating_sub(limits::STOP_RESERVE);
+        let app = api::router(state.clone()).layer(axum::middleware::from_fn_with_state(
+            state.stopping.clone(),
+            serve::stopping_layer,
+        ));
+        let begin = {
+            let live = state.live.clone();
+            async move {
+                shutdown.await;
+                tracing::info!("stopping");
+                stop.begin();
+                // The rooms close their WebSockets (upgraded connections are not the HTTP
+                // server's to wait for), the workers finish what they hold.
+                live.shutdown.begin();
+                stop_workers.begin();
+            }
+        };
+        let mut stopping = state.stopping.clone();
+        let workers_done = async move {
+            stopping.recv().await;
+            let done = async {
+                join(verifying).await;
+                let _ = taking_up.await;
+            };
+            if tokio::time::timeout(drain, done).await.is_err() {
+                tracing::warn!(
+                    "stop deadline: workers still verifying, or rooms still being taken up, \
+                     are left (their claims expire and are taken over)"
+                );
+            }
+        };
+        tokio::join!(
+            begin,
+            serve::serve(listener, app, limits, drain, state.stopping.clone()),
+            workers_done
+        );
+        tracing::info!("stopping: the connections are closed and the workers done");
+        let half_reserve = limits::STOP_RESERVE / 2;
         stop_tasks.begin();
-        join(tasks).await;
-        state.store.close().await;
-        served.map_err(ServerError::Io)
-    }
-}
-
-/// Serves the API on `listener` until `shutdown` completes and the open requests are
-/// answered. When `shutdown` completes the live rooms close their WebSockets: upgraded
-/// connections are not the HTTP server's to wait for.
-async fn serve(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let app = api::router(state.clone());
-    let shutdown = async move {
-        shutdown.await;
-        state.live.shutdown.begin();
-    };
-    // TCP_NODELAY on every connection: a live room's messages are a few bytes each, and a
-    // streamed answer (the export) is written a batch at a time; Nagle's algorithm held a
-    // small write behind the previous one's delayed ack (up to 40 ms).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::warn!(error = %e, "cannot set TCP_NODELAY");
+        if tokio::time::timeout(half_reserve, join(tasks))
+            .await
+            .is_err()
+        {
+            tracing::warn!("stop deadline: background tasks left running");
         }
-    });
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+        if tokio::time::timeout(half_reserve, state.store.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!("stop deadline: the database did not close in time");
+        }
+        Ok(())
+    }
 }
 
 /// Waits for every task (one that panicked is past waiting for).

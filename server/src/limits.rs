@@ -102,6 +102,59 @@ pub const CLAIM_ATTEMPTS_MAX: i64 = 5;
 /// Seconds a client is told to wait when the queue or the upload slots are full.
 pub const RETRY_AFTER_BUSY_S: u64 = 2;
 
+/// How long a connection has to send a request's head (the request line and headers), from
+/// when the server starts reading it: the connection's first request from the accept, each
+/// next one from the previous response (so it is also the idle keep-alive timeout: hyper starts
+/// the head's timer when a kept-alive connection goes idle). 10 s: an honest client on a slow
+/// mobile link sends a head (≈ 1 kB) in well under a second, and a browser reconnects for a
+/// closed idle connection without a word (Apache's keep-alive timeout is 5 s, nginx's header
+/// timeout 60 s). A slow-loris connection — a head sent a byte at a time — is closed at 10 s,
+/// and so is one that never sends anything. The default of `--header-read-timeout-s`.
+/// Not applied to a body (`BODY_READ_TIMEOUT` is the upload's) nor to an upgraded connection
+/// (a live room's WebSocket lives as long as its race).
+pub const HEADER_READ_TIMEOUT_S_DEFAULT: u64 = 10;
+
+/// Connections one client address (IP, any port; an IPv6 address by its /64, the block one
+/// subscriber is given) may hold open at once: the default of
+/// `--connections-per-address-max` (0: no cap). An extra one is closed as soon as it is
+/// accepted, before anything is read: it costs the server one accept and one close, never a
+/// task, a buffer or a header timer. 256 is far above what one person uses (a browser opens
+/// at most 6 per host, plus a live room's WebSocket; a household or an office behind one NAT
+/// address is a few dozen people), and far below the open-files limit a raised `nofile`
+/// gives (hundreds of thousands), so one address cannot take the process's descriptors from
+/// the others. Upgraded connections (WebSockets) count for as long as they are open.
+/// Loopback is an address like any other: a local reverse proxy, the load generator or a
+/// test that opens more sets a higher cap or 0 (docs/operations.md).
+pub const CONNECTIONS_PER_ADDRESS_MAX_DEFAULT: usize = 256;
+
+/// How long the server waits before it accepts again after an accept error that is not the
+/// one connection's (out of file descriptors, `EMFILE`/`ENFILE`; out of memory): retrying at
+/// once spins a core on the same error and floods the log. 100 ms frees the core and lets an
+/// idle connection close meanwhile; it is logged once per burst of errors, with the count when
+/// accepting works again.
+pub const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The default of `--stop-deadline-s`: how long after SIGTERM the process has exited, whatever
+/// clients do. 30 s: the default grace of Kubernetes (`terminationGracePeriodSeconds`) and
+/// systemd's is 90 s, so a supervisor's SIGKILL never comes first; it holds an upload's body
+/// read at a normal rate and a verification (`--duration-ms-max`, 10 s by default).
+pub const STOP_DEADLINE_S_DEFAULT: u64 = 30;
+/// The shortest `--stop-deadline-s`: the last [`STOP_RESERVE`] of it is for closing.
+pub const STOP_DEADLINE_S_MIN: u64 = 2;
+/// The end of the stop deadline kept for what comes after the connections and the workers: the
+/// background tasks, closing the database (half of it), the runtime's blocking threads
+/// (`RUNTIME_SHUTDOWN_GRACE`). Open connections are dropped this long before the deadline.
+pub const STOP_RESERVE: Duration = Duration::from_secs(1);
+/// How long the runtime waits for its blocking threads at exit (a verification that outlived
+/// the deadline is abandoned: its claim's lease expires and another worker or the next start
+/// takes the run over, as after a crash).
+pub const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
+
+/// Seconds a client is told to wait (`Retry-After`) for an upload, a room or a ticket refused
+/// because the server is stopping: a restart takes a few seconds; with several processes
+/// behind one name, the next try may reach another one at once.
+pub const RETRY_AFTER_STOPPING_S: u64 = 5;
+
 /// How long after its issue a run ticket may still be named by an upload: a week. The
 /// commitments fixed the timing while the run was played, so the replay may come much later
 /// (after a server outage, a browser kept offline); past a week the ticket is expired (410).

@@ -1,6 +1,8 @@
 //! `pogo-server`: starts the leaderboard service (see `pogo-server --help`). Logs go to
 //! stderr (`RUST_LOG` filters them, default `info`); SIGINT or SIGTERM shut it down
-//! gracefully. Exit code 2 for a bad configuration, 1 if serving fails.
+//! gracefully, and the process exits within `--stop-deadline-s` whatever clients do
+//! (`Server::run`). The soft limit on open files is raised to the hard one at start. Exit code
+//! 2 for a bad configuration, 1 if serving fails.
 //!
 //! `pogo-server reverify` re-verifies past seasons' runs instead of serving
 //! (`pogo_server::reverify`): its report on stdout, a progress bar on stderr when it is a
@@ -18,8 +20,25 @@ use pogo_server::reverify::{Options, ReverifyError};
 use pogo_server::{Config, Server, ServerError};
 use tracing_subscriber::EnvFilter;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(serve_or_reverify());
+    // A verification still running on a blocking thread past the stop deadline is abandoned
+    // (its claim expires and is taken over); dropping the runtime would wait for it.
+    runtime.shutdown_timeout(pogo_server::limits::RUNTIME_SHUTDOWN_GRACE);
+    code
+}
+
+async fn serve_or_reverify() -> ExitCode {
     let config = Config::from_env();
     // `reverify` prints a report: only warnings and errors in the log unless RUST_LOG says.
     let quiet = config.command.is_some();
@@ -57,6 +76,7 @@ async fn main() -> ExitCode {
     if let Some(options) = reverify_options {
         return reverify(&server, &options).await;
     }
+    raise_open_files_limit();
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -123,6 +143,23 @@ async fn reverify(server: &Server, options: &Options) -> ExitCode {
                 _ => 1,
             })
         }
+    }
+}
+
+/// Raises the soft limit on open files to the hard one (each connection is one), and logs both.
+fn raise_open_files_limit() {
+    #[cfg(unix)]
+    match pogo_server::serve::raise_open_files_limit() {
+        Ok(limits) => {
+            let show = |limit: Option<u64>| limit.map_or("unlimited".into(), |n| n.to_string());
+            tracing::info!(
+                soft_was = %show(limits.soft_before),
+                soft = %show(limits.soft),
+                hard = %show(limits.hard),
+                "open files limit"
+            );
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open files limit"),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::auth::AdminToken;
 use crate::catalog::Catalog;
 use crate::limits::{RateLimits, TicketRate};
 use crate::metrics::Metrics;
+use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::web::WasmModule;
 
@@ -53,4 +54,9 @@ pub struct Shared {
     pub ticket_slack_ms: i64,
     /// The live rooms this process holds, and what they share.
     pub live: Arc<crate::live::LiveContext>,
+    /// Whether the server is stopping (SIGTERM came): `stopping.is_shutdown()` says so, and
+    /// `stopping.clone().recv()` waits for it. From then on new uploads, rooms and tickets are
+    /// refused (`serve::stopping_layer`) and the process exits within `--stop-deadline-s`
+    /// (`Server::run`); anything that holds a client for long should let go when it begins.
+    pub stopping: Shutdown,
 }

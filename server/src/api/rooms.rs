@@ -58,7 +58,7 @@ pub struct ListQuery {
         (status = 201, description = "Made", body = RoomCreated),
         (status = 404, description = "A level the server does not run (`unknown_level`)", body = ErrorBody),
         (status = 429, description = "Rate limited (per address); see Retry-After", body = ErrorBody),
-        (status = 503, description = "This process holds as many rooms as it may (`busy`), or the database is unavailable; see Retry-After", body = ErrorBody),
+        (status = 503, description = "This process holds as many rooms as it may or is stopping (`busy`), or the database is unavailable; see Retry-After", body = ErrorBody),
     ))]
 pub async fn create_room(
     State(state): State<AppState>,

@@ -174,7 +174,7 @@ pub struct RunStatus {
         (status = 413, description = "Body over the limit (the longest accepted run's largest legal file plus slack)", body = ErrorBody),
         (status = 415, description = "Not `application/octet-stream`", body = ErrorBody),
         (status = 429, description = "Rate limited (per token or per address); see Retry-After", body = ErrorBody),
-        (status = 503, description = "Verification queue or upload slots full (`busy`), or database unavailable; see Retry-After", body = ErrorBody),
+        (status = 503, description = "Verification queue or upload slots full, or the server is stopping (`busy`), or database unavailable; see Retry-After", body = ErrorBody),
     ))]
 pub async fn upload(
     State(state): State<AppState>,

@@ -115,7 +115,7 @@ pub struct Committed {
         (status = 403, description = "The player is hidden", body = ErrorBody),
         (status = 404, description = "A level the server does not run (`unknown_level`)", body = ErrorBody),
         (status = 429, description = "Minting too fast (`rate_limited`), or too many tickets issued and not started (`too_many_tickets`); see Retry-After", body = ErrorBody),
-        (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
+        (status = 503, description = "The server is stopping (`busy`), or the database is unavailable; see Retry-After", body = ErrorBody),
     ))]
 pub async fn mint(
     State(state): State<AppState>,

@@ -220,6 +220,8 @@ async fn run(args: &Args) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
+        // Let an idle connection go before the server does (`--header-read-timeout-s`).
+        .pool_idle_timeout(Duration::from_secs(5))
         .build()
         .map_err(|e| e.to_string())?;
     let tag = args.tag.clone().unwrap_or_else(|| {
@@ -631,7 +633,9 @@ impl Spawned {
             .args(["--database", database, "--listen"])
             .arg(format!("127.0.0.1:{port}"))
             .args(["--workers", &workers.to_string()])
-            .args(["--queue-max", &UPLOADS_MAX.to_string()]);
+            .args(["--queue-max", &UPLOADS_MAX.to_string()])
+            // Every racer, reader and uploader comes from 127.0.0.1: no per-address cap.
+            .args(["--connections-per-address-max", "0"]);
         for flag in [
             "--token-rate",
             "--token-burst",

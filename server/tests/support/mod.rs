@@ -134,7 +134,9 @@ impl TestDb {
     }
 }
 
-/// A test configuration: loopback, no rate limits to speak of, on `db`; no WebAssembly
+/// A test configuration: loopback, no rate limits to speak of and no cap on connections per
+/// address (every test client is 127.0.0.1, standing for many players: `tests/connections.rs`
+/// tests the cap, on the real binary), on `db`; no WebAssembly
 /// module (a path that does not exist: the tests do not depend on `scripts/build-wasm.sh`
 /// having run, nor gzip the real module at every start; `tests/web.rs` serves its own).
 pub fn config(db: &TestDb) -> Config {
@@ -147,6 +149,7 @@ pub fn config(db: &TestDb) -> Config {
         token_burst: 10_000,
         address_rate: 100_000,
         address_burst: 100_000,
+        connections_per_address_max: 0,
         ..Config::defaults()
     }
 }
@@ -192,11 +195,13 @@ impl TestServer {
     }
 }
 
-/// An HTTP client for loopback tests (bounded timeouts, no proxy).
+/// An HTTP client for loopback tests (bounded timeouts, no proxy; an idle pooled connection
+/// is let go well before the server's idle timeout, so a request never races its close).
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
+        .pool_idle_timeout(Duration::from_secs(4))
         .build()
         .unwrap()
 }

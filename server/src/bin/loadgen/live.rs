@@ -23,6 +23,10 @@
 //! filed real-time): the last one that held is the figure. The server and this load generator
 //! share the machine's cores, which is stated beside the figures.
 //!
+//! Every racer connects from 127.0.0.1: `--spawn` starts the server with no per-address
+//! connection cap; a server given with `--server` needs `--connections-per-address-max 0` (or
+//! one above the racers) for waves over its default 256.
+//!
 //! ```text
 //! cargo build --release -p pogo-server --bins
 //! target/release/pogo-loadgen live --spawn target/release/pogo-server \
@@ -114,6 +118,8 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
     let http = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(60))
+        // Let an idle connection go before the server does (`--header-read-timeout-s`).
+        .pool_idle_timeout(Duration::from_secs(5))
         .build()
         .map_err(|e| e.to_string())?;
     let mut spawned = super::Spawned::default();
