@@ -37,8 +37,9 @@ enum Fault {
 /// Game time (µs) the racers stream up to before the fault: about half the dash.
 const BEFORE_FAULT_US: i64 = 800_000;
 
-/// The slack the drills run with (ms): a restart of a debug build on a busy machine fits.
-const SLACK_MS: &str = "6000";
+/// The slack the drills run with (ms): a restart of a debug build on a machine busy with
+/// other builds fits (one took over 6 s once).
+const SLACK_MS: &str = "12000";
 
 fn server_args<'a>(db: &'a TestDb, level: &'a str, slack_ms: &'a str) -> Vec<&'a str> {
     vec![
