@@ -40,6 +40,7 @@
 pub mod api;
 pub mod auth;
 pub mod catalog;
+pub mod check;
 pub mod config;
 pub mod error;
 pub mod limits;
@@ -214,6 +215,7 @@ impl Server {
         // Two stops, in this order once serving has ended: the workers, then the rest.
         let (stop_workers, stop_tasks) = (Stop::new(), Stop::new());
         let verifying = worker::spawn(&workers, &stop_workers.subscribe());
+        let quick_check = tokio::spawn(check::at_start(state.store.clone()));
         let tasks = [
             tokio::spawn(forget_idle_rates(state.clone(), stop_tasks.subscribe())),
             tokio::spawn(keep_ranks_up(state.clone(), stop_tasks.subscribe())),
@@ -239,6 +241,7 @@ impl Server {
         join(verifying).await;
         stop_tasks.begin();
         join(tasks).await;
+        quick_check.abort();
         state.store.close().await;
         served.map_err(ServerError::Io)
     }
