@@ -669,3 +669,47 @@ async fn corrupt(url: &str, hash: &[u8], bad: &[u8]) -> i64 {
         on!(&mut conn)
     }
 }
+
+/// A queued run whose stored replay is damaged before a worker claims it is not judged: no
+/// verdict on bytes that are not the player's; the log names the run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_replay_is_not_judged() {
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("server.log");
+    let mut idle = drill_args(&db.url);
+    let workers = idle.iter().position(|a| a == "--workers").unwrap();
+    idle[workers + 1] = "0".into();
+    let server = start(&idle, &log).await;
+    let http = client();
+    let token = register(&http, &server.base, "cat").await;
+    let bytes = flat_run("cat", 7, 600);
+    let (status, body) = upload(&http, &server.base, &token, &bytes).await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["id"].as_i64().unwrap();
+    drop(server);
+    let hash: [u8; 32] = Sha256::digest(&bytes).into();
+    let mut conn = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    sqlx::query("UPDATE replays SET bytes = $1 WHERE hash = $2")
+        .bind(flipped(&bytes, 100, 0))
+        .bind(&hash[..])
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    conn.close().await.unwrap();
+    let server = start(&drill_args(&db.url), &log).await;
+    let line = format!("stored replay of run {id} is corrupt: not verified");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&log).unwrap().contains(&line) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no log line {line:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, run) = get_json(&http, &format!("{}/api/runs/{id}", server.base)).await;
+    assert!(
+        run["status"] == "queued" || run["status"] == "verifying",
+        "judged: {run}"
+    );
+}
