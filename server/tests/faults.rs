@@ -725,3 +725,32 @@ async fn a_damaged_replay_is_not_judged() {
         "judged: {run}"
     );
 }
+
+/// PostgreSQL's disk full (SQLSTATE 53100, raised for real by the server) is the same 503
+/// `storage_full` as SQLite's; its other resource and connection errors `database_unavailable`;
+/// an error in the query itself stays a 500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_disk_full_is_a_503_storage_full() {
+    use pogo_server::error::ApiError;
+    use pogo_server::store::StoreError;
+    let Some(Backend::Postgres(admin)) = backends().await.into_iter().nth(1) else {
+        return;
+    };
+    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+    for (state, code, status) in [
+        ("53100", "storage_full", 503),
+        ("53300", "database_unavailable", 503),
+        ("57P01", "database_unavailable", 503),
+        ("08006", "database_unavailable", 503),
+        ("22012", "internal", 500),
+    ] {
+        let raise =
+            format!("DO $$ BEGIN RAISE EXCEPTION 'drill' USING ERRCODE = '{state}'; END $$");
+        let e = sqlx::Executor::execute(&mut conn, raise.as_str())
+            .await
+            .unwrap_err();
+        let e = ApiError::from(StoreError::from(e));
+        assert_eq!((e.code(), e.status().as_u16()), (code, status), "{state}");
+    }
+    conn.close().await.unwrap();
+}
