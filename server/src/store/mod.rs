@@ -10,8 +10,9 @@
 //! [`Store::boards`] (leaderboards, ranks and the rank index, exports), [`Store::players`],
 //! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`]; a caller
 //! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
-//! only opens, pings and closes the database. A run enters one way, whichever handle files
-//! it (an upload, a live room, reverify): `filing.rs`.
+//! only opens, pings and closes the database, and reads it through for `pogo-server check`
+//! (`check.rs`). A run enters one way, whichever handle files it (an upload, a live room,
+//! reverify): `filing.rs`.
 //!
 //! Durability: an upload is one transaction (replay bytes, run row) committed before the
 //! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
