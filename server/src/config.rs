@@ -233,6 +233,11 @@ pub enum Command {
     /// report those that no longer do, with the verifier's reason. Resumable: what is done is
     /// recorded, and a second run skips it.
     Reverify(ReverifyArgs),
+    /// Check the database: its own integrity check (SQLite `PRAGMA integrity_check`,
+    /// PostgreSQL amcheck when installed), every run's replay against its hash and its row,
+    /// every player's name against its copy. Read only; the report on stdout, one line per
+    /// problem naming its row; exit code 1 if anything is wrong.
+    Check,
 }
 
 /// `pogo-server reverify`'s own flags.

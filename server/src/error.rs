@@ -141,6 +141,15 @@ pub enum ApiError {
     /// The database did not answer (connection refused, timed out): the server's fault but
     /// not a bug; clients may retry.
     Database(sqlx::Error),
+    /// The database's disk is full: the write was not kept; clients may retry once an
+    /// operator frees space (503 rather than 507: every HTTP client knows 503 + Retry-After
+    /// as "try again", and to a client it is the same condition as a database away).
+    StorageFull(sqlx::Error),
+    /// A stored replay whose bytes no longer hash to its key (a flipped bit on disk): never
+    /// served; `pogo-server check` lists every such row.
+    CorruptReplay {
+        id: i64,
+    },
     /// The page's WebAssembly module is not built (no file where the server looks).
     WasmMissing,
     /// The module is over `web::WASM_BYTES_MAX` (built with another profile than
@@ -217,8 +226,10 @@ impl ApiError {
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RateLimited { .. } | TooManyTickets { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Busy { .. } | Database(_) | WasmUnusable { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Busy { .. } | Database(_) | StorageFull(_) | WasmUnusable { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            CorruptReplay { .. } | Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -263,6 +274,8 @@ impl ApiError {
             TooManyTickets { .. } => "too_many_tickets",
             Busy { .. } => "busy",
             Database(_) => "database_unavailable",
+            StorageFull(_) => "storage_full",
+            CorruptReplay { .. } => "corrupt_replay",
             WasmMissing => "wasm_missing",
             WasmUnusable { .. } => "wasm_unusable",
             NoRoute => "no_route",
@@ -346,6 +359,13 @@ impl ApiError {
                  {retry_after_s} s"
             ),
             Database(_) => "the database is unavailable; try again later".into(),
+            StorageFull(_) => {
+                "the server's storage is full: nothing was stored; try again later".into()
+            }
+            CorruptReplay { id } => format!(
+                "the stored replay of run {id} is corrupt (its bytes do not match their hash): \
+                 it is not served; the operator has been told"
+            ),
             WasmMissing => format!(
                 "the page's WebAssembly module is not built: run {BUILD_WASM_HINT}, then reload"
             ),
@@ -373,9 +393,19 @@ impl ApiError {
             ApiError::RateLimited { retry_after_s }
             | ApiError::Busy { retry_after_s, .. }
             | ApiError::TooManyTickets { retry_after_s, .. } => Some(*retry_after_s),
-            ApiError::Database(_) => Some(crate::limits::RETRY_AFTER_BUSY_S),
+            ApiError::Database(_) | ApiError::StorageFull(_) => {
+                Some(crate::limits::RETRY_AFTER_BUSY_S)
+            }
             _ => None,
         }
+    }
+
+    /// Whether the response closes the connection (`Connection: close`): a database fault's
+    /// 503. The request may have been refused before its body was read (the token is looked
+    /// up first), and hyper then cannot reuse the connection; saying so lets a client open a
+    /// new one (perhaps to another server) instead of meeting a reset on its next request.
+    fn closes_connection(&self) -> bool {
+        matches!(self, ApiError::Database(_) | ApiError::StorageFull(_))
     }
 }
 
@@ -385,6 +415,10 @@ impl IntoResponse for ApiError {
         match &self {
             ApiError::Internal(e) => tracing::error!(error = %e, "internal error"),
             ApiError::Database(e) => tracing::warn!(error = %e, "database error"),
+            ApiError::StorageFull(e) => tracing::error!(error = %e, "database disk full"),
+            ApiError::CorruptReplay { id } => {
+                tracing::error!(run = id, "stored replay of run {id} is corrupt: not served")
+            }
             _ => tracing::debug!(code = self.code(), "request refused"),
         }
         let body = ErrorBody {
@@ -398,6 +432,11 @@ impl IntoResponse for ApiError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        if self.closes_connection() {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }
@@ -436,7 +475,11 @@ impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> ApiError {
         match e {
             crate::store::StoreError::Database(e) => ApiError::Database(e),
+            crate::store::StoreError::Full(e) => ApiError::StorageFull(e),
             crate::store::StoreError::Corrupt(what) => ApiError::Internal(what),
+            crate::store::StoreError::CorruptReplay { run_id } => {
+                ApiError::CorruptReplay { id: run_id }
+            }
         }
     }
 }

@@ -40,6 +40,7 @@
 pub mod api;
 pub mod auth;
 pub mod catalog;
+pub mod check;
 pub mod config;
 pub mod error;
 pub mod limits;
@@ -234,6 +235,7 @@ impl Server {
         // rest (once serving has ended).
         let (stop_workers, stop_tasks) = (Stop::new(), Stop::new());
         let verifying = worker::spawn(&workers, &stop_workers.subscribe());
+        let quick_check = tokio::spawn(check::at_start(state.store.clone()));
         let tasks = [
             tokio::spawn(forget_idle_rates(state.clone(), stop_tasks.subscribe())),
             tokio::spawn(keep_ranks_up(state.clone(), stop_tasks.subscribe())),
@@ -311,6 +313,7 @@ impl Server {
         {
             tracing::warn!("stop deadline: background tasks left running");
         }
+        quick_check.abort();
         if tokio::time::timeout(half_reserve, state.store.close())
             .await
             .is_err()

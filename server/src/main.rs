@@ -8,6 +8,10 @@
 //! (`pogo_server::reverify`): its report on stdout, a progress bar on stderr when it is a
 //! terminal; exit code 2 for a bad configuration, 1 if the database fails mid-way (what was
 //! committed stays; run it again to resume).
+//!
+//! `pogo-server check` checks the database instead (`pogo_server::check`): its report on
+//! stdout; exit code 1 if anything is wrong or the database fails, 2 for a bad
+//! configuration.
 
 // No function over 120 lines (blank lines and comments aside; the threshold is clippy.toml's).
 #![warn(clippy::too_many_lines)]
@@ -61,7 +65,7 @@ async fn serve_or_reverify() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        None => None,
+        Some(Command::Check) | None => None,
     };
     let server = match Server::open(&config).await {
         Ok(server) => server,
@@ -75,6 +79,9 @@ async fn serve_or_reverify() -> ExitCode {
     };
     if let Some(options) = reverify_options {
         return reverify(&server, &options).await;
+    }
+    if config.command == Some(Command::Check) {
+        return check(&server).await;
     }
     raise_open_files_limit();
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
@@ -160,6 +167,28 @@ fn raise_open_files_limit() {
             );
         }
         Err(e) => tracing::warn!(error = %e, "cannot raise the open files limit"),
+    }
+}
+
+/// `pogo-server check`: checks the database, prints the report on stdout.
+async fn check(server: &Server) -> ExitCode {
+    let state = server.state();
+    let limits = state.catalog.verifier().limits();
+    let outcome = pogo_server::check::check(&state.store, limits).await;
+    state.store.close().await;
+    match outcome {
+        Ok(report) => {
+            print!("{report}");
+            if report.clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

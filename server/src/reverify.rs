@@ -226,12 +226,18 @@ async fn recheck_batch(
 ) -> Result<Vec<(Candidate, Recheck)>, ReverifyError> {
     let mut out = Vec::with_capacity(batch.len());
     for run in batch {
-        let recheck = match state.store.runs().run_bytes(run.id).await? {
-            None => Recheck::Failed {
+        let recheck = match state.store.runs().run_bytes(run.id).await {
+            Err(StoreError::CorruptReplay { .. }) => Recheck::Failed {
+                kind: "corrupt".into(),
+                reason: "the run's stored replay does not match its hash (`pogo-server check`)"
+                    .into(),
+            },
+            Err(e) => return Err(e.into()),
+            Ok(None) => Recheck::Failed {
                 kind: "missing".into(),
                 reason: "the run's replay bytes are missing from the database".into(),
             },
-            Some(bytes) => {
+            Ok(Some(bytes)) => {
                 let catalog = state.catalog.clone();
                 tokio::task::spawn_blocking(move || recheck(catalog.verifier(), &bytes, target))
                     .await

@@ -66,6 +66,7 @@ use std::time::{Duration, Instant};
 
 use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
+use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
@@ -269,6 +270,16 @@ fn verify_claims(
                 tracing::error!(run = claim.run_id, "the run's replay bytes are missing");
                 continue;
             };
+            // Damaged at rest (`pogo-server check`): not judged. No verdict of a player's run
+            // on bytes that are not theirs; like missing bytes, the claim's lease runs out.
+            if Sha256::digest(&bytes)[..] != claim.replay_hash[..] {
+                tracing::error!(
+                    run = claim.run_id,
+                    "stored replay of run {} is corrupt: not verified",
+                    claim.run_id
+                );
+                continue;
+            }
             let ticket = tickets.remove(&claim.run_id);
             let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {

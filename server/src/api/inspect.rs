@@ -66,6 +66,7 @@ pub struct Inspection {
         (status = 200, body = Inspection),
         (status = 400, description = "Not a run id", body = ErrorBody),
         (status = 404, description = "No such run (or hidden)", body = ErrorBody),
+        (status = 500, description = "The stored replay is damaged (`corrupt_replay`: its bytes do not match their hash; not served, the operator is told)", body = ErrorBody),
     ))]
 pub async fn inspect(
     State(state): State<AppState>,

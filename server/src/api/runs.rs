@@ -174,7 +174,7 @@ pub struct RunStatus {
         (status = 413, description = "Body over the limit (the longest accepted run's largest legal file plus slack)", body = ErrorBody),
         (status = 415, description = "Not `application/octet-stream`", body = ErrorBody),
         (status = 429, description = "Rate limited (per token or per address); see Retry-After", body = ErrorBody),
-        (status = 503, description = "Verification queue or upload slots full, or the server is stopping (`busy`), or database unavailable; see Retry-After", body = ErrorBody),
+        (status = 503, description = "Verification queue or upload slots full, or the server is stopping (`busy`), the database unavailable (`database_unavailable`) or its disk full (`storage_full`): nothing was stored; see Retry-After (a database fault's 503 and a stopping server's also say `Connection: close`)", body = ErrorBody),
     ))]
 pub async fn upload(
     State(state): State<AppState>,
@@ -521,6 +521,7 @@ async fn run_status_at(
         (status = 400, description = "Not a run id", body = ErrorBody),
         (status = 404, description = "No such run (or hidden)", body = ErrorBody),
         (status = 409, description = "The run is not verified (`not_verified`)", body = ErrorBody),
+        (status = 500, description = "The stored replay is damaged (`corrupt_replay`: its bytes do not match their hash; not served, the operator is told)", body = ErrorBody),
     ))]
 pub async fn replay(
     State(state): State<AppState>,

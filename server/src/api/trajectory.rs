@@ -84,6 +84,7 @@ pub struct GhostJson {
         (status = 400, description = "Bad `every` or id", body = ErrorBody),
         (status = 404, description = "No such run (or hidden)", body = ErrorBody),
         (status = 409, description = "The run is not verified (`not_verified`), or is on a past season's board (`past_season`)", body = ErrorBody),
+        (status = 500, description = "The stored replay is damaged (`corrupt_replay`: its bytes do not match their hash; not served, the operator is told)", body = ErrorBody),
         (status = 503, description = "Too many ghosts being computed (`busy`)", body = ErrorBody),
     ))]
 pub async fn ghost(

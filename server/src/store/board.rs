@@ -27,9 +27,12 @@ use super::{Board, Category, Entry, ExportCursor, Result, Store};
 /// finish tick, then earliest upload) and `board` (those ranked, ties by earlier upload —
 /// ids are assigned in upload order). `$1`…`$5` are the [`Board`]; queries append their
 /// `SELECT … FROM board` with parameters from `$6`.
-const BOARD_CTE: &str = "
+const BOARD_CTE: &str = concat!(
+    "
 WITH best AS (
-    SELECT r.id, r.player_id, p.name, r.finish_tick, r.uploaded_ms, r.splits,
+    SELECT r.id, r.player_id, ",
+    player_name!(),
+    " AS name, r.finish_tick, r.uploaded_ms, r.splits,
            ROW_NUMBER() OVER (PARTITION BY r.player_id ORDER BY r.finish_tick, r.id) AS nth
     FROM runs r JOIN players p ON p.id = r.player_id
     WHERE r.level = $1 AND r.level_hash = $2 AND r.tuning_hash = $3 AND r.rules_version = $4
@@ -40,7 +43,8 @@ board AS (
     SELECT id, player_id, name, finish_tick, uploaded_ms, splits,
            ROW_NUMBER() OVER (ORDER BY finish_tick, id) AS rank
     FROM best WHERE nth = 1
-)";
+)"
+);
 
 /// The condition that picks a category's index: none for the open board (every counting run
 /// is in `runs_ranked`), the real-time runs' own partial index's for the real-time board.
@@ -286,7 +290,7 @@ impl Boards<'_> {
         mut each: impl FnMut(BestRun) -> Result<()>,
     ) -> Result<()> {
         let sql = format!(
-            "SELECT r.player_id, r.id AS run_id, r.finish_tick, p.name AS player,
+            "SELECT r.player_id, r.id AS run_id, r.finish_tick, {name} AS player,
                     r.uploaded_ms, r.splits
              FROM runs r JOIN players p ON p.id = r.player_id
              WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2
@@ -294,7 +298,8 @@ impl Boards<'_> {
                {} AND (r.realtime = TRUE OR $5 = FALSE)
                AND r.hidden = FALSE AND p.hidden = FALSE
              ORDER BY r.finish_tick, r.id",
-            category_filter(board)
+            category_filter(board),
+            name = player_name!(),
         );
         on_pool!(self.store, |pool| {
             let mut rows = bind_board!(sqlx::query_as::<_, BestRun>(&sql), board).fetch(pool);
@@ -312,7 +317,7 @@ impl Boards<'_> {
         let mut best: Vec<BestRun> = Vec::new();
         for chunk in players.chunks(IDS_PER_QUERY) {
             let sql = format!(
-                "SELECT r.player_id, r.id AS run_id, r.finish_tick, p.name AS player,
+                "SELECT r.player_id, r.id AS run_id, r.finish_tick, {name} AS player,
                         r.uploaded_ms, r.splits
                  FROM runs r JOIN players p ON p.id = r.player_id
                  WHERE r.player_id IN ({}) AND r.level = $1 AND r.level_hash = $2
@@ -320,7 +325,8 @@ impl Boards<'_> {
                    AND (r.realtime = TRUE OR $5 = FALSE)
                    AND r.status = 'verified' AND r.finish_tick IS NOT NULL
                    AND r.hidden = FALSE AND p.hidden = FALSE",
-                placeholders(6, chunk.len())
+                placeholders(6, chunk.len()),
+                name = player_name!(),
             );
             let rows: Vec<BestRun> = on_pool!(self.store, |pool| {
                 let mut query = bind_board!(sqlx::query_as(&sql), board);

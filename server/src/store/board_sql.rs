@@ -43,8 +43,11 @@ pub(super) struct WalkRow {
 }
 
 /// The columns of a [`WalkRow`], for `board_rows_sql`.
-pub(super) const WALK_COLUMNS: &str =
-    "r.id AS run_id, p.name AS player, r.finish_tick, r.uploaded_ms, r.splits";
+pub(super) const WALK_COLUMNS: &str = concat!(
+    "r.id AS run_id, ",
+    player_name!(),
+    " AS player, r.finish_tick, r.uploaded_ms, r.splits"
+);
 
 impl WalkRow {
     /// The entry, at `rank`.

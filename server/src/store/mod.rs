@@ -10,8 +10,9 @@
 //! [`Store::boards`] (leaderboards, ranks and the rank index, exports), [`Store::players`],
 //! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`]; a caller
 //! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
-//! only opens, pings and closes the database. A run enters one way, whichever handle files
-//! it (an upload, a live room, reverify): `filing.rs`.
+//! only opens, pings and closes the database, and reads it through for `pogo-server check`
+//! (`check.rs`). A run enters one way, whichever handle files it (an upload, a live room,
+//! reverify): `filing.rs`.
 //!
 //! Durability: an upload is one transaction (replay bytes, run row) committed before the
 //! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
@@ -55,20 +56,39 @@ static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migratio
 pub enum StoreError {
     /// The database is unreachable, overloaded or locked: retry later (503).
     Database(sqlx::Error),
+    /// The database's disk is full (SQLite's `SQLITE_FULL`, PostgreSQL's `disk_full`,
+    /// SQLSTATE 53100): nothing of the failed write was kept; retry once space is freed (503).
+    Full(sqlx::Error),
     /// The database answered something the schema does not allow, or a query is wrong: a bug.
     Corrupt(String),
+    /// Run `run_id`'s stored replay does not hash to its key: a bit flipped on disk.
+    CorruptReplay { run_id: i64 },
 }
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::Database(e) => write!(f, "database unavailable: {e}"),
+            StoreError::Full(e) => write!(f, "database disk full: {e}"),
             StoreError::Corrupt(e) => write!(f, "database error: {e}"),
+            StoreError::CorruptReplay { run_id } => write!(
+                f,
+                "the stored replay of run {run_id} is corrupt (its bytes do not match their hash)"
+            ),
         }
     }
 }
 
 impl std::error::Error for StoreError {}
+
+/// SQLite's primary result codes that say the file or its disk failed, not the query
+/// (`sqlite3.h`; an extended code's low byte is its primary code): `SQLITE_BUSY` 5,
+/// `SQLITE_LOCKED` 6, `SQLITE_IOERR` 10, `SQLITE_FULL` 13, `SQLITE_CANTOPEN` 14,
+/// `SQLITE_PROTOCOL` 15 (a WAL lock race).
+const SQLITE_FULL: i64 = 13;
+const SQLITE_TRANSIENT: [i64; 5] = [5, 6, 10, 14, 15];
+/// PostgreSQL's `disk_full` (class 53, insufficient resources).
+const POSTGRES_DISK_FULL: &str = "53100";
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
@@ -79,15 +99,26 @@ impl From<sqlx::Error> for StoreError {
             | sqlx::Error::Tls(_)
             | sqlx::Error::Protocol(_)
             | sqlx::Error::WorkerCrashed => StoreError::Database(e),
-            // SQLite's "database is locked" / "busy" (SQLITE_BUSY 5, SQLITE_LOCKED 6) and
-            // PostgreSQL's connection and resource classes (08, 53, 57P): transient.
             sqlx::Error::Database(db) => {
                 let code = db.code().unwrap_or_default();
-                let transient = matches!(code.as_ref(), "5" | "6" | "517" | "262")
-                    || code.starts_with("08")
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                    // sqlx reports SQLite's extended code; its low byte is the primary one.
+                    let primary = code.parse::<i64>().unwrap_or(-1) & 0xff;
+                    if primary == SQLITE_FULL {
+                        StoreError::Full(e)
+                    } else if SQLITE_TRANSIENT.contains(&primary) {
+                        StoreError::Database(e)
+                    } else {
+                        StoreError::Corrupt(e.to_string())
+                    }
+                } else if code == POSTGRES_DISK_FULL {
+                    StoreError::Full(e)
+                } else if code.starts_with("08")
                     || code.starts_with("53")
-                    || code.starts_with("57P");
-                if transient {
+                    || code.starts_with("57P")
+                {
+                    // PostgreSQL's connection and resource classes, and an administrator's
+                    // shutdown: transient.
                     StoreError::Database(e)
                 } else {
                     StoreError::Corrupt(e.to_string())
@@ -138,6 +169,18 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// A player's name as every query serves it, for `players p`: the name where its two copies
+/// agree (migration 0016), else `(corrupt name: player ID)` — a text the name rule refuses
+/// (no parentheses, no colon), so it can never be another player's name. A bit flipped at
+/// rest in either copy shows as that text, never as another name; `pogo-server check` lists
+/// the player. A literal, for `concat!` in the queries that are constants.
+macro_rules! player_name {
+    () => {
+        "(CASE WHEN p.name = p.name_check THEN p.name \
+          ELSE '(corrupt name: player ' || p.id || ')' END)"
+    };
+}
+
 /// Binds a [`Board`] to `$1`…`$5` of a query on [`BOARD_CTE`] (`$5`: real-time runs only).
 macro_rules! bind_board {
     ($query:expr, $board:expr) => {
@@ -154,6 +197,7 @@ macro_rules! bind_board {
 // behind a handle: `store.queue()`, `store.boards()`, … (see `impl Store`).
 mod board;
 mod board_sql;
+pub mod check;
 mod filing;
 mod players;
 mod queue;
@@ -369,13 +413,17 @@ pub struct RunRow {
 }
 
 /// The columns of a [`RunRow`], for `FROM runs r JOIN players p` ([`RUN_FROM`]).
-pub(super) const RUN_COLUMNS: &str = "
-    r.id, r.player_id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
+pub(super) const RUN_COLUMNS: &str = concat!(
+    "
+    r.id, r.player_id, ",
+    player_name!(),
+    " AS player, r.level, r.level_hash, r.tuning_hash,
     r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
     r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
     (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
     p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note,
-    r.reverified_from";
+    r.reverified_from"
+);
 /// Run `$1` and its player.
 pub(super) const RUN_FROM: &str =
     "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
@@ -557,12 +605,21 @@ impl Store {
         on_pool!(self, |pool| pool.close().await)
     }
 
-    /// Whether the database answers.
-    pub async fn ping(&self) -> Result<()> {
-        on_pool!(self, |pool| {
-            sqlx::query("SELECT 1").execute(pool).await?;
-        });
-        Ok(())
+    /// Whether the database answers within `within`: a connection (the pool's, or a new one)
+    /// and `SELECT 1`. Nothing is remembered: each call asks the database. Past `within`
+    /// (the pool retrying a refused connection until its own, longer, acquire timeout) it is
+    /// [`StoreError::Database`] with `PoolTimedOut`.
+    pub async fn ping(&self, within: Duration) -> Result<()> {
+        let ping = async {
+            on_pool!(self, |pool| {
+                sqlx::query("SELECT 1").execute(pool).await?;
+            });
+            Ok(())
+        };
+        match tokio::time::timeout(within, ping).await {
+            Ok(pinged) => pinged,
+            Err(_) => Err(StoreError::Database(sqlx::Error::PoolTimedOut)),
+        }
     }
 }
 
@@ -585,8 +642,30 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
         .max_connections(SQLITE_CONNECTIONS_MAX)
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false)
+        .after_release(|conn, _| Box::pin(sqlite_reusable(conn)))
         .connect_with(options)
         .await?)
+}
+
+/// Whether a SQLite connection handed back to the pool may be handed out again: not if it is
+/// still inside a transaction once its queued work has run.
+///
+/// SQLite rolls a transaction back by itself when a write fails with `SQLITE_FULL` or
+/// `SQLITE_IOERR` (a full disk). sqlx does not know: the `ROLLBACK` it sends when the failed
+/// `Transaction` is dropped fails ("no transaction is active"), and it keeps counting the
+/// connection as one transaction deep, so its every later `BEGIN IMMEDIATE` fails
+/// (`InvalidSavePointStatement`) — the pool kept such connections, and uploads failed until
+/// a restart, long after the disk had room again. The ping runs after the queued rollback
+/// (one worker thread per connection, in order); a connection still "in a transaction" then
+/// is closed, and the pool opens a fresh one when it needs it.
+async fn sqlite_reusable(conn: &mut sqlx::SqliteConnection) -> Result<bool, sqlx::Error> {
+    use sqlx::Connection;
+    conn.ping().await?;
+    if conn.is_in_transaction() {
+        tracing::warn!("a SQLite connection left in a failed transaction is closed");
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// The key names are unique on: the name in lower case (Unicode's default case mapping,

@@ -43,7 +43,11 @@ impl Players<'_> {
 
     /// The player a token (by its hash) belongs to.
     pub async fn player_by_token(&self, token_hash: &[u8; 32]) -> Result<Option<Player>> {
-        const SQL: &str = "SELECT id, name, hidden FROM players WHERE token_hash = $1";
+        const SQL: &str = concat!(
+            "SELECT p.id, ",
+            player_name!(),
+            " AS name, p.hidden FROM players p WHERE p.token_hash = $1"
+        );
         let row = on_pool!(self.store, |pool| {
             sqlx::query_as(SQL)
                 .bind(&token_hash[..])
@@ -62,8 +66,9 @@ impl Players<'_> {
     /// was read (one statement: see [`Runs::run_and_feed`](super::Runs::run_and_feed)).
     pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<Player>, FeedSeq)> {
         let sql = format!(
-            "SELECT p.id, p.name, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
-             LEFT JOIN players p ON p.name_key = $1"
+            "SELECT p.id, {name}, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
+             LEFT JOIN players p ON p.name_key = $1",
+            name = player_name!(),
         );
         let (player, seq) = on_pool!(self.store, |pool| {
             let row = sqlx::query(&sql)
@@ -86,15 +91,28 @@ impl Players<'_> {
     /// Hides or shows a player (by name, ignoring case) and so all their runs; the player's
     /// registered name, or `None` if there is no such player.
     pub async fn set_player_hidden(&self, name: &str, hidden: bool) -> Result<Option<String>> {
-        const SQL: &str = "UPDATE players SET hidden = $1 WHERE name_key = $2 RETURNING name";
+        const SQL: &str = "UPDATE players SET hidden = $1 WHERE name_key = $2 RETURNING id";
+        // The name as served, by a second statement: SQLite's RETURNING cannot name the
+        // table by an alias, which `player_name!` needs.
+        const NAME: &str = concat!("SELECT ", player_name!(), " FROM players p WHERE p.id = $1");
         let name = on_pool!(self.store, |pool| {
-            sqlx::query(SQL)
+            let id = sqlx::query(SQL)
                 .bind(hidden)
                 .bind(name_key(name))
                 .fetch_optional(pool)
                 .await?
-                .map(|row| row.try_get::<String, _>(0))
-                .transpose()?
+                .map(|row| row.try_get::<i64, _>(0))
+                .transpose()?;
+            match id {
+                Some(id) => Some(
+                    sqlx::query(NAME)
+                        .bind(id)
+                        .fetch_one(pool)
+                        .await?
+                        .try_get::<String, _>(0)?,
+                ),
+                None => None,
+            }
         });
         Ok(name)
     }

@@ -123,10 +123,11 @@ impl super::Seasons<'_> {
         limit: u32,
     ) -> Result<Vec<Candidate>> {
         let sql = format!(
-            "SELECT r.id, r.player_id, p.name AS player, r.level, r.level_hash, r.tuning_hash,
+            "SELECT r.id, r.player_id, {name} AS player, r.level, r.level_hash, r.tuning_hash,
                     r.rules_version, r.uploaded_ms, r.hidden, r.hidden_reason, r.realtime
              {CANDIDATES}
-             ORDER BY r.id LIMIT $10"
+             ORDER BY r.id LIMIT $10",
+            name = player_name!(),
         );
         let rows = on_pool!(self.store, |pool| {
             bind_candidates!(sqlx::query_as(&sql), target, source, after)

@@ -1,8 +1,9 @@
 //! A run by its id: its row (status, verdict, player), its replay's bytes, hiding it.
 
+use sha2::{Digest, Sha256};
 use sqlx::Row;
 
-use super::{FEED_END, FeedSeq, RUN_COLUMNS, RUN_FROM, Result, RunRow, Store};
+use super::{FEED_END, FeedSeq, RUN_COLUMNS, RUN_FROM, Result, RunRow, Store, StoreError};
 
 /// Runs by id: `store.runs()`.
 #[derive(Clone, Copy, Debug)]
@@ -67,18 +68,30 @@ impl Runs<'_> {
         Ok(bytes)
     }
 
-    /// The replay bytes of a run.
+    /// The replay bytes of a run, checked against their key: bytes that no longer hash to
+    /// the SHA-256 they were stored under (a bit flipped on disk) are
+    /// [`StoreError::CorruptReplay`], never returned. Hashing costs about a millisecond per
+    /// MB, beside a read that costs more.
     pub async fn run_bytes(&self, run_id: i64) -> Result<Option<Vec<u8>>> {
-        const SQL: &str = "SELECT b.bytes FROM runs r JOIN replays b ON b.hash = r.replay_hash
+        const SQL: &str = "SELECT r.replay_hash, b.bytes
+                           FROM runs r JOIN replays b ON b.hash = r.replay_hash
                            WHERE r.id = $1";
-        let bytes = on_pool!(self.store, |pool| {
+        let read = on_pool!(self.store, |pool| {
             sqlx::query(SQL)
                 .bind(run_id)
                 .fetch_optional(pool)
                 .await?
-                .map(|row| row.try_get::<Vec<u8>, _>(0))
+                .map(|row| -> Result<(Vec<u8>, Vec<u8>), sqlx::Error> {
+                    Ok((row.try_get(0)?, row.try_get(1)?))
+                })
                 .transpose()?
         });
-        Ok(bytes)
+        let Some((hash, bytes)) = read else {
+            return Ok(None);
+        };
+        if Sha256::digest(&bytes)[..] != hash[..] {
+            return Err(StoreError::CorruptReplay { run_id });
+        }
+        Ok(Some(bytes))
     }
 }

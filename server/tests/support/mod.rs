@@ -228,7 +228,7 @@ impl ServerProcess {
             .append(true)
             .open(log)
             .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_pogo-server"))
+        let child = Command::new(server_binary())
             .args(args)
             .args([
                 "--listen",
@@ -311,6 +311,14 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.killer()();
     }
+}
+
+/// The binary [`ServerProcess`] starts: this build's, or the one `POGO_TEST_SERVER_BIN` names
+/// (to see a drill fail against an older build).
+pub fn server_binary() -> PathBuf {
+    std::env::var_os("POGO_TEST_SERVER_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_pogo-server")))
 }
 
 fn free_port() -> u16 {
