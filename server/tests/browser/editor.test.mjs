@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { SCREENSHOTS, openBrowser, startServer } from './support.mjs';
+import { SCREENSHOTS, api, openBrowser, startServer } from './support.mjs';
 
 const VIEWPORT = { width: 1280, height: 900 };
 let server;
@@ -157,6 +157,28 @@ test('a track built by mouse and keys: placed, moved, resized, undone, copied, c
   await page.keyboard.press('Delete');
   assert.equal((await track()).ramps.length, 1);
 
+  // Multi-select: Shift-click adds, a box drawn from empty ground takes what it encloses.
+  await click(12, 12);
+  await click(11, 0, ['Shift']);
+  assert.deepEqual((await selection()).sort(), ['checkpoints:0', 'ramps:0']);
+  await drag(30, -12, 6, 16);
+  assert.deepEqual((await selection()).sort(), ['checkpoints:0', 'finishes:0', 'ramps:0', 'solids:1']);
+  // Mirror them east–west about their middle (x = 17), then undo it.
+  await page.keyboard.press('m');
+  t = await track();
+  assert.deepEqual(t.ramps[0].bounds, { min: [20, 0, 10], max: [24, 2, 14] });
+  assert.equal(t.ramps[0].normal[0], 0.5, 'the ramp now rises toward the west');
+  assert.deepEqual(t.finishes[0].min, [14, 0, -3]);
+  assert.deepEqual(t.solids[1].min, [8, -1, -4]);
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await track()).finishes[0].min, [18, 0, -3]);
+  // Duplicate one (Ctrl+D), and undo that too.
+  await click(12, 12);
+  await page.keyboard.press('Control+d');
+  assert.deepEqual((await track()).ramps[1].bounds.min, [11, 0, 11]);
+  await page.keyboard.press('Control+z');
+  assert.equal((await track()).ramps.length, 1);
+
   // A problem that points at its object: the finish dragged behind the checkpoint.
   await click(19, 0);
   assert.deepEqual(await selection(), ['finishes:0']);
@@ -202,6 +224,9 @@ test('the draft survives a reload, and its code imports into a fresh draft', asy
 });
 
 test('test-play from the spawn, finished by holding a key; Esc comes back as it was', async () => {
+  // A racer with a name (the replay carries it; publishing needs it).
+  const token = await api(server.base).register('author');
+  await hook((id) => localStorage.setItem('pogo.player', JSON.stringify(id)), { name: 'author', token });
   await page.locator('.editor-canvas').focus();
   // An edit to undo afterwards: the ramp (beside the runway) nudged 1 m south.
   await click(12, 12);
@@ -238,6 +263,26 @@ test('test-play from the spawn, finished by holding a key; Esc comes back as it 
   await page.keyboard.press('Control+z');
   assert.deepEqual((await track()).ramps[0].bounds.min, [10, 0, 10], 'the edit before the test-play undone');
   assert.equal(await hook(() => window.__pogo.editor.undoDepth()), before.depth - 1);
+  await page.keyboard.press('Control+y');
+
+  // From a checkpoint (Shift+P): a test copy, said to be one, that cannot publish.
+  await click(11, 0);
+  assert.deepEqual(await selection(), ['checkpoints:0']);
+  await page.keyboard.press('Shift+P');
+  await page.waitForSelector('.editor-testplay[data-from="checkpoint"][data-play-state="ready"]');
+  assert.match(await page.locator('.play-test-note').textContent(), /cannot publish/);
+  await page.locator('.play-back').click();
+  await page.waitForFunction(() => !window.__pogo.editor.playing());
+  assert.deepEqual(await hook(() => window.__pogo.editor.authorRun()), author, 'the author\'s finish from the spawn stays');
+});
+
+test('publishing says so when the server does not publish tracks; a remix of an unknown track too', async () => {
+  assert.equal(await page.locator('.publish-state').getAttribute('data-ready'), 'yes');
+  await page.locator('.publish-button').click();
+  await page.waitForSelector('.publish-result p');
+  assert.equal(await page.locator('.publish-result').textContent(), 'Publishing is not available on this server.');
+  await openEditor('#/editor/0123456789abcdef');
+  assert.match(await page.locator('.editor-message').textContent(), /No published track 0123456789abcdef on this server/);
 });
 
 /** Picks `body` as a file named `name` in the import file picker; the message shown. */
@@ -268,6 +313,7 @@ test('malformed and hostile imports are refused with a reason', async () => {
     await hook(() => document.querySelector('.editor-message').replaceChildren());
   }
   assert.equal(await hook(() => window.__pogo.editor.draftId()), id, 'nothing was imported');
+  await page.locator('.editor-code button', { hasText: 'Close' }).click();
 });
 
 /** A busy track for the screenshot: a seeded winding course of steps, ramps, platforms and volumes. */
@@ -285,7 +331,7 @@ function busyTrack(seed = 7) {
   let y = 0;
   for (let i = 0; i < 22; i++) {
     const w = 4 + Math.floor(random() * 6);
-    const dz = Math.round((random() - 0.5) * 8);
+    const dz = Math.round(Math.sin(i / 3) * 6 + (random() - 0.5) * 4);
     const dy = Math.round((random() - 0.4) * 2);
     z += dz;
     y += dy;

@@ -84,10 +84,11 @@ export function renderInspector(box, editor) {
   }
   const key = keys[0];
   const [list, index] = parseKey(key);
-  const title = list === 'spawn' ? 'Spawn' : `${KIND_NAMES[list]} ${list === 'checkpoints' ? `#${index + 1} (raced ${ordinal(index + 1)})` : index + 1}`;
+  const kind = KIND_NAMES[list];
+  const title = list === 'spawn' ? 'Spawn' : `${kind[0].toUpperCase()}${kind.slice(1)} ${list === 'checkpoints' ? `${index + 1} (raced ${ordinal(index + 1)})` : index + 1}`;
   const rows = FIELDS[list].filter((f) => list !== 'ramps' || !f.path.includes('bounds') || objectAt(editor.track, key).bounds)
     .map((f) => fieldRow(editor, key, f));
-  const order = list === 'checkpoints' ? el('div', { class: 'inspector-row' },
+  const order = list === 'checkpoints' ? el('div', { class: 'inspector-order' },
     el('button', { type: 'button', onclick: () => editor.reorder(index, -1), disabled: index === 0 }, 'Raced earlier'),
     el('button', { type: 'button', onclick: () => editor.reorder(index, 1), disabled: index === editor.track.checkpoints.length - 1 }, 'Raced later'))
     : null;

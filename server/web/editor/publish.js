@@ -58,7 +58,8 @@ async function publish(editor, { name, description, identity, run, button, resul
       el('a', { href: trackHref(track.id) }, `track ${track.id}`)));
   } catch (e) {
     button.disabled = false;
-    if (e instanceof ApiError && (e.status === 405 || (e.status === 404 && (e.code.startsWith('http_') || e.code === 'not_found')))) {
+    // The server's own "no such route" (404 no_route, 405): it does not publish tracks.
+    if (e instanceof ApiError && (e.status === 405 || (e.status === 404 && (e.code === 'no_route' || e.code.startsWith('http_'))))) {
       replace(result, el('p', { class: 'error' }, 'Publishing is not available on this server.'));
       return;
     }

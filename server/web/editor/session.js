@@ -202,9 +202,10 @@ export class Session {
     this.onChange('track');
   }
 
-  /** Every object's footprint together, for framing. */
+  /** Every object's footprint together but kill volumes' (which often reach far around), for
+   * framing. */
   extentRect() {
-    const rects = allKeys(this.track).map((k) => footprint(this.track, k));
+    const rects = allKeys(this.track).filter((k) => !k.startsWith('kills:')).map((k) => footprint(this.track, k));
     return {
       x0: Math.min(...rects.map((r) => r.x0)), z0: Math.min(...rects.map((r) => r.z0)),
       x1: Math.max(...rects.map((r) => r.x1)), z1: Math.max(...rects.map((r) => r.z1)),

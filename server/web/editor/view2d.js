@@ -15,7 +15,7 @@ export const STYLE = {
   zones: { fill: 'rgba(150, 110, 255, 0.16)', line: '#a98bff' },
   checkpoints: { fill: 'rgba(62, 193, 255, 0.18)', line: '#3ec1ff' },
   finishes: { fill: 'rgba(95, 214, 138, 0.22)', line: '#5fd68a' },
-  kills: { fill: 'rgba(255, 107, 107, 0.16)', line: '#ff6b6b' },
+  kills: { fill: 'rgba(255, 107, 107, 0.07)', line: 'rgba(255, 107, 107, 0.55)' },
 };
 
 /** The order objects are drawn in (and hit in reverse): volumes over what they cover. */
@@ -289,7 +289,7 @@ export class TopView {
   drawSpawn(p, selected, flagged) {
     const { ctx } = this;
     const [px, py] = this.toScreen(p[0], p[2]);
-    const r = Math.max(6, 0.4 * this.scale);
+    const r = Math.max(8, 0.4 * this.scale);
     ctx.fillStyle = '#e8fbff';
     ctx.beginPath();
     ctx.arc(px, py, r, 0, 2 * Math.PI);
