@@ -178,6 +178,15 @@ test('a track built by mouse and keys: placed, moved, resized, undone, copied, c
   assert.deepEqual((await track()).ramps[1].bounds.min, [11, 0, 11]);
   await page.keyboard.press('Control+z');
   assert.equal((await track()).ramps.length, 1);
+  // A moving platform (3), its path's far end dragged 4 m south; both undone.
+  await page.keyboard.press('3');
+  await drag(-4, 10, 0, 14);
+  assert.deepEqual((await track()).platforms[0], { size: [4, 0.5, 4], path: { ping_pong: { from: [-4, -0.5, 10], to: [4, -0.5, 10], period: 4 } } });
+  await drag(6, 12, 6, 16);
+  assert.deepEqual((await track()).platforms[0].path.ping_pong.to, [4, -0.5, 14]);
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+z');
+  assert.equal((await track()).platforms.length, 0);
 
   // A problem that points at its object: the finish dragged behind the checkpoint.
   await click(19, 0);

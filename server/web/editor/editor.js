@@ -110,12 +110,12 @@ class EditorUi {
     this.drafts = draftBar({
       rename: (name) => this.session.rename(name), open: (id) => this.openStored(id), create: () => this.open(newDraft()),
       remove: () => this.removeDraft(), exportFile: () => this.exportFile(), importFile: (f) => this.importFile(f),
-      copyCode: () => this.copyCode(), pasteCode: () => this.showCodeBox(''),
+      copyCode: () => this.copyCode(), pasteCode: () => this.showCodeBox(''), help: () => this.toggleHelp(),
     });
     this.tools = toolBar({
       tool: (id) => { this.session.tool = id; this.refresh('tool'); }, grid: (s) => { this.session.grid = s; this.refresh('tool'); },
       snap: (on) => { this.session.snap = on; this.refresh('tool'); }, undo: () => this.session.undo(), redo: () => this.session.redo(),
-      toggle3d: () => this.toggle3d(), testPlay: (c) => this.startPlay(c), help: () => this.toggleHelp(),
+      toggle3d: () => this.toggle3d(), testPlay: (c) => this.startPlay(c),
     });
     page.body.append(this.drafts.node, page.code, this.tools.node,
       el('div', { class: 'editor-main' }, page.stage,

@@ -6,7 +6,7 @@ import { el } from '../shared/dom.js';
 /** [keys, what they do], by group. */
 export const KEYS = [
   ['Tools', [
-    ['V', 'select and move (click, Shift-click to add, drag on empty ground for a box)'],
+    ['V', 'select and move (click, Shift-click to add, drag on empty ground for a box); drag a handle to resize, a selected platform\'s dashed far end to move its path\'s end'],
     ['1 … 7', 'place a solid, ramp, moving platform, zone, checkpoint, finish, kill volume: drag out its box, or click for a 4 m one'],
     ['0', 'put the spawn where you click'],
     ['Esc', 'back to the select tool; again: select nothing'],

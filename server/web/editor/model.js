@@ -154,6 +154,20 @@ export function resizeObject(track, key, rect) {
   return withObject(track, key, out);
 }
 
+/** The far end of platform `key`'s path from above: its footprint at `to`. */
+export function pathEnd(track, key) {
+  const p = objectAt(track, key);
+  const to = p.path.ping_pong.to;
+  return { x0: to[0], z0: to[2], x1: to[0] + p.size[0], z1: to[2] + p.size[2] };
+}
+
+/** Platform `key` with its path's far end moved by `d`. */
+export function movePathEnd(track, key, d) {
+  const p = objectAt(track, key);
+  const pp = p.path.ping_pong;
+  return withObject(track, key, { ...p, path: { ping_pong: { ...pp, to: add(pp.to, d) } } });
+}
+
 /** The track without the objects `keys` (the spawn stays: a track has one). */
 export function deleteObjects(track, keys) {
   const out = { ...track };

@@ -1,6 +1,6 @@
 // The editor's bars: the draft bar (its name, the drafts kept in this browser, new, delete,
-// export and import as a file or a code) and the tool bar (the tools, the grid, undo and redo,
-// the 3D preview, test-play, help).
+// export and import as a file or a code, the keys) and the tool bar (the tools, the grid, undo
+// and redo, the 3D preview, test-play).
 
 import { el, replace } from '../shared/dom.js';
 import { loadDrafts } from './drafts.js';
@@ -8,7 +8,7 @@ import { GRID_STEPS } from './session.js';
 import { TOOLS } from './tools.js';
 
 /** The draft bar; `actions` = {rename(name), open(id), create(), remove(), exportFile(),
- * importFile(file), copyCode(), pasteCode()}. Returns {node, update(session)}. */
+ * importFile(file), copyCode(), pasteCode(), help()}. Returns {node, update(session)}. */
 export function draftBar(actions) {
   const name = el('input', { type: 'text', class: 'editor-name', maxlength: '64', 'aria-label': 'Track name', dataset: { field: 'track-name' } });
   name.addEventListener('change', () => actions.rename(name.value.trim() || 'my track'));
@@ -28,7 +28,8 @@ export function draftBar(actions) {
     button('Export file', actions.exportFile, { dataset: { action: 'export-file' } }),
     button('Import file', () => picker.click(), { dataset: { action: 'import-file' } }), picker,
     button('Copy code', actions.copyCode, { dataset: { action: 'copy-code' } }),
-    button('Paste code', actions.pasteCode, { dataset: { action: 'paste-code' } }));
+    button('Paste code', actions.pasteCode, { dataset: { action: 'paste-code' } }),
+    button('? Keys', actions.help, { title: 'The keys (?)', dataset: { action: 'help' } }));
   const update = (session) => {
     if (document.activeElement !== name) name.value = session.history.current.name;
     const { drafts } = loadDrafts();
@@ -42,7 +43,7 @@ export function draftBar(actions) {
 }
 
 /** The tool bar; `actions` = {tool(id), grid(step), snap(on), undo(), redo(), toggle3d(),
- * testPlay(fromCheckpoint), help()}. Returns {node, update(session, showing3d)}. */
+ * testPlay(fromCheckpoint)}. Returns {node, update(session, showing3d)}. */
 export function toolBar(actions) {
   const tools = TOOLS.map((t) => el('button', {
     type: 'button', class: 'editor-tool', title: `${t.label} (${t.key})`, dataset: { tool: t.id }, onclick: () => actions.tool(t.id),
@@ -55,12 +56,11 @@ export function toolBar(actions) {
   const redo = el('button', { type: 'button', onclick: actions.redo, title: 'Redo (Ctrl+Shift+Z)' }, 'Redo');
   const view3d = el('button', { type: 'button', onclick: actions.toggle3d, title: 'Top view / 3D preview (Tab)', dataset: { action: 'toggle-3d' } }, '3D');
   const play = el('button', { type: 'button', class: 'editor-play', onclick: () => actions.testPlay(false), title: 'Test-play from the spawn (P)', dataset: { action: 'test-play' } }, '▶ Test-play');
-  const help = el('button', { type: 'button', onclick: actions.help, title: 'Keys (?)', dataset: { action: 'help' } }, '?');
   const node = el('div', { class: 'editor-bar editor-tool-bar' },
     el('span', { class: 'editor-tools', role: 'group', 'aria-label': 'Tools' }, tools),
     el('span', { class: 'editor-bar-gap' }),
     el('label', { class: 'small' }, 'Grid ', grid), el('label', { class: 'small' }, snap, ' snap'),
-    undo, redo, view3d, play, help);
+    undo, redo, view3d, play);
   const update = (session, showing3d) => {
     for (const b of tools) b.setAttribute('aria-pressed', String(b.dataset.tool === session.tool));
     grid.value = String(session.grid);

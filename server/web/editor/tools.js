@@ -1,10 +1,11 @@
 // What the mouse does on the top view: the select tool (click, Shift-click, a box drawn on
 // empty ground; drag a selection to move it, a handle to resize it) and the placing tools
-// (drag out a box of that kind, or click for one of the default size; the spawn tool puts
+// (drag out a box of that kind, or click for one of the default size; a selected platform's
+// dashed far end drags its path's end; the spawn tool puts
 // the spawn where you click). The right or middle button, or Space held, pans; the wheel
 // zooms. Every position snaps to the grid while snapping is on.
 
-import { footprint, moveObjects, resizeObject } from './model.js';
+import { footprint, moveObjects, movePathEnd, pathEnd, resizeObject } from './model.js';
 
 /** The tools, in the order of their keys (1 … 7, then 0 for the spawn). */
 export const TOOLS = [
@@ -46,6 +47,9 @@ export function newObject(list, rect, top) {
     default: return null;
   }
 }
+
+/** Whether world point `w` ([x, z]) is in `rect`. */
+const within = (rect, w) => w[0] >= rect.x0 && w[0] <= rect.x1 && w[1] >= rect.z0 && w[1] <= rect.z1;
 
 /** A rectangle from two corners. */
 function rectOf(a, b) {
@@ -114,6 +118,9 @@ function startDrag(editor, p, shift, world) {
   const single = editor.selection.size === 1 ? [...editor.selection][0] : null;
   const handle = editor.view.handleAt(track, single, p[0], p[1]);
   if (handle) return { ...base, kind: 'resize', key: single, handle, rect: footprint(track, single) };
+  if (single?.startsWith('platforms:') && within(pathEnd(track, single), editor.view.toWorld(p[0], p[1]))) {
+    return { ...base, kind: 'path', key: single, origin: track };
+  }
   const key = editor.view.hit(track, p[0], p[1]);
   if (!key) return { ...base, kind: 'marquee', shift, before: new Set(editor.selection) };
   if (shift) {
@@ -139,6 +146,8 @@ function moveDrag(editor, drag, p, world) {
   } else if (drag.kind === 'move' && drag.moved) {
     const d = [w[0] - drag.from[0], 0, w[1] - drag.from[1]];
     editor.showTrack(moveObjects(drag.origin, drag.keys, d));
+  } else if (drag.kind === 'path' && drag.moved) {
+    editor.showTrack(movePathEnd(drag.origin, drag.key, [w[0] - drag.from[0], 0, w[1] - drag.from[1]]));
   } else if (drag.kind === 'resize' && drag.moved) {
     editor.showTrack(resizeObject(editor.history.current, drag.key, resized(drag.rect, drag.handle, w, editor.grid)));
   }
@@ -171,8 +180,8 @@ function endDrag(editor, drag, p, world) {
     const box = rectOf(world(drag.start, false), world(p, false));
     const inside = drag.moved ? editor.keysInside(box) : [];
     editor.select(new Set([...(drag.shift ? drag.before : []), ...inside]));
-  } else if (drag.kind === 'move' || drag.kind === 'resize') {
-    if (drag.moved) editor.commit(editor.shown, editor.selection, drag.kind === 'move' ? 'move' : 'resize');
+  } else if (drag.kind === 'move' || drag.kind === 'resize' || drag.kind === 'path') {
+    if (drag.moved && editor.shown) editor.commit(editor.shown, editor.selection, drag.kind === 'path' ? 'moved the path\'s end' : drag.kind);
     else editor.showTrack(null);
   }
   editor.redraw();
