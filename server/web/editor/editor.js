@@ -57,13 +57,17 @@ async function firstDraft(remixOf, signal) {
       if (e.name === 'AbortError') throw e;
       return null;
     });
+    let unreadable = null;
     if (response?.ok) {
-      const level = JSON.parse(await response.text());
-      const track = trackFromLevel(level);
-      track.name = `remix of ${track.name}`.slice(0, 64);
-      return { draft: { id: newDraftId(), name: track.name, level: track, remixOf }, notice: `A remix of track ${remixOf}: a new draft.` };
+      try {
+        const track = trackFromLevel(JSON.parse(await response.text()));
+        track.name = `remix of ${track.name}`.slice(0, 64);
+        return { draft: { id: newDraftId(), name: track.name, level: track, remixOf }, notice: `A remix of track ${remixOf}: a new draft.` };
+      } catch (e) {
+        unreadable = `Track ${remixOf} is not a level this editor can read (${e.message}).`;
+      }
     }
-    const why = response?.status === 404 ? `No published track ${remixOf} on this server (or this server does not publish tracks yet).`
+    const why = unreadable ?? response?.status === 404 ? `No published track ${remixOf} on this server (or this server does not publish tracks yet).`
       : `Track ${remixOf} could not be read${response ? ` (${response.status})` : ''}.`;
     return { ...storedDraft(), notice: why, noticeIsError: true };
   }

@@ -26,13 +26,13 @@ export function renderPublish(box, editor) {
     : !identity ? 'Publishing needs a name: register one on a finish panel (race any level) first.'
       : !finished ? 'Finish it to publish: test-play it from the spawn (P) and cross the finish. Any change to the geometry after your finish needs a new one.'
         : `Your finish from the spawn: ${(run.finishTick / editor.rate).toFixed(2)} s. Ready to publish.`;
-  const name = el('input', { type: 'text', value: editor.draft.name, maxlength: '64', 'aria-label': 'Display name', dataset: { field: 'publish-name' } });
+  const name = el('input', { type: 'text', value: editor.history.current.name, maxlength: '64', 'aria-label': 'Display name', dataset: { field: 'publish-name' } });
   const description = el('textarea', { rows: '2', maxlength: '500', 'aria-label': 'Description', placeholder: 'What is this track like?' });
   description.value = editor.draft.description ?? '';
   description.addEventListener('change', () => { editor.draft.description = description.value; editor.saveNow(); });
   const result = el('div', { class: 'publish-result', role: 'status' });
   const button = el('button', { type: 'button', class: 'publish-button', disabled: !(finished && identity) }, 'Publish');
-  button.addEventListener('click', () => publish(editor, { name: name.value.trim() || editor.draft.name, description: description.value, identity, run, button, result }));
+  button.addEventListener('click', () => publish(editor, { name: name.value.trim() || editor.history.current.name, description: description.value, identity, run, button, result }));
   replace(box, el('h3', {}, 'Publish'),
     el('p', { class: `publish-state${finished ? ' ready' : ''}`, dataset: { ready: finished ? 'yes' : 'no' } }, state),
     el('label', { class: 'publish-field' }, 'Name ', name), el('label', { class: 'publish-field' }, 'Description ', description),
