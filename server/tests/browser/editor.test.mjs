@@ -19,7 +19,7 @@
 // in 3D.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { SCREENSHOTS, api, openBrowser, startServer } from './support.mjs';
@@ -218,6 +218,12 @@ test('the draft survives a reload, and its code imports into a fresh draft', asy
   assert.equal(await hook(() => window.__pogo.editor.draftId()), id);
   assert.equal(geometry(await track()), geometry(before));
 
+  // Export file: a download of the level JSON.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-action="export-file"]').click()]);
+  assert.equal(download.suggestedFilename(), 'my-track.json');
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(geometry(exported), geometry(before));
+
   await page.locator('button[data-action="copy-code"]').click();
   const code = await page.locator('.editor-code-text').inputValue();
   assert.match(code, /^pogo1:[A-Za-z0-9_-]+$/);
@@ -308,6 +314,16 @@ test('malformed and hostile imports are refused with a reason', async () => {
   const level = (more) => JSON.stringify({ name: 'x', spawn: [0, 0, 0], solids: [floor], finishes: [{ min: [1, 0, 1], max: [2, 2, 2] }], ...more });
   const id = await hook(() => window.__pogo.editor.draftId());
   assert.match(await importFile('a.json', 'this is not json'), /Not imported: it is not JSON/);
+  // Dropped on the editor, as from a file manager.
+  const dropped = await page.evaluateHandle(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(['{"name": "x", "spawn": [0, 0]}'], 'dropped.json', { type: 'application/json' }));
+    return data;
+  });
+  await page.locator('.editor-stage').dispatchEvent('drop', { dataTransfer: dropped });
+  await page.waitForFunction(() => document.querySelector('.editor-message')?.textContent.length > 0);
+  assert.match(await page.locator('.editor-message').textContent(), /Not imported: spawn: expected \[x, y, z\]/);
+  await hook(() => document.querySelector('.editor-message').replaceChildren());
   assert.match(await importFile('big.json', `{"name":"${'x'.repeat(300 << 10)}"}`), /Not imported: the file is \d+ bytes; a track is at most 262144/);
   const many = Array.from({ length: 2000 }, (_, i) => ({ min: [i % 40, -1, Math.floor(i / 40)], max: [i % 40 + 1, 0, Math.floor(i / 40) + 1] }));
   assert.match(await importFile('many.json', level({ solids: many })), /Not imported: 2001 objects; a track holds at most 2000/);

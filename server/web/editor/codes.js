@@ -63,6 +63,12 @@ export async function decodeCode(code) {
   return new TextDecoder().decode(bytes);
 }
 
+/** A refusal of the gate as one line: its field, then why (which the parser's own messages
+ * already begin with the field). */
+export function refusalText({ field, why }) {
+  return field && !why.startsWith(field) ? `${field}: ${why}` : why;
+}
+
 /**
  * Level JSON `text` as a level object, or an Error saying why not: not JSON, over the size,
  * or refused by the gate (`check`: pogo.checkTrack) for anything but the lack of a finish.
@@ -77,9 +83,7 @@ export function parseImport(text, check) {
   }
   if (!level || typeof level !== 'object' || Array.isArray(level)) throw new Error('it is not a level: a level is a JSON object');
   const gate = check(text);
-  if (!gate.ok && gate.field !== 'finishes') {
-    throw new Error(`${gate.field ? `${gate.field}: ` : ''}${gate.why}`);
-  }
+  if (!gate.ok && gate.field !== 'finishes') throw new Error(refusalText(gate));
   return level;
 }
 

@@ -6,6 +6,7 @@
 // exactly as it was: the editor's page is hidden, not closed, meanwhile.
 
 import { el } from '../shared/dom.js';
+import { refusalText } from './codes.js';
 import { levelJson, parseKey } from './model.js';
 
 /**
@@ -30,7 +31,7 @@ export function startTestPlay(ctx, fromCheckpoint) {
     note = `A test from checkpoint ${index + 1}: this run cannot publish the track (publishing needs a finish from the spawn).`;
   }
   const gate = fromCheckpoint ? session.pogo.checkTrack(levelJson(track)) : session.gate;
-  if (!gate.ok) return `This test copy is refused: ${gate.field} ${gate.why}`;
+  if (!gate.ok) return `This test copy is refused: ${refusalText(gate)}`;
   const levelText = levelJson(track, gate.levelName);
   const box = el('div', { class: 'editor-testplay', dataset: { from: fromCheckpoint ? 'checkpoint' : 'spawn' } });
   const controller = new AbortController();
