@@ -11,11 +11,14 @@
 //   - test-play (P) from the spawn, finished by holding a key on the real clock; the finish
 //     is kept as the author's; Esc comes back with the selection, the undo history and the
 //     camera as they were;
+//   - publishing sends what the contract names (to a stand-in for the route: another engineer
+//     builds it), shows a refusal at the object its field names, and on this server, which
+//     has no such route yet, says publishing is not available; a remix of an unknown track says so;
 //   - a phone-sized screen gets a message instead of the editor;
 //   - hostile imports (not JSON, 300 KiB, 2 001 objects, an object 5 km out, bad codes) are
 //     each refused with a reason.
 // Screenshots (target/web-screenshots/): the empty editor, a problem, the help overlay,
-// test-play, a busy track (made by a seeded generator, imported as a file) from above and
+// test-play, a refusal by the (stand-in) server, a busy track (made by a seeded generator, imported as a file) from above and
 // in 3D.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -291,8 +294,38 @@ test('test-play from the spawn, finished by holding a key; Esc comes back as it 
   assert.deepEqual(await hook(() => window.__pogo.editor.authorRun()), author, 'the author\'s finish from the spawn stays');
 });
 
-test('publishing says so when the server does not publish tracks; a remix of an unknown track too', async () => {
+test('publishing: the request the contract names, a refusal at its object, a server without tracks', async () => {
   assert.equal(await page.locator('.publish-state').getAttribute('data-ready'), 'yes');
+  const author = await hook(() => window.__pogo.editor.authorRun());
+  const identity = await hook(() => JSON.parse(localStorage.getItem('pogo.player')));
+  // A stand-in for the server's route (another engineer builds it): what the page sends.
+  const sent = [];
+  const answers = [
+    { status: 201, body: { track: { id: '00112233445566aa', level: author.levelName } } },
+    { status: 422, body: { error: 'track_refused', message: 'the ramp is too steep', field: 'ramps[0].normal' } },
+  ];
+  await page.route('**/api/tracks', (route) => {
+    sent.push({ body: JSON.parse(route.request().postData()), authorization: route.request().headers().authorization });
+    const { status, body } = answers[sent.length - 1];
+    return route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
+  });
+  await page.locator('.publish-field input').fill('Runway');
+  await page.locator('.publish-button').click();
+  await page.waitForSelector('.publish-done a');
+  assert.equal(await page.locator('.publish-done a').getAttribute('href'), '#/tracks/00112233445566aa');
+  const { body, authorization } = sent[0];
+  assert.equal(authorization, `Bearer ${identity.token}`);
+  assert.deepEqual(Object.keys(body).sort(), ['description', 'level', 'name', 'remix_of', 'replay']);
+  assert.equal(JSON.parse(body.level).name, author.levelName, 'the level JSON named by its geometry');
+  assert.equal(body.name, 'Runway');
+  assert.equal(body.remix_of, null);
+  assert.equal(Buffer.from(body.replay, 'base64').length, author.bytes, 'the author\'s finished replay');
+  await page.locator('.publish-button').click();
+  await page.waitForSelector('.editor-problem[data-key="ramps:0"]');
+  assert.match(await page.locator('.publish-result').textContent(), /Refused: the ramp is too steep \(422 track_refused\)/);
+  await shot('publish-refused');
+  await page.unroute('**/api/tracks');
+  // This server has no such route (yet): it says so, and nothing is shown as published.
   await page.locator('.publish-button').click();
   await page.waitForSelector('.publish-result p');
   assert.equal(await page.locator('.publish-result').textContent(), 'Publishing is not available on this server.');

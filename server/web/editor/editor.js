@@ -17,7 +17,7 @@ import { CODE_PREFIX, FILE_BYTES_MAX, decodeCode, download, encodeCode, fileName
 import { deleteDraft, loadDrafts, newDraftId } from './drafts.js';
 import { helpOverlay } from './help.js';
 import { renderInspector } from './inspector.js';
-import { emptyTrack, levelJson, trackFromLevel } from './model.js';
+import { emptyTrack, footprint, levelJson, trackFromLevel } from './model.js';
 import { renderPublish } from './publish.js';
 import { Session } from './session.js';
 import { startTestPlay } from './testplay.js';
@@ -192,12 +192,14 @@ class EditorUi {
     this.view2d.draw(s.track, { selection: s.selection, flagged, marquee: s.marquee, preview: s.preview, grid: s.grid });
   }
 
-  /** Redraws what `what` changed: 'view', 'cursor', 'selection', 'tool', 'status', 'track'. */
+  /** Redraws what `what` changed: 'view', 'cursor', 'selection', 'tool', 'status', 'publish',
+   * 'track'. */
   refresh(what) {
     const s = this.session;
     if (what === 'cursor') return this.status();
     this.draw();
     if (what === 'view') return undefined;
+    if (what === 'publish') return renderPublish(this.page.publish, s);
     this.tools.update(s, this.showing3d);
     if (what === 'track' || what === 'selection') renderInspector(this.page.inspector, s);
     if (what === 'track') {
@@ -218,8 +220,15 @@ class EditorUi {
       el('span', { class: 'muted' }, s.message ? ` · ${s.message}` : ''), el('span', { class: 'editor-cursor' }, c));
   }
 
-  /** A problem's object: selected and brought into view. */
+  /** A problem's object: selected, and brought into view when it is out of it. */
   pick(key) {
+    const r = footprint(this.session.track, key);
+    const [ax, ay] = this.view2d.toScreen(r.x0, r.z0);
+    const [bx, by] = this.view2d.toScreen(r.x1, r.z1);
+    if (ax < 0 || ay < 0 || bx > this.view2d.width || by > this.view2d.height) {
+      this.view2d.cx = (r.x0 + r.x1) / 2;
+      this.view2d.cz = (r.z0 + r.z1) / 2;
+    }
     this.session.select([key]);
     this.page.canvas.focus();
   }

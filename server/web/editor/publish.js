@@ -26,11 +26,12 @@ export function renderPublish(box, editor) {
     : !identity ? 'Publishing needs a name: register one on a finish panel (race any level) first.'
       : !finished ? 'Finish it to publish: test-play it from the spawn (P) and cross the finish. Any change to the geometry after your finish needs a new one.'
         : `Your finish from the spawn: ${(run.finishTick / editor.rate).toFixed(2)} s. Ready to publish.`;
-  const name = el('input', { type: 'text', value: editor.history.current.name, maxlength: '64', 'aria-label': 'Display name', dataset: { field: 'publish-name' } });
+  const name = el('input', { type: 'text', value: editor.draft.displayName ?? editor.history.current.name, maxlength: '64', 'aria-label': 'Display name', dataset: { field: 'publish-name' } });
+  name.addEventListener('change', () => { editor.draft.displayName = name.value; editor.saveNow(); });
   const description = el('textarea', { rows: '2', maxlength: '500', 'aria-label': 'Description', placeholder: 'What is this track like?' });
   description.value = editor.draft.description ?? '';
   description.addEventListener('change', () => { editor.draft.description = description.value; editor.saveNow(); });
-  const result = el('div', { class: 'publish-result', role: 'status' });
+  const result = el('div', { class: 'publish-result', role: 'status' }, resultText(editor.publishResult));
   const button = el('button', { type: 'button', class: 'publish-button', disabled: !(finished && identity) }, 'Publish');
   button.addEventListener('click', () => publish(editor, { name: name.value.trim() || editor.history.current.name, description: description.value, identity, run, button, result }));
   replace(box, el('h3', {}, 'Publish'),
@@ -40,9 +41,21 @@ export function renderPublish(box, editor) {
     button, result);
 }
 
+/** What the last publish got: {kind: 'done' | 'error', text, href?}, as a paragraph. */
+function resultText(last) {
+  if (!last) return null;
+  if (last.kind === 'done') return el('p', { class: 'publish-done' }, last.text, el('a', { href: last.href }, last.linkText));
+  return el('p', { class: 'error', role: 'alert' }, last.text);
+}
+
 async function publish(editor, { name, description, identity, run, button, result }) {
   button.disabled = true;
   replace(result, el('span', { class: 'muted' }, 'Publishing…'));
+  const said = (last, field = null) => {
+    editor.publishResult = last;
+    if (field) editor.flagServerField(field, last.text);
+    else editor.onChange('publish');
+  };
   const body = {
     level: run.levelText, name, description, replay: base64(run.bytes), remix_of: editor.draft.remixOf ?? null,
   };
@@ -54,17 +67,14 @@ async function publish(editor, { name, description, identity, run, button, resul
     });
     const track = answer?.track;
     if (!track?.id) throw new ApiError(status, 'bad_answer', 'the server answered without a track');
-    replace(result, el('p', { class: 'publish-done' }, status === 201 ? 'Published: ' : 'Published before, with this very geometry: ',
-      el('a', { href: trackHref(track.id) }, `track ${track.id}`)));
+    said({ kind: 'done', text: status === 201 ? 'Published: ' : 'Published before, with this very geometry: ', href: trackHref(track.id), linkText: `track ${track.id}` });
   } catch (e) {
-    button.disabled = false;
     // The server's own "no such route" (404 no_route, 405): it does not publish tracks.
     if (e instanceof ApiError && (e.status === 405 || (e.status === 404 && (e.code === 'no_route' || e.code.startsWith('http_'))))) {
-      replace(result, el('p', { class: 'error' }, 'Publishing is not available on this server.'));
+      said({ kind: 'error', text: 'Publishing is not available on this server.' });
       return;
     }
-    const field = e instanceof ApiError ? e.body?.field : null;
-    replace(result, el('p', { class: 'error', role: 'alert' }, e instanceof ApiError ? `Refused: ${e.message} (${e.status} ${e.code})` : `Not published: ${e.message}`));
-    if (field) editor.flagServerField(field, e.message);
+    const field = e instanceof ApiError && typeof e.body?.field === 'string' ? e.body.field : null;
+    said({ kind: 'error', text: e instanceof ApiError ? `Refused: ${e.message} (${e.status} ${e.code})` : `Not published: ${e.message}` }, field);
   }
 }

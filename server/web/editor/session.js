@@ -36,6 +36,8 @@ export class Session {
     this.authorRun = null;
     /** Problems the server's refusal named (until the next edit). */
     this.serverProblems = [];
+    /** What the last publish got (publish.js), until the next edit. */
+    this.publishResult = null;
     this.message = '';
     this.check();
   }
@@ -61,6 +63,7 @@ export class Session {
     this.history.push(track);
     this.selection = new Set([...selection].filter((k) => objectAt(track, k) !== undefined));
     this.serverProblems = [];
+    this.publishResult = null;
     this.message = what;
     this.changed();
   }
@@ -75,7 +78,7 @@ export class Session {
   saveNow() {
     const error = saveDraft({
       id: this.draft.id, name: this.history.current.name, level: levelJson(this.history.current),
-      remixOf: this.draft.remixOf ?? null, description: this.draft.description ?? '',
+      remixOf: this.draft.remixOf ?? null, description: this.draft.description ?? '', displayName: this.draft.displayName ?? null,
     });
     if (error) this.message = error;
   }
@@ -197,7 +200,7 @@ export class Session {
 
   /** A refusal of the server's naming `field`: shown as a problem at its object. */
   flagServerField(field, message) {
-    this.serverProblems = [{ key: keyOfField(field), field, message: `The server: ${message}`, source: 'server' }];
+    this.serverProblems = [{ key: keyOfField(field), field, message: `The server: ${message.replace(/^Refused: /, '')}`, source: 'server' }];
     this.check();
     this.onChange('track');
   }
