@@ -18,7 +18,7 @@
 //   - hostile imports (not JSON, 300 KiB, 2 001 objects, an object 5 km out, bad codes) are
 //     each refused with a reason.
 // Screenshots (target/web-screenshots/): the empty editor, a problem, the help overlay,
-// test-play, a refusal by the (stand-in) server, a busy track (made by a seeded generator, imported as a file) from above and
+// test-play (from the spawn, and from a checkpoint), a refusal by the (stand-in) server, a busy track (made by a seeded generator, imported as a file) from above and
 // in 3D.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,6 +37,8 @@ before(async () => {
   server = await startServer();
   context = await openBrowser(VIEWPORT, { webgl: true });
   page = await context.newPage();
+  // Generous: the machines this runs on are shared, and a reload under load can take a while.
+  page.setDefaultTimeout(45_000);
   page.on('pageerror', (e) => console.error('page error:', e.message));
 });
 
@@ -289,6 +291,8 @@ test('test-play from the spawn, finished by holding a key; Esc comes back as it 
   await page.keyboard.press('Shift+P');
   await page.waitForSelector('.editor-testplay[data-from="checkpoint"][data-play-state="ready"]');
   assert.match(await page.locator('.play-test-note').textContent(), /cannot publish/);
+  await page.waitForTimeout(300);
+  await shot('testplay-checkpoint');
   await page.locator('.play-back').click();
   await page.waitForFunction(() => !window.__pogo.editor.playing());
   assert.deepEqual(await hook(() => window.__pogo.editor.authorRun()), author, 'the author\'s finish from the spawn stays');

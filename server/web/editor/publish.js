@@ -32,6 +32,10 @@ export function renderPublish(box, editor) {
   description.value = editor.draft.description ?? '';
   description.addEventListener('change', () => { editor.draft.description = description.value; editor.saveNow(); });
   const result = el('div', { class: 'publish-result', role: 'status' }, resultText(editor.publishResult));
+  if (editor.publishResult?.fresh) {
+    editor.publishResult.fresh = false;
+    requestAnimationFrame(() => result.scrollIntoView({ block: 'nearest' }));
+  }
   const button = el('button', { type: 'button', class: 'publish-button', disabled: !(finished && identity) }, 'Publish');
   button.addEventListener('click', () => publish(editor, { name: name.value.trim() || editor.history.current.name, description: description.value, identity, run, button, result }));
   replace(box, el('h3', {}, 'Publish'),
@@ -52,7 +56,7 @@ async function publish(editor, { name, description, identity, run, button, resul
   button.disabled = true;
   replace(result, el('span', { class: 'muted' }, 'Publishing…'));
   const said = (last, field = null) => {
-    editor.publishResult = last;
+    editor.publishResult = { ...last, fresh: true };
     if (field) editor.flagServerField(field, last.text);
     else editor.onChange('publish');
   };
