@@ -146,7 +146,7 @@ function screens(ctx) {
         ctx.noStage,
         el('div', { class: 'play-ready-buttons' }, playButton, friends),
         ctx.test ? null : el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
-        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · ${how}`),
+        el('p', { class: 'muted small' }, ctx.test ? how : `${n} ghost${n === 1 ? '' : 's'} · ${how}`),
         race.liveWanted ? el('p', { class: 'muted small play-visible-note' }, HIDDEN_TAB_NOTE) : null));
       if (!race.manual) playButton.focus();
     },
