@@ -241,6 +241,13 @@ test('the draft survives a reload, and its code imports into a fresh draft', asy
   await page.waitForFunction((g) => JSON.stringify({ ...window.__pogo.editor.track(), name: '' }) === g, geometry(before));
   assert.notEqual(await hook(() => window.__pogo.editor.draftId()), id, 'imported as a new draft');
   assert.equal((await page.locator('.editor-drafts option').count()) >= 3, true, 'every draft is listed');
+  // Picked from the list, the first draft opens again (the imported copy stays open here).
+  const imported = await hook(() => window.__pogo.editor.draftId());
+  await page.locator('.editor-drafts').selectOption(id);
+  assert.equal(await hook(() => window.__pogo.editor.draftId()), id);
+  assert.equal(geometry(await track()), geometry(before));
+  await page.locator('.editor-drafts').selectOption(imported);
+  assert.equal(await hook(() => window.__pogo.editor.draftId()), imported);
 });
 
 test('test-play from the spawn, finished by holding a key; Esc comes back as it was', async () => {
