@@ -94,7 +94,7 @@ export async function renderEditor(main, remixOf, params, view, { testPlay }) {
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     coreProblem = e instanceof CoreMissing ? `The simulation module is not built, so the server's checks and test-play are off: ${e.message}`
-      : `The simulation core did not load: ${e instanceof ApiError ? e.message : e.message}`;
+      : `The simulation core did not load: ${e instanceof ApiError ? `${e.message} (${e.status} ${e.code})` : e.message}`;
   }
   const { draft, notice, noticeIsError } = await firstDraft(remixOf, view.signal);
   const ui = new EditorUi({ page, core, params, view, testPlay });
@@ -204,7 +204,7 @@ class EditorUi {
     if (what === 'track' || what === 'selection') renderInspector(this.page.inspector, s);
     if (what === 'track') {
       this.drafts.update(s);
-      renderProblems(this.page.problems, s.problems, (key) => this.pick(key));
+      renderProblems(this.page.problems, s.problems, (key) => this.pick(key), s.gate !== null);
       renderMeter(this.page.meter, s.history.current);
       renderPublish(this.page.publish, s);
       if (this.showing3d) this.preview.show(s.history.current, s.rate, true);

@@ -71,15 +71,17 @@ export function checkTrackNow(pogo, track) {
   return { gate, problems };
 }
 
-/** Fills `box` with the problems (each a button selecting its object). */
-export function renderProblems(box, problems, onPick) {
+/** Fills `box` with the problems (each a button selecting its object); `gateRan`: whether
+ * the server's checks could run (not without the simulation module). */
+export function renderProblems(box, problems, onPick, gateRan = true) {
+  const noGate = gateRan ? null : el('p', { class: 'muted small' }, 'The server\'s checks cannot run here: the simulation module is not built.');
   if (!problems.length) {
-    replace(box, el('h3', {}, 'Problems'), el('p', { class: 'editor-ok' }, 'None: the track passes the server\'s checks.'));
+    replace(box, el('h3', {}, 'Problems'), noGate ?? el('p', { class: 'editor-ok' }, 'None: the track passes the server\'s checks.'));
     return;
   }
   const items = problems.map((p) => el('li', { class: `editor-problem editor-problem-${p.source}`, dataset: { key: p.key ?? '', field: p.field ?? '' } },
     p.key ? el('button', { type: 'button', class: 'link-button', onclick: () => onPick(p.key) }, p.message) : p.message));
-  replace(box, el('h3', {}, `Problems (${problems.length})`), el('ul', { class: 'editor-problems', role: 'alert' }, items));
+  replace(box, el('h3', {}, `Problems (${problems.length})`), el('ul', { class: 'editor-problems', role: 'alert' }, items), noGate);
 }
 
 /** Fills `box` with the meter: each limit, how much of it the track uses. */
