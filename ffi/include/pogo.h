@@ -322,6 +322,11 @@
 #define POGO_STRUCT_REPLAY_INFO 9
 
 /**
+ * `pogo_sizeof` selector: the size of `PogoTrackCheck`.
+ */
+#define POGO_STRUCT_TRACK_CHECK 10
+
+/**
  * What every call returns. `POGO_STATUS_OK` is 0; anything else is an error, described by
  * `pogo_last_error` (this thread's last failed call) and, when the call's first handle was
  * valid, by `pogo_handle_error` on that handle.
@@ -421,6 +426,38 @@ typedef struct PogoTuning {
    */
   uint32_t id;
 } PogoTuning;
+
+/**
+ * What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects
+ * and extent; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
+ * the text is the field at fault, its first `field_len` bytes — empty for the file as a
+ * whole, else a JSON path such as `solids[3]` — followed by the reason, for a person).
+ */
+typedef struct PogoTrackCheck {
+  /**
+   * The level's geometry hash (its content hash without the name and the bot path): the
+   * track's id. 0 when refused.
+   */
+  uint64_t geometry_hash;
+  /**
+   * 1 if the track passed every check, 0 if refused.
+   */
+  uint32_t accepted;
+  /**
+   * Objects it holds (solids, ramps, platforms, zones, checkpoints, finishes, kill
+   * volumes). 0 when refused.
+   */
+  uint32_t objects;
+  /**
+   * The largest distance of any coordinate from the origin on one axis (whole metres,
+   * rounded up). 0 when refused.
+   */
+  int32_t extent_m;
+  /**
+   * When refused: the length in bytes of the field at the start of the text. 0 otherwise.
+   */
+  uint32_t field_len;
+} PogoTrackCheck;
 
 /**
  * How to create a simulation. Get one from `pogo_default_sim_def()`, then set the fields.
@@ -1012,6 +1049,30 @@ uint32_t pogo_builtin_level_count(void);
  * `size_t`.
  */
 PogoStatus pogo_builtin_level_name(uint32_t index, char *buffer, size_t capacity, size_t *len);
+
+/**
+ * Checks level JSON text (UTF-8, `text_len` bytes) as a player-made track under `tuning`:
+ * the same gate the server applies before publishing one (`pogo_replay::track::check_track`:
+ * at most 256 KiB, the level format, the core's validation, then a track's limits — 2 000
+ * objects, 64 moving platforms, 64 checkpoints, a finish, every coordinate within 2 km of
+ * the origin). A refusal is an answer, not an error: the status is OK either way and
+ * `out->accepted` says which. The text written to `buffer` is the track's level name when
+ * accepted, else the refusal's field (its first `out->field_len` bytes) and reason. `*out`
+ * is written whenever the status is OK or `POGO_STATUS_BUFFER_TOO_SMALL` (with `*len`); a
+ * NULL `buffer` with capacity 0 only asks for the length.
+ *
+ * # Safety
+ *
+ * `text` is valid for reading `text_len` bytes; `out` for writing a `PogoTrackCheck`;
+ * `buffer` is NULL or valid for writing `capacity` bytes; `len` for writing a `size_t`.
+ */
+PogoStatus pogo_track_check(struct PogoTuning tuning,
+                            const char *text,
+                            size_t text_len,
+                            struct PogoTrackCheck *out,
+                            char *buffer,
+                            size_t capacity,
+                            size_t *len);
 
 /**
  * The default tuning (`pogo_core::Tuning::default()`).

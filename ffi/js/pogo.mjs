@@ -81,8 +81,8 @@ export function formatFixed(raw, places) {
 }
 
 // Struct layouts on wasm32 (types.rs; sizes checked at load time).
-const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40, replayInfo: 112 };
-const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8, replayInfo: 9 };
+const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40, replayInfo: 112, trackCheck: 24 };
+const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8, replayInfo: 9, trackCheck: 10 };
 const SCRATCH_BYTES = 1024;
 /** Ticks of inputs one pogo_replay_inputs call copies (12 KiB of the module's memory). */
 const REPLAY_INPUT_BATCH = 4096;
@@ -353,6 +353,29 @@ export class Pogo {
   replay(bytes) {
     const id = this.withBytes(bytes, (p, l) => this.outU32((out) => this.x.pogo_replay_decode(p, l, out)));
     return new Replay(this, id);
+  }
+
+  /** Checks level JSON `text` as a player-made track, by the server's own gate (size, the
+   * level format, the core's validation, a track's limits) under `tuning` (default: the
+   * default tuning): `{ok: true, levelName, geometryHash (16 hex), objects, extentM}` or
+   * `{ok: false, field, why}` (`field`: the JSON path at fault, `''` for the whole file). */
+  checkTrack(text, tuning) {
+    const own = tuning ?? this.tuning();
+    const out = this.alloc(SIZES.trackCheck);
+    try {
+      const words = this.withText(text, (p, l) => this.readVariable(
+        (b, c, len) => this.x.pogo_track_check(own.id, p, l, out, b, c, len)));
+      const v = this.view();
+      if (v.getUint32(out + 8, true) === 1) {
+        return { ok: true, levelName: this.decoder.decode(words), geometryHash: hex(v.getBigUint64(out, true)),
+          objects: v.getUint32(out + 12, true), extentM: v.getInt32(out + 16, true) };
+      }
+      const fieldLen = Math.min(v.getUint32(out + 20, true), words.length);
+      return { ok: false, field: this.decoder.decode(words.subarray(0, fieldLen)), why: this.decoder.decode(words.subarray(fieldLen)) };
+    } finally {
+      this.dealloc(out);
+      if (tuning === undefined) own.free();
+    }
   }
 
   // -- structs --------------------------------------------------------------------------

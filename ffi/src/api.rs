@@ -23,7 +23,7 @@ use crate::ptr;
 use crate::recorder::{self, RecorderObject};
 use crate::sim::{self, SimObject};
 use crate::types::*;
-use crate::{driver, memory, replay, tuning, verifier};
+use crate::{driver, memory, replay, track, tuning, verifier};
 
 // ---------------------------------------------------------------------------------------------
 // Versions, status codes, errors
@@ -123,6 +123,7 @@ pub extern "C" fn pogo_sizeof(which: u32) -> usize {
         POGO_STRUCT_RECORDER_DEF => size_of::<PogoRecorderDef>(),
         POGO_STRUCT_VERIFIER_DEF => size_of::<PogoVerifierDef>(),
         POGO_STRUCT_REPLAY_INFO => size_of::<PogoReplayInfo>(),
+        POGO_STRUCT_TRACK_CHECK => size_of::<PogoTrackCheck>(),
         _ => 0,
     }
 }
@@ -281,6 +282,41 @@ pub unsafe extern "C" fn pogo_builtin_level_name(
             ))
         })?;
         ptr::copy_out(name.as_bytes(), buffer.cast::<u8>(), capacity, len)
+    })
+}
+
+/// Checks level JSON text (UTF-8, `text_len` bytes) as a player-made track under `tuning`:
+/// the same gate the server applies before publishing one (`pogo_replay::track::check_track`:
+/// at most 256 KiB, the level format, the core's validation, then a track's limits — 2 000
+/// objects, 64 moving platforms, 64 checkpoints, a finish, every coordinate within 2 km of
+/// the origin). A refusal is an answer, not an error: the status is OK either way and
+/// `out->accepted` says which. The text written to `buffer` is the track's level name when
+/// accepted, else the refusal's field (its first `out->field_len` bytes) and reason. `*out`
+/// is written whenever the status is OK or `POGO_STATUS_BUFFER_TOO_SMALL` (with `*len`); a
+/// NULL `buffer` with capacity 0 only asks for the length.
+///
+/// # Safety
+///
+/// `text` is valid for reading `text_len` bytes; `out` for writing a `PogoTrackCheck`;
+/// `buffer` is NULL or valid for writing `capacity` bytes; `len` for writing a `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_track_check(
+    tuning: PogoTuning,
+    text: *const c_char,
+    text_len: usize,
+    out: *mut PogoTrackCheck,
+    buffer: *mut c_char,
+    capacity: usize,
+    len: *mut usize,
+) -> PogoStatus {
+    call(tuning.id, || {
+        let out = ptr::out(out, "out")?;
+        let len = ptr::out(len, "len")?;
+        let text = ptr::text(text, text_len, "text")?;
+        let tuning = handle::with(|r| Ok::<_, Error>((**r.tuning(tuning)?).clone()))?;
+        let (check, words) = track::check(text, &tuning);
+        out.write(check);
+        ptr::copy_out(words.as_bytes(), buffer.cast::<u8>(), capacity, len)
     })
 }
 

@@ -49,6 +49,7 @@ mod recorder;
 mod replay;
 mod sim;
 mod snapshot;
+mod track;
 mod tuning;
 pub mod types;
 mod verifier;

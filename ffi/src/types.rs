@@ -153,6 +153,8 @@ pub const POGO_STRUCT_RECORDER_DEF: u32 = 7;
 pub const POGO_STRUCT_VERIFIER_DEF: u32 = 8;
 /// `pogo_sizeof` selector: the size of `PogoReplayInfo`.
 pub const POGO_STRUCT_REPLAY_INFO: u32 = 9;
+/// `pogo_sizeof` selector: the size of `PogoTrackCheck`.
+pub const POGO_STRUCT_TRACK_CHECK: u32 = 10;
 
 /// What every call returns. `POGO_STATUS_OK` is 0; anything else is an error, described by
 /// `pogo_last_error` (this thread's last failed call) and, when the call's first handle was
@@ -448,6 +450,28 @@ pub struct PogoReplayInfo {
     pub finished_mask: u32,
     /// Player i's claimed finish tick (0-based) if bit i of `finished_mask` is set; else 0.
     pub finish_ticks: [u32; POGO_PLAYERS_MAX],
+}
+
+/// What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects
+/// and extent; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
+/// the text is the field at fault, its first `field_len` bytes — empty for the file as a
+/// whole, else a JSON path such as `solids[3]` — followed by the reason, for a person).
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct PogoTrackCheck {
+    /// The level's geometry hash (its content hash without the name and the bot path): the
+    /// track's id. 0 when refused.
+    pub geometry_hash: u64,
+    /// 1 if the track passed every check, 0 if refused.
+    pub accepted: u32,
+    /// Objects it holds (solids, ramps, platforms, zones, checkpoints, finishes, kill
+    /// volumes). 0 when refused.
+    pub objects: u32,
+    /// The largest distance of any coordinate from the origin on one axis (whole metres,
+    /// rounded up). 0 when refused.
+    pub extent_m: i32,
+    /// When refused: the length in bytes of the field at the start of the text. 0 otherwise.
+    pub field_len: u32,
 }
 
 /// Marks a definition struct filled in by its `pogo_default_…_def()` function: a struct

@@ -1,5 +1,5 @@
 //! The web page: the plain ES modules, stylesheet and HTML under `server/web/` — the entry
-//! point and the routes at the top, a folder per view (`board/`, `live/`, `play/`, `race/`, `run/`,
+//! point and the routes at the top, a folder per view (`board/`, `editor/`, `live/`, `play/`, `race/`, `run/`,
 //! `upload/`), what they share in `shared/`, the vendored three.js in `vendor/` — embedded in
 //! the binary at build time (no build step, no CDN: the page works with no internet), served
 //! at `/` (the HTML), `/web/{file}` and `/web/{folder}/{file}`; plus the simulation core the page runs: the JS
@@ -89,6 +89,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("shared/rerecord.js", JS),
     asset!("shared/rooms.js", JS),
     asset!("shared/submission.js", JS),
+    asset!("shared/track-geometry.js", JS),
     asset!("shared/wasm.js", JS),
     asset!("board/board.js", JS),
     asset!("board/seasons.js", JS),
@@ -97,6 +98,21 @@ pub const ASSETS: &[Asset] = &[
     asset!("race/race.js", JS),
     asset!("run/run.js", JS),
     asset!("upload/upload.js", JS),
+    asset!("editor/editor.js", JS),
+    asset!("editor/codes.js", JS),
+    asset!("editor/drafts.js", JS),
+    asset!("editor/help.js", JS),
+    asset!("editor/inspector.js", JS),
+    asset!("editor/keys.js", JS),
+    asset!("editor/model.js", JS),
+    asset!("editor/preview3d.js", JS),
+    asset!("editor/publish.js", JS),
+    asset!("editor/session.js", JS),
+    asset!("editor/testplay.js", JS),
+    asset!("editor/toolbar.js", JS),
+    asset!("editor/tools.js", JS),
+    asset!("editor/validate.js", JS),
+    asset!("editor/view2d.js", JS),
     asset!("live/live.js", JS),
     asset!("play/camera.js", JS),
     asset!("play/clock.js", JS),

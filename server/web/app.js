@@ -10,7 +10,8 @@
 
 import { renderBoard } from './board/board.js';
 import { renderLive } from './live/live.js';
-import { renderPlay, renderRoom } from './play/play.js';
+import { renderEditor } from './editor/editor.js';
+import { renderPlay, renderRoom, renderTestPlay } from './play/play.js';
 import { renderRace } from './race/race.js';
 import { renderRun } from './run/run.js';
 import { renderUpload } from './upload/upload.js';
@@ -29,6 +30,8 @@ const VIEWS = {
   race: renderRace,
   run: renderRun,
   upload: renderUpload,
+  // The editor test-plays a draft in the play view, which it may not import: given here.
+  editor: (main, remixOf, params, view) => renderEditor(main, remixOf, params, view, { testPlay: renderTestPlay }),
 };
 
 /** The open view: its address, abort controller, cleanups and guard. */

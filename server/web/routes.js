@@ -9,6 +9,9 @@
 //   #/room/ID                           a live room: its lobby, the race, its result
 //   #/live?level=NAME                   the races in progress
 //   #/upload                            the upload form
+//   #/editor                            the track editor (its drafts)
+//   #/editor/ID                         the editor on a remix of published track ID
+//   #/tracks/ID                         a published track's page
 
 import { segment } from './shared/api.js';
 
@@ -51,6 +54,16 @@ export function raceHref(runIds, extra = {}) {
   return `#/race?${query.toString().replaceAll('%2C', ',')}`;
 }
 
+/** The track editor; with `remixOf`, on a remix of that published track. */
+export function editorHref(remixOf = null) {
+  return remixOf === null ? '#/editor' : `#/editor/${segment(remixOf)}`;
+}
+
+/** A published track's page. */
+export function trackHref(id) {
+  return `#/tracks/${segment(id)}`;
+}
+
 /** A run's page. */
 export function runHref(id) {
   return `#/run/${id}`;
@@ -58,9 +71,9 @@ export function runHref(id) {
 
 /**
  * The address `hash` (`location.hash`) as `{name, args, params}`: the view's name (`board`,
- * `play`, `room`, `live`, `race`, `run`, `upload`, or `none` for no page), its decoded path
+ * `play`, `room`, `live`, `race`, `run`, `upload`, `editor`, or `none` for no page), its decoded path
  * arguments and its query. `section` is the header's section the page belongs to (`level`,
- * `live`, `room` or `upload`).
+ * `live`, `room`, `upload` or `editor`).
  */
 export function parseRoute(hash) {
   const url = new URL(hash.slice(1) || '/', 'http://page.invalid');
@@ -74,6 +87,7 @@ export function parseRoute(hash) {
   if (parts[0] === 'race') return route('race');
   if (parts[0] === 'run' && parts.length === 2) return route('run', Number(parts[1]));
   if (parts[0] === 'upload') return route('upload');
+  if (parts[0] === 'editor' && parts.length <= 2) return route('editor', parts[1] ?? null);
   if (parts[0] === 'room' && parts.length === 2) return route('room', parts[1]);
   if (parts[0] === 'live' && parts.length === 1) return route('live');
   return route('none');

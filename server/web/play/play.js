@@ -21,6 +21,11 @@
 // the countdown starts; the start is committed at GO, each checkpoint and the finish the tick
 // they happen, and the upload names it. Without a token (or a ticket) the race is open.
 //
+// A test-play (`renderTestPlay`, for the track editor): the same view on a level that exists
+// only in the page (level JSON, loaded into the core with `pogo.levelFromJson`), offline, no
+// ghosts, no ticket and no upload; each finished run is handed back to its caller (the
+// replay bytes: the author's finish is what publishing a track sends).
+//
 // For tests: `?clock=manual` replaces the animation loop by `__pogo.play.frame(ns)` and the
 // devices by `__pogo.play.input(ns, input)`; `?render=none` skips the 3D view (a browser
 // without WebGL still races and records). `window.__pogo.play` (play/hooks.js) reads the
@@ -31,6 +36,7 @@ import { ApiError, getJson, segment } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { renderFinish } from '../shared/finish-panel.js';
 import { getIdentity } from '../shared/identity.js';
+import { levelGeometry } from '../shared/track-geometry.js';
 import { renderPending } from '../shared/pending-list.js';
 import { CoreMissing, loadCore } from '../shared/wasm.js';
 import { loadGhosts } from './ghosts.js';
@@ -54,7 +60,7 @@ const LEAVE_QUESTION = 'Leave the race? The run in progress will be lost.';
 
 /** The view's elements: the stage (canvas, HUD, touch controls, overlay) and the panels
  * (the finish panel, a live room's result). */
-function layout(main, levelName, roomId) {
+function layout(main, levelName, roomId, test = null) {
   const page = {
     canvas: el('canvas', { class: 'play-canvas', 'aria-label': `The level ${levelName} in 3D` }),
     hudLayer: el('div', { class: 'play-hud' }),
@@ -65,8 +71,14 @@ function layout(main, levelName, roomId) {
     pending: el('div', { class: 'play-pending' }),
   };
   page.stageBox = el('div', { class: 'play-stage' }, page.canvas, page.hudLayer, page.touchLayer, page.overlay);
+  const head = test ? el('div', { class: 'play-head' },
+    el('h2', {}, 'Test-play ', el('span', { class: 'level-name' }, test.title ?? levelName)),
+    el('span', { class: 'muted small play-keys' }, 'Steer: arrows or WASD · Trick: Space · Dive: Shift · Restart: R'),
+    el('button', { type: 'button', class: 'play-back', onclick: () => test.onExit() }, 'Back to the editor (Esc)'),
+    test.note ? el('p', { class: 'play-test-note' }, test.note) : null)
+    : null;
   page.section = el('section', { class: 'play', dataset: { level: levelName } },
-    el('div', { class: 'play-head' },
+    head ?? el('div', { class: 'play-head' },
       el('h2', {}, roomId ? 'Live race ' : 'Race ', el('span', { class: 'level-name' }, levelName)),
       el('span', { class: 'muted small play-keys' }, `Steer: arrows or WASD · Trick: Space · Dive: Shift${roomId ? '' : ' · Restart: R'}`),
       link(boardHref(levelName), 'Leaderboard'), roomId ? link(liveHref(), 'Live races') : null),
@@ -123,17 +135,18 @@ function screens(ctx) {
       mirror('ready');
       ctx.loop.resetView();
       const playButton = el('button', { type: 'button', class: 'play-button', onclick: () => race.start() }, 'Play');
-      const friends = el('button', { type: 'button', class: 'quiet play-friends' }, 'Race friends');
-      friends.addEventListener('click', () => openNewRoom(ctx.levelName, friends));
+      const friends = ctx.test ? null : el('button', { type: 'button', class: 'quiet play-friends' }, 'Race friends');
+      friends?.addEventListener('click', () => openNewRoom(ctx.levelName, friends));
       const n = ctx.ghostCount;
-      const how = !race.liveWanted ? 'the run is recorded and verified by replaying your inputs'
+      const how = ctx.test ? 'a test-play: recorded here, nothing is sent'
+        : !race.liveWanted ? 'the run is recorded and verified by replaying your inputs'
         : ctx.identity ? 'raced live: the server verifies and ranks the run as you cross the line'
           : 'raced live: the server verifies the run as you race';
       replace(page.overlay, el('div', { class: 'play-ready' },
         ctx.noStage,
         el('div', { class: 'play-ready-buttons' }, playButton, friends),
-        el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
-        el('p', { class: 'muted small' }, `${n} ghost${n === 1 ? '' : 's'} · ${how}`),
+        ctx.test ? null : el('p', {}, ctx.identity ? `Racing as ${ctx.identity.name}` : 'Racing without a name: register on the finish panel to be ranked.'),
+        el('p', { class: 'muted small' }, ctx.test ? how : `${n} ghost${n === 1 ? '' : 's'} · ${how}`),
         race.liveWanted ? el('p', { class: 'muted small play-visible-note' }, HIDDEN_TAB_NOTE) : null));
       if (!race.manual) playButton.focus();
     },
@@ -156,6 +169,11 @@ function screens(ctx) {
       mirror('finished');
       replace(page.overlay, raceAgain());
       const run = race.run;
+      if (ctx.test) {
+        ctx.test.onFinished?.(run);
+        ctx.hud.setMessage(run.finishTick === null ? `${why} Press R to try again.` : 'Finished. Press R to race again, Esc to go back to the editor.');
+        return;
+      }
       if (run.finishTick === null) {
         ctx.hud.setMessage(ctx.roomId ? why : `${why} Press R to race again.`);
         return;
@@ -181,7 +199,7 @@ async function load(ctx, params) {
   let geometry;
   let core;
   try {
-    geometry = await getJson(`/api/levels/${segment(levelName)}`, { signal: view.signal });
+    geometry = ctx.test ? null : await getJson(`/api/levels/${segment(levelName)}`, { signal: view.signal });
     core = await loadCore(view.signal);
   } catch (e) {
     if (e.name === 'AbortError') throw e;
@@ -190,11 +208,26 @@ async function load(ctx, params) {
     return null;
   }
   const { pogo, tuning } = core;
+  if (ctx.test) return loadTest(ctx, pogo, tuning);
   const level = pogo.level(levelName);
   view.cleanup(() => level.free());
   const ghosts = await loadGhosts({ pogo, tuning, level, levelName, params, identity: ctx.identity, view });
   view.cleanup(() => ghosts.forEach((g) => g.free()));
   return { geometry, pogo, tuning, level, ghosts };
+}
+
+/** A test-play's level: from its JSON, drawn from its own geometry, raced with no ghost. */
+function loadTest(ctx, pogo, tuning) {
+  let level;
+  try {
+    level = pogo.levelFromJson(ctx.test.levelText);
+  } catch (e) {
+    ctx.race.fail(e);
+    return null;
+  }
+  ctx.view.cleanup(() => level.free());
+  const geometry = levelGeometry(JSON.parse(ctx.test.levelText), tuning.tickRate);
+  return { geometry, pogo, tuning, level, ghosts: [] };
 }
 
 export async function renderPlay(main, levelName, params, view) {
@@ -220,13 +253,25 @@ export async function renderRoom(main, roomId, params, view) {
   await openPlay(main, { levelName: room.level, params: roomParams, view, roomId, phase: room.phase });
 }
 
-/** The play view of `levelName`: solo (`roomId` null) or a live room's (in `phase`). */
-async function openPlay(main, { levelName, params, view, roomId, phase }) {
+/**
+ * A test-play of a level that exists only in the page (the track editor's): `test` =
+ * {levelText (level JSON named `levelName`), levelName, title, note (what the run is for),
+ * onFinished(run) (each run that ended: `run.bytes`, `run.finishTick`), onExit() (the racer
+ * asked to go back)}. Offline, in `main`, until `view` closes.
+ */
+export async function renderTestPlay(main, test, params, view) {
+  await openPlay(main, { levelName: test.levelName, params, view, roomId: null, phase: null, test });
+}
+
+/** The play view of `levelName`: solo (`roomId` null) or a live room's (in `phase`), or a
+ * test-play (`test`). */
+async function openPlay(main, { levelName, params, view, roomId, phase, test = null }) {
   const manual = params.get('clock') === 'manual';
-  const page = layout(main, levelName, roomId);
-  const ctx = { main, page, view, levelName, roomId, identity: getIdentity() };
+  const page = layout(main, levelName, roomId, test);
+  const ctx = { main, page, view, levelName, roomId, test, identity: test ? null : getIdentity() };
   const screensOf = { ...screens(ctx), ...liveScreens(ctx) };
-  const race = new Race({ screens: screensOf, manual, live: params.get('live') !== 'off', mode: roomId ? 'room' : 'solo' });
+  const liveWanted = !test && params.get('live') !== 'off';
+  const race = new Race({ screens: screensOf, manual, live: liveWanted, mode: roomId ? 'room' : 'solo' });
   ctx.race = race;
   view.guard(() => (race.inProgress ? LEAVE_QUESTION : null));
   view.cleanup(() => race.dispose());
@@ -247,10 +292,16 @@ async function openPlay(main, { levelName, params, view, roomId, phase }) {
   view.cleanup(() => ctx.controls?.dispose());
   ctx.loop = new FrameLoop({ race, controls: ctx.controls, stage, chase: ctx.chase, playerRig, hud: ctx.hud, ghosts: live, geometry });
   view.cleanup(() => ctx.loop.liveLayer.dispose());
-  const setup = { pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, ghosts: live, signal: view.signal };
+  // A test-play's replay carries the author's name (publishing sends it), with no ticket.
+  const playerName = test ? getIdentity()?.name ?? '' : undefined;
+  const setup = { pogo, tuning, level, levelName, rate: ctx.rate, identity: ctx.identity, playerName, ghosts: live, signal: view.signal };
   window.__pogo = { ...window.__pogo, play: playHook({ race, loop: ctx.loop, ghosts, controls: ctx.controls, pogo, rate: ctx.rate }) };
-  keepSeatOnHide(ctx, view);
-  if (!(await enter(ctx, setup, phase))) return;
+  if (test) {
+    race.loaded(setup);
+  } else {
+    keepSeatOnHide(ctx, view);
+    if (!(await enter(ctx, setup, phase))) return;
+  }
   animate(ctx, stage, view, manual);
 }
 
@@ -335,7 +386,7 @@ async function setUpStage(ctx, params, { geometry, ghosts, pogo, tuning, level }
   ctx.ghostCount = live.length;
   for (const ghost of live) ghost.rig = stage?.addPogo({ colour: ghost.colour, label: ghost.label, ghost: true }) ?? null;
   const playerRig = stage?.addPogo({ colour: PLAYER_COLOUR, label: ctx.identity?.name ?? 'you', ghost: false }) ?? null;
-  renderPending(page.pending, view);
+  if (!ctx.test) renderPending(page.pending, view);
   return { stage, live, playerRig };
 }
 

@@ -109,7 +109,7 @@ export class Race {
     /** The live race (a LiveRace) of the current run or of the room, or null (offline). */
     this.live = null;
     /** What a run needs, from `loaded`: {pogo, tuning, level, levelName, rate, identity,
-     * ghosts (the live ones), signal}. */
+     * playerName (the replay's, when not the identity's), ghosts (the live ones), signal}. */
     this.setup = null;
     /** The server's filing of this racer's live run: {runId, status (GET /api/runs/ID)} or
      * {why} (not filed). */
@@ -500,10 +500,10 @@ export class Race {
   /** A fresh run (the previous one freed) recorded with `date` in its header; the ghosts
    * back to tick 0. */
   #newRun(date = this.#offlineDate()) {
-    const { pogo, tuning, level, rate, identity, ghosts } = this.setup;
+    const { pogo, tuning, level, rate, identity, ghosts, playerName } = this.setup;
     this.run?.free();
     this.filing = null;
-    this.run = new LiveRun({ pogo, level, tuning, rate, playerName: identity?.name ?? '', date });
+    this.run = new LiveRun({ pogo, level, tuning, rate, playerName: playerName ?? identity?.name ?? '', date });
     for (const ghost of ghosts) ghost.reset();
     return this.run;
   }
