@@ -1,8 +1,9 @@
 //! The web page: the plain ES modules, stylesheet and HTML under `server/web/` — the entry
-//! point and the routes at the top, a folder per view (`board/`, `editor/`, `live/`, `play/`, `race/`, `run/`,
-//! `upload/`), what they share in `shared/`, the vendored three.js in `vendor/` — embedded in
-//! the binary at build time (no build step, no CDN: the page works with no internet), served
-//! at `/` (the HTML), `/web/{file}` and `/web/{folder}/{file}`; plus the simulation core the page runs: the JS
+//! point and the routes at the top, a folder per view (`board/`, `editor/`, `live/`, `play/`,
+//! `race/`, `run/`, `tracks/`, `upload/`), what they share in `shared/`, the vendored three.js
+//! in `vendor/` — embedded in the binary at build time (no build step, no CDN: the page works
+//! with no internet), served at `/` (the HTML), `/web/{file}` and `/web/{folder}/{file}`; plus
+//! the simulation core the page runs: the JS
 //! binding `ffi/js/pogo.mjs` (embedded, at `/web/pogo.mjs`) and the WebAssembly module it
 //! loads, `/web/pogo_ffi.wasm`, which is *not* embedded — `cargo build` of the server must not
 //! need the wasm32 target — but read at run time from the build of `scripts/build-wasm.sh`
@@ -90,6 +91,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("shared/rooms.js", JS),
     asset!("shared/submission.js", JS),
     asset!("shared/track-geometry.js", JS),
+    asset!("shared/track-picture.js", JS),
     asset!("shared/wasm.js", JS),
     asset!("board/board.js", JS),
     asset!("board/seasons.js", JS),
@@ -114,6 +116,8 @@ pub const ASSETS: &[Asset] = &[
     asset!("editor/validate.js", JS),
     asset!("editor/view2d.js", JS),
     asset!("live/live.js", JS),
+    asset!("tracks/tracks.js", JS),
+    asset!("tracks/track.js", JS),
     asset!("play/camera.js", JS),
     asset!("play/clock.js", JS),
     asset!("play/ghosts.js", JS),

@@ -14,6 +14,8 @@ import { renderEditor } from './editor/editor.js';
 import { renderPlay, renderRoom, renderTestPlay } from './play/play.js';
 import { renderRace } from './race/race.js';
 import { renderRun } from './run/run.js';
+import { renderTrack } from './tracks/track.js';
+import { renderTracks } from './tracks/tracks.js';
 import { renderUpload } from './upload/upload.js';
 import { HOME_HREF, parseRoute } from './routes.js';
 import { ApiError } from './shared/api.js';
@@ -30,6 +32,8 @@ const VIEWS = {
   race: renderRace,
   run: renderRun,
   upload: renderUpload,
+  tracks: renderTracks,
+  track: renderTrack,
   // The editor test-plays a draft in the play view, which it may not import: given here.
   editor: (main, remixOf, params, view) => renderEditor(main, remixOf, params, view, { testPlay: renderTestPlay }),
 };

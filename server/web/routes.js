@@ -59,6 +59,13 @@ export function editorHref(remixOf = null) {
   return remixOf === null ? '#/editor' : `#/editor/${segment(remixOf)}`;
 }
 
+/** The tracks players made: `query` = {sort, author, q} (each optional). */
+export function tracksHref(query = {}) {
+  const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v != null && v !== ''));
+  const text = search.toString();
+  return text ? `#/tracks?${text}` : '#/tracks';
+}
+
 /** A published track's page. */
 export function trackHref(id) {
   return `#/tracks/${segment(id)}`;
@@ -71,9 +78,9 @@ export function runHref(id) {
 
 /**
  * The address `hash` (`location.hash`) as `{name, args, params}`: the view's name (`board`,
- * `play`, `room`, `live`, `race`, `run`, `upload`, `editor`, or `none` for no page), its decoded path
+ * `play`, `room`, `live`, `race`, `run`, `upload`, `editor`, `tracks`, `track`, or `none` for no page), its decoded path
  * arguments and its query. `section` is the header's section the page belongs to (`level`,
- * `live`, `room`, `upload` or `editor`).
+ * `live`, `room`, `upload`, `editor` or `tracks`).
  */
 export function parseRoute(hash) {
   const url = new URL(hash.slice(1) || '/', 'http://page.invalid');
@@ -88,6 +95,8 @@ export function parseRoute(hash) {
   if (parts[0] === 'run' && parts.length === 2) return route('run', Number(parts[1]));
   if (parts[0] === 'upload') return route('upload');
   if (parts[0] === 'editor' && parts.length <= 2) return route('editor', parts[1] ?? null);
+  if (parts[0] === 'tracks' && parts.length === 1) return route('tracks');
+  if (parts[0] === 'tracks' && parts.length === 2) return route('track', parts[1]);
   if (parts[0] === 'room' && parts.length === 2) return route('room', parts[1]);
   if (parts[0] === 'live' && parts.length === 1) return route('live');
   return route('none');

@@ -1,7 +1,7 @@
 // The page's code as the house style asks for it, checked on the source (no browser, no
 // server): every module of server/web/ (not vendor/) parsed with acorn, then
 //   - views never import views: a module in a view's folder (board/, editor/, live/, play/, race/,
-//     run/, upload/) imports only from its own folder, shared/, routes.js and the core's binding;
+//     run/, tracks/, upload/) imports only from its own folder, shared/, routes.js and the core's binding;
 //     shared/ and routes.js import no view (only app.js, the router, imports views);
 //   - no function is longer than FUNCTION_LINES_MAX lines (declarations, expressions, arrows
 //     and methods, counted from the line of their start to the line of their end).
@@ -15,7 +15,7 @@ import { parse } from 'acorn';
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '../../web');
 /** The views, each a folder of its own. */
-const VIEWS = ['board', 'editor', 'live', 'play', 'race', 'run', 'upload'];
+const VIEWS = ['board', 'editor', 'live', 'play', 'race', 'run', 'tracks', 'upload'];
 /** The longest function (lines) the page may have: longer ones read better split. */
 const FUNCTION_LINES_MAX = 120;
 

@@ -28,7 +28,7 @@ export async function renderBoard(main, levelName, params, view) {
     replace(main, el('p', {}, 'This server runs no levels.'));
     return;
   }
-  const level = levels.find((l) => l.name === levelName) ?? (levelName === null ? levels[0] : null);
+  const level = levels.find((l) => l.name === levelName) ?? (levelName === null ? levels[0] : await trackLevel(levelName, view.signal));
   const pending = el('div', { class: 'board-pending', hidden: true });
   const section = el('section', { class: 'board' }, levelTabs(levels, level), pending);
   replace(main, section);
@@ -53,6 +53,26 @@ export async function renderBoard(main, levelName, params, view) {
   if (!board) return;
   if (at.past) renderPastBoard(section, level, board, at.href, params);
   else await renderCurrentBoard(section, level, board, at, params, view);
+}
+
+/** A player's track's board (`t-` and its id): not among the server's levels, so its summary
+ * is made from the track and its board (its hashes, rules and tick rate); null if none. */
+async function trackLevel(levelName, signal) {
+  const id = /^t-([0-9a-f]{16})$/.exec(levelName ?? '')?.[1];
+  if (!id) return null;
+  try {
+    const [track, board] = await Promise.all([
+      getJson(`/api/tracks/${id}`, { signal }),
+      getJson(`/api/levels/${levelName}/leaderboard?limit=1`, { signal }),
+    ]);
+    return {
+      name: levelName, hash: board.level_hash, tuning_hash: board.tuning_hash, rules_version: board.rules_version,
+      tick_rate: board.tick_rate, description: `${track.name}, a track by ${track.author}`, track: track.id,
+    };
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    return null;
+  }
 }
 
 /** The levels as tabs, the shown one marked. */

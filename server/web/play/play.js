@@ -209,11 +209,31 @@ async function load(ctx, params) {
   }
   const { pogo, tuning } = core;
   if (ctx.test) return loadTest(ctx, pogo, tuning);
-  const level = pogo.level(levelName);
+  let level;
+  try {
+    level = await coreLevel(pogo, levelName, view.signal);
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    race.fail(e);
+    return null;
+  }
   view.cleanup(() => level.free());
   const ghosts = await loadGhosts({ pogo, tuning, level, levelName, params, identity: ctx.identity, view });
   view.cleanup(() => ghosts.forEach((g) => g.free()));
   return { geometry, pogo, tuning, level, ghosts };
+}
+
+/** A player's track (`t-` and its id): the core reads the level file the server serves, byte
+ * for byte (the geometry its id names). */
+const TRACK_LEVEL = /^t-([0-9a-f]{16})$/;
+
+/** The core's level `levelName`: a built-in one by name, a track from its level file. */
+async function coreLevel(pogo, levelName, signal) {
+  const track = TRACK_LEVEL.exec(levelName);
+  if (!track) return pogo.level(levelName);
+  const response = await fetch(`/api/tracks/${track[1]}/level.json`, { signal });
+  if (!response.ok) throw new Error(`the track's level file cannot be read (HTTP ${response.status})`);
+  return pogo.levelFromJson(await response.text());
 }
 
 /** A test-play's level: from its JSON, drawn from its own geometry, raced with no ghost. */
