@@ -142,7 +142,7 @@ pub enum ApiError {
     /// The run a track is published with does not prove it: `kind` says how
     /// (`not_finished`, `level_name`, `level_mismatch`, `desync`, …), `why` for a person.
     BadAuthorRun {
-        kind: &'static str,
+        kind: String,
         why: String,
     },
     /// No track of that id (or it is hidden).
@@ -204,7 +204,7 @@ pub struct ErrorBody {
     /// For replay errors: the reader's or verifier's short name for the problem
     /// (`VerifyError::kind`, e.g. `checksum`, `truncated`, `tuning_mismatch`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<&'static str>,
+    pub kind: Option<String>,
     /// Seconds to wait before retrying (also in the `Retry-After` header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
@@ -439,11 +439,11 @@ impl ApiError {
         }
     }
 
-    fn kind(&self) -> Option<&'static str> {
+    fn kind(&self) -> Option<String> {
         match self {
-            ApiError::BadReplay(e) => Some(VerifyError::Replay(e.clone()).kind()),
-            ApiError::RulesMismatch(e) => Some(e.kind()),
-            ApiError::BadAuthorRun { kind, .. } => Some(kind),
+            ApiError::BadReplay(e) => Some(VerifyError::Replay(e.clone()).kind().into()),
+            ApiError::RulesMismatch(e) => Some(e.kind().into()),
+            ApiError::BadAuthorRun { kind, .. } => Some(kind.clone()),
             _ => None,
         }
     }

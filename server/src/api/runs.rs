@@ -333,7 +333,7 @@ async fn accept(
 }
 
 /// Reads a body of at most `limit` bytes within [`BODY_READ_TIMEOUT`].
-async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
+pub(crate) async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
     let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
     let collected = tokio::time::timeout(BODY_READ_TIMEOUT, limited.collect())
         .await
