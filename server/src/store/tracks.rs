@@ -283,7 +283,7 @@ impl Tracks<'_> {
     pub async fn track(&self, id: &str, rules: &CurrentRules) -> Result<Option<TrackRow>> {
         let sql = format!(
             "SELECT {} FROM tracks t JOIN players p ON p.id = t.author_id WHERE t.id = $3",
-            columns("0")
+            columns("CAST(0 AS BIGINT)")
         );
         let row = on_pool!(self.store, |pool| {
             sqlx::query_as::<_, TrackRow>(&sql)
@@ -323,7 +323,7 @@ impl Tracks<'_> {
                 }
                 (
                     "tracks t".to_string(),
-                    "0",
+                    "CAST(0 AS BIGINT)",
                     "t.created_ms DESC, t.id DESC",
                 )
             }
@@ -361,7 +361,7 @@ impl Tracks<'_> {
                 }
                 (
                     "tracks t".to_string(),
-                    "0",
+                    "CAST(0 AS BIGINT)",
                     "t.name_key ASC, t.id ASC",
                 )
             }
