@@ -154,18 +154,39 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
             cli.verify(&author_run[..]).unwrap().finish[0],
             Some(author_tick as u32)
         );
-        if let Some(pogo) = pogo_cli() {
+        let pogo = pogo_cli();
+        if pogo.is_none() {
+            eprintln!(
+                "*** `pogo verify --level` not run: no pogo binary (cargo build -p pogo --bin \
+                 pogo --no-default-features --features cli, or POGO_CLI_BIN) ***"
+            );
+        }
+        if let Some(pogo) = pogo {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("level.json"), &served).unwrap();
             std::fs::write(dir.path().join("run.pogo"), &author_run).unwrap();
-            let out = std::process::Command::new(pogo)
+            let out = std::process::Command::new(&pogo)
                 .arg("verify")
                 .arg("--level")
                 .arg(dir.path().join("level.json"))
                 .arg(dir.path().join("run.pogo"))
                 .output()
                 .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "pogo verify: {out:?}");
+            assert!(stdout.starts_with("OK "), "{stdout}");
+            // And against the file of another geometry of the same name, it fails.
+            let mut other = parse_level_json(&served).unwrap();
+            other.solids[0].bounds.max.x += Fx::from_int(1);
+            std::fs::write(dir.path().join("other.json"), level_to_json(&other)).unwrap();
+            let out = std::process::Command::new(&pogo)
+                .arg("verify")
+                .arg("--level")
+                .arg(dir.path().join("other.json"))
+                .arg(dir.path().join("run.pogo"))
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "pogo verify of another geometry: {out:?}");
         }
         // The geometry a page draws, under the level name.
         let (status, geometry) = get_json(http, &format!("{base}/api/levels/{level}")).await;
@@ -612,4 +633,68 @@ async fn the_largest_track_publishes_within_seconds() {
     assert!(took < Duration::from_secs(60), "{took:?}");
     server.stop().await;
     db.remove().await;
+}
+
+/// A rules change (here a tuning change: a new season on every board) and `pogo-server
+/// reverify` (the real binary): the author's run of a track is re-verified onto the track's
+/// new board, first there with the same finish tick.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
+    use pogo_core::TuningSpec;
+    const TUNING_A: &str = r#"{"dive_gravity_scale": 3}"#;
+    let mut spec = TuningSpec::default();
+    pogo_replay::apply_tuning_json(&mut spec, TUNING_A).unwrap();
+    let a = Tuning::new(spec).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tuning_file = dir.path().join("tuning-a.json");
+    std::fs::write(&tuning_file, TUNING_A).unwrap();
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let mut config_a = config(&db);
+        config_a.tuning = Some(tuning_file.clone());
+        let server = TestServer::start(config_a).await;
+        let (http, base) = (&server.http, server.base.clone());
+        let ana = register(http, &base, "ana").await;
+        let track = check_track(&level_to_json(&track("seasons", 60, &[5], 12)), &a).unwrap();
+        let level = track.desc.name.clone();
+        // Recorded under tuning A (no dive: the same run under the default tuning).
+        let world = pogo_core::world::World::new(track.desc.clone(), &a).unwrap();
+        let mut sim = pogo_core::Simulation::new(std::sync::Arc::new(world), a.clone(), 1).unwrap();
+        let header = pogo_replay::Header::for_simulation(&sim, Some("ana".into()), None);
+        let mut recorder = pogo_replay::Recorder::new(Vec::new(), header).unwrap();
+        let east = Input {
+            steer_x: 127,
+            ..Input::default()
+        };
+        while sim.state().pogos[0].finish_tick.is_none() {
+            sim.step(&[east]);
+            recorder.record(&[east], || sim.state_hash()).unwrap();
+        }
+        let run = recorder.finish_simulation(&sim).unwrap();
+        let (status, answer) =
+            publish(http, &base, &ana, &body(&level_to_json(&track.desc), "Seasons", &run)).await;
+        assert_eq!(status, 201, "{answer}");
+        let finish = answer["track"]["author_finish_tick"].clone();
+        server.stop().await;
+
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_pogo-server"))
+            .args(["reverify", "--database", &db.url])
+            .env("RUST_LOG", "warn")
+            .env_remove("POGO_TUNING")
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{report}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(report.contains(&level), "the report names the track: {report}");
+
+        let server = TestServer::start(config(&db)).await;
+        let (http, base) = (&server.http, server.base.clone());
+        let (_, board) = get_json(http, &format!("{base}/api/levels/{level}/leaderboard")).await;
+        assert_eq!(board["entries"][0]["player"], "ana", "{}: {board}", backend.name());
+        assert_eq!(board["entries"][0]["finish_tick"], finish, "{board}");
+        let (_, seasons) = get_json(http, &format!("{base}/api/levels/{level}/seasons")).await;
+        assert_eq!(seasons["seasons"].as_array().unwrap().len(), 2, "{seasons}");
+        server.stop().await;
+        db.remove().await;
+    }
 }
