@@ -45,7 +45,7 @@ use crate::live::wire;
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
         admin::Hidden, admin::HideRun, admin::RunHidden, admin::AdminRun, admin::PlayerHidden,
         tracks::Publish, tracks::TrackEdit, tracks::TrackView, tracks::TrackAnswer,
-        tracks::TrackList, tracks::Medals, tracks::TicksTime, tracks::Sort,
+        tracks::TrackList, tracks::Medals, tracks::TicksTime, tracks::Sort, tracks::TrackCheck,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -93,9 +93,33 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         let ana = register(http, &base, "ana").await;
         let bo = register(http, &base, "bo").await;
 
-        let track = checked(&track("my first", 60, &[5], 12));
+        let original = track("my first", 60, &[5], 12);
+        let track = checked(&original);
         let level = track.desc.name.clone();
         let id = &level[2..];
+        // What the level file would publish as: the name to record the author's run under.
+        let response = http
+            .post(format!("{base}/api/tracks/check"))
+            .header("content-type", "application/json")
+            .body(level_to_json(&original))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let check: Value = response.json().await.unwrap();
+        assert_eq!((&check["id"], &check["level"]), (&json!(id), &json!(level)), "{check}");
+        assert_eq!(check["level_json"], level_to_json(&track.desc));
+        assert_eq!(check["published"], false);
+        let response = http
+            .post(format!("{base}/api/tracks/check"))
+            .header("content-type", "application/json")
+            .body("{\"name\": \"x\", \"spawn\": [0, 0]}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
+        let refused: Value = response.json().await.unwrap();
+        assert_eq!((&refused["error"], &refused["field"]), (&json!("bad_track"), &json!("spawn")), "{refused}");
         let author_run = run_on(&track.desc, "ana", 127);
         let (status, published) = publish(
             http,

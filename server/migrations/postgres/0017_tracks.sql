@@ -1,4 +1,4 @@
--- Player-made tracks (SPEC §15, docs/server.md "Tracks"). PostgreSQL dialect;
+-- Player-made tracks (docs/server.md, "Tracks"). PostgreSQL dialect;
 -- migrations/sqlite/0017_tracks.sql is the same table and indexes in SQLite's dialect
 -- (`hidden` a BOOLEAN; `name_key` in the "C" collation, so that its prefix range is a byte
 -- range there as it is here).

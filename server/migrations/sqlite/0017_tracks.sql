@@ -1,4 +1,4 @@
--- Player-made tracks (SPEC §15, docs/server.md "Tracks"). SQLite dialect;
+-- Player-made tracks (docs/server.md, "Tracks"). SQLite dialect;
 -- migrations/postgres/0017_tracks.sql is the same table and indexes in PostgreSQL's dialect
 -- (`hidden` a BOOLEAN; `name_key` in the "C" collation, so that its prefix range is a byte
 -- range there as it is here).

@@ -73,6 +73,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::run))
         .routes(routes!(admin::hide_run))
         .routes(routes!(admin::hide_player))
+        .routes(routes!(tracks::check))
         .routes(routes!(tracks::publish, tracks::list))
         .routes(routes!(tracks::track, tracks::edit))
         .routes(routes!(tracks::level_json))

@@ -1,5 +1,6 @@
-//! Player-made tracks (SPEC §15): `POST /api/tracks` (publish a track with its author's
-//! finishing run), `GET /api/tracks` (the lists), `GET /api/tracks/{id}`,
+//! Player-made tracks: `POST /api/tracks/check` (what a level file would publish as: its id
+//! and level name, to record the author's run under), `POST /api/tracks` (publish a track
+//! with its author's finishing run), `GET /api/tracks` (the lists), `GET /api/tracks/{id}`,
 //! `GET /api/tracks/{id}/level.json` (the level file, byte for byte as stored),
 //! `PATCH /api/tracks/{id}` (its author renames it), `PUT /api/admin/tracks/{id}/hidden`.
 //!
@@ -254,16 +255,88 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 
+/// What `POST /api/tracks/check` answers: the track a level file would publish as.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrackCheck {
+    /// The geometry hash, 16 lowercase hex digits: the track's id.
+    pub id: String,
+    /// `t-` and the id: the level name the author's replay must carry.
+    pub level: String,
+    /// The level file renamed so (what `GET /api/tracks/{id}/level.json` will serve): record
+    /// the author's run on it (`pogo simulate --level FILE --record run.pogo`).
+    pub level_json: String,
+    /// Solids, ramps, platforms, zones, checkpoints, finishes and kill volumes together.
+    pub objects: usize,
+    /// The largest distance of any coordinate from the origin on one axis (m).
+    pub extent_m: i32,
+    /// Whether that geometry is published already (publishing it again answers that track).
+    pub published: bool,
+}
+
+/// Check a level file as a track, without publishing it.
+///
+/// The body is the level file itself (`replay/LEVELS.md`), at most 256 KiB. The answer names
+/// the track it would be — its id and level name — and gives the file renamed so: the
+/// author's run is recorded on that file, then published with it (`POST /api/tracks`). A
+/// refusal names the field at fault, as publishing would.
+#[utoipa::path(post, path = "/api/tracks/check", operation_id = "check_track", tag = "tracks",
+    request_body(content = String, content_type = "application/json",
+        description = "A level file (replay/LEVELS.md)"),
+    responses(
+        (status = 200, body = TrackCheck),
+        (status = 400, description = "The level file refused (`bad_track`, with `field`)", body = ErrorBody),
+        (status = 413, description = "Over 256 KiB", body = ErrorBody),
+        (status = 415, description = "Not `application/json`", body = ErrorBody),
+        (status = 429, description = "Rate limited (per address)", body = ErrorBody),
+        (status = 503, description = "The database unavailable; see Retry-After", body = ErrorBody),
+    ))]
+pub async fn check(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Json<TrackCheck>, ApiError> {
+    let limit = pogo_replay::track::TRACK_JSON_BYTES_MAX as u64;
+    check_json_headers(&headers, limit)?;
+    let bytes = super::runs::read_body(body, limit).await?;
+    let text = String::from_utf8(bytes).map_err(|e| ApiError::BadTrack {
+        field: String::new(),
+        why: format!("not UTF-8 text: {e}"),
+    })?;
+    let tuning = state.catalog.verifier().tuning().clone();
+    let track = tokio::task::spawn_blocking(move || check_track(&text, &tuning))
+        .await
+        .map_err(|e| ApiError::Internal(format!("checking a track: {e}")))?
+        .map_err(|e| ApiError::BadTrack {
+            field: e.field,
+            why: e.why,
+        })?;
+    let id = format!("{:016x}", track.geometry_hash);
+    let published = state
+        .store
+        .tracks()
+        .track(&id, &current_rules(&state))
+        .await?
+        .is_some_and(|row| row.visible());
+    Ok(Json(TrackCheck {
+        level: track.desc.name.clone(),
+        level_json: pogo_replay::level_to_json(&track.desc),
+        objects: track.objects,
+        extent_m: track.extent_m,
+        published,
+        id,
+    }))
+}
+
 /// Publish a track with its author's finishing run.
 ///
 /// The caller is the author. The level file is checked as the CLI checks one (`pogo
 /// simulate --level`), then the track's limits (`replay/LEVELS.md`, "Tracks"); the replay
 /// must be the caller's, recorded on the track's level name (`t-` and the id: the geometry
-/// hash the server computes — `pogo levels --check FILE` or a first refusal tells it), and
+/// hash the server computes — `POST /api/tracks/check` tells it), and
 /// re-simulate on this geometry to the finish. Its time is the author time. The same
 /// geometry published again, by anyone, answers 200 with the existing track and writes
 /// nothing (the replay is not looked at).
-#[utoipa::path(post, path = "/api/tracks", tag = "tracks",
+#[utoipa::path(post, path = "/api/tracks", operation_id = "publish_track", tag = "tracks",
     request_body = Publish,
     security(("bearer" = [])),
     responses(
@@ -272,7 +345,7 @@ pub struct ListQuery {
         (status = 400, description = "Not JSON of this shape (`bad_json`); a level file, name, description or remix id refused (`bad_track`, with `field`); a replay that is not well-formed (`bad_replay`), not one player (`not_single_player`), or that does not prove the track (`bad_author_run`, with `kind`: `not_finished`, `level_name`, `base64`, `desync`, `level_mismatch`, …)", body = ErrorBody),
         (status = 401, description = "No token or not a valid one", body = ErrorBody),
         (status = 403, description = "The replay is another player's (`name_mismatch`), or the player is hidden", body = ErrorBody),
-        (status = 409, description = "This geometry was published and an admin hid it (`track_hidden`), or the replay is filed already (`rules_mismatch`)", body = ErrorBody),
+        (status = 409, description = "This geometry was published and an admin hid it (`track_hidden`)", body = ErrorBody),
         (status = 413, description = "Body over the limit", body = ErrorBody),
         (status = 415, description = "Not `application/json`", body = ErrorBody),
         (status = 429, description = "Rate limited, or 20 tracks published in the last 24 hours (`too_many_tracks`); see Retry-After", body = ErrorBody),
@@ -587,7 +660,7 @@ async fn visible_track(state: &AppState, id: &str) -> Result<TrackRow, ApiError>
 }
 
 /// A track.
-#[utoipa::path(get, path = "/api/tracks/{id}", tag = "tracks",
+#[utoipa::path(get, path = "/api/tracks/{id}", operation_id = "get_track", tag = "tracks",
     params(("id" = String, Path, description = "Track id (16 hex digits)")),
     responses(
         (status = 200, body = TrackView),
@@ -609,7 +682,7 @@ pub async fn track(
 
 /// A track's level file, exactly as stored at publish (named by its level name): what
 /// `pogo verify --level FILE` verifies the track's runs against.
-#[utoipa::path(get, path = "/api/tracks/{id}/level.json", tag = "tracks",
+#[utoipa::path(get, path = "/api/tracks/{id}/level.json", operation_id = "track_level_json", tag = "tracks",
     params(("id" = String, Path, description = "Track id (16 hex digits)")),
     responses(
         (status = 200, description = "The level file (replay/LEVELS.md)", content_type = "application/json", body = String),
@@ -642,7 +715,7 @@ pub async fn level_json(
 ///
 /// Pages follow `next_cursor` (a keyset: a page costs an index walk of its own length,
 /// however deep). `q` lists names starting with it, ignoring case, in name order.
-#[utoipa::path(get, path = "/api/tracks", tag = "tracks",
+#[utoipa::path(get, path = "/api/tracks", operation_id = "list_tracks", tag = "tracks",
     params(ListQuery),
     responses(
         (status = 200, body = TrackList),
@@ -796,7 +869,7 @@ impl std::fmt::Display for Cursor {
 
 /// Rename a track or change its description (its author only). The board stays: the
 /// geometry, and so the id and level name, do not change.
-#[utoipa::path(patch, path = "/api/tracks/{id}", tag = "tracks",
+#[utoipa::path(patch, path = "/api/tracks/{id}", operation_id = "edit_track", tag = "tracks",
     params(("id" = String, Path, description = "Track id (16 hex digits)")),
     request_body = TrackEdit,
     security(("bearer" = [])),
@@ -853,7 +926,7 @@ pub async fn edit(
 /// Hide a track (`{"hidden": true}`) or show it again: hidden, it is no level any more to
 /// anyone but the admin — its routes, board, level, new rooms and uploads answer 404, it
 /// leaves the lists — and nothing is deleted (its runs stay, and come back with it).
-#[utoipa::path(put, path = "/api/admin/tracks/{id}/hidden", tag = "admin",
+#[utoipa::path(put, path = "/api/admin/tracks/{id}/hidden", operation_id = "hide_track", tag = "admin",
     params(("id" = String, Path, description = "Track id (16 hex digits)")),
     request_body = super::admin::Hidden,
     security(("bearer" = [])),
