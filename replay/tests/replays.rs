@@ -433,7 +433,9 @@ fn with_world_accepts_one_more_level_and_shares_the_rest() {
     let mut recorder = Recorder::new(Vec::new(), header).unwrap();
     for _ in 0..300 {
         sim.step(&[Input::default()]);
-        recorder.record(&[Input::default()], || sim.state_hash()).unwrap();
+        recorder
+            .record(&[Input::default()], || sim.state_hash())
+            .unwrap();
     }
     let bytes = recorder.finish_simulation(&sim).unwrap();
     let base = verifier();

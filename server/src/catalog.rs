@@ -640,8 +640,8 @@ mod tests {
         );
         assert!(ys.iter().all(|&y| (lo..=hi).contains(&y)), "{ys:?}");
         // Exact decimals, not float noise.
-        let text = String::from_utf8(catalog.geometry_json(&course_level).unwrap().to_vec())
-            .unwrap();
+        let text =
+            String::from_utf8(catalog.geometry_json(&course_level).unwrap().to_vec()).unwrap();
         assert!(!text.contains("99999999"), "float noise in the geometry");
         assert!(catalog.level("nope").is_none());
     }

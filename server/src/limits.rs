@@ -52,7 +52,8 @@ pub const TRACK_NAME_CHARS_MAX: usize = 64;
 /// Most characters in a track's description: a paragraph.
 pub const TRACK_DESCRIPTION_CHARS_MAX: usize = 500;
 
-const _: () = assert!((TRACK_NAME_CHARS_MAX + TRACK_DESCRIPTION_CHARS_MAX) * 12 + 64 <= JSON_BODY_BYTES_MAX);
+const _: () =
+    assert!((TRACK_NAME_CHARS_MAX + TRACK_DESCRIPTION_CHARS_MAX) * 12 + 64 <= JSON_BODY_BYTES_MAX);
 
 /// Tracks one player may publish in any 24 hours. Publishing costs a re-simulation of the
 /// author's run (up to the verifier's longest run) and a row that lists forever; 20 a day is

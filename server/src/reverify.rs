@@ -142,8 +142,7 @@ pub async fn reverify(
     let levels: Vec<String> = match &options.level {
         Some(name) => vec![name.clone()],
         None => {
-            let mut levels: Vec<String> =
-                state.catalog.levels().map(|l| l.name.clone()).collect();
+            let mut levels: Vec<String> = state.catalog.levels().map(|l| l.name.clone()).collect();
             levels.extend(state.store.tracks().levels().await?);
             levels
         }

@@ -36,12 +36,7 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-async fn publish(
-    http: &reqwest::Client,
-    base: &str,
-    token: &str,
-    body: &Value,
-) -> (u16, Value) {
+async fn publish(http: &reqwest::Client, base: &str, token: &str, body: &Value) -> (u16, Value) {
     let response = http
         .post(format!("{base}/api/tracks"))
         .bearer_auth(token)
@@ -63,13 +58,19 @@ async fn rows(db: &TestDb) -> (i64, i64) {
     let sql_runs = "SELECT COUNT(*) FROM runs";
     if db.url.starts_with("sqlite:") {
         let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
-        let t: i64 = sqlx::query_scalar(sql_tracks).fetch_one(&pool).await.unwrap();
+        let t: i64 = sqlx::query_scalar(sql_tracks)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
         let r: i64 = sqlx::query_scalar(sql_runs).fetch_one(&pool).await.unwrap();
         pool.close().await;
         (t, r)
     } else {
         let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-        let t: i64 = sqlx::query_scalar(sql_tracks).fetch_one(&pool).await.unwrap();
+        let t: i64 = sqlx::query_scalar(sql_tracks)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
         let r: i64 = sqlx::query_scalar(sql_runs).fetch_one(&pool).await.unwrap();
         pool.close().await;
         (t, r)
@@ -107,7 +108,11 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
             .unwrap();
         assert_eq!(response.status(), 200);
         let check: Value = response.json().await.unwrap();
-        assert_eq!((&check["id"], &check["level"]), (&json!(id), &json!(level)), "{check}");
+        assert_eq!(
+            (&check["id"], &check["level"]),
+            (&json!(id), &json!(level)),
+            "{check}"
+        );
         assert_eq!(check["level_json"], level_to_json(&track.desc));
         assert_eq!(check["published"], false);
         let response = http
@@ -119,7 +124,11 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
             .unwrap();
         assert_eq!(response.status(), 400);
         let refused: Value = response.json().await.unwrap();
-        assert_eq!((&refused["error"], &refused["field"]), (&json!("bad_track"), &json!("spawn")), "{refused}");
+        assert_eq!(
+            (&refused["error"], &refused["field"]),
+            (&json!("bad_track"), &json!("spawn")),
+            "{refused}"
+        );
         let author_run = run_on(&track.desc, "ana", 127);
         let (status, published) = publish(
             http,
@@ -140,8 +149,14 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         let author_ticks = author_tick + 1;
         assert_eq!(medals["author"]["ticks"], author_ticks);
         assert_eq!(medals["gold"]["ticks"], (author_ticks * 106).div_ceil(100));
-        assert_eq!(medals["silver"]["ticks"], (author_ticks * 120).div_ceil(100));
-        assert_eq!(medals["bronze"]["ticks"], (author_ticks * 150).div_ceil(100));
+        assert_eq!(
+            medals["silver"]["ticks"],
+            (author_ticks * 120).div_ceil(100)
+        );
+        assert_eq!(
+            medals["bronze"]["ticks"],
+            (author_ticks * 150).div_ceil(100)
+        );
         let author_run_id = view["author_run_id"].as_i64().unwrap();
 
         // The author's run: verified, rank 1 on the track's board.
@@ -153,7 +168,10 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         assert_eq!(board["entries"][0]["run_id"], author_run_id, "{board}");
         assert_eq!(board["entries"][0]["finish_tick"], author_tick);
         let run = verdict(http, &base, author_run_id).await;
-        assert_eq!((run["status"].as_str(), run["rank"].as_i64()), (Some("verified"), Some(1)));
+        assert_eq!(
+            (run["status"].as_str(), run["rank"].as_i64()),
+            (Some("verified"), Some(1))
+        );
 
         // The level file, byte for byte as stored: re-checked, the same id; the author's run
         // verifies against it as `pogo verify --level FILE` does (the same Verifier).
@@ -166,7 +184,9 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         let served = response.text().await.unwrap();
         assert_eq!(served, level_to_json(&track.desc));
         assert_eq!(
-            check_track(&served, &Tuning::default()).unwrap().geometry_hash,
+            check_track(&served, &Tuning::default())
+                .unwrap()
+                .geometry_hash,
             track.geometry_hash
         );
         let cli = Verifier::new(
@@ -210,11 +230,18 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
                 .arg(dir.path().join("run.pogo"))
                 .output()
                 .unwrap();
-            assert!(!out.status.success(), "pogo verify of another geometry: {out:?}");
+            assert!(
+                !out.status.success(),
+                "pogo verify of another geometry: {out:?}"
+            );
         }
         // The geometry a page draws, under the level name.
         let (status, geometry) = get_json(http, &format!("{base}/api/levels/{level}")).await;
-        assert_eq!((status, &geometry["name"]), (200, &json!(level)), "{geometry}");
+        assert_eq!(
+            (status, &geometry["name"]),
+            (200, &json!(level)),
+            "{geometry}"
+        );
 
         // Another player's upload through POST /api/runs: verified, ranked below.
         let slower = run_on(&track.desc, "bo", 90);
@@ -270,8 +297,11 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         assert_eq!(remixed["track"]["remix_of"], id);
         let (_, original) = get_json(http, &format!("{base}/api/tracks/{id}")).await;
         assert_eq!(original["remixes"], 1, "{original}");
-        let (_, board) =
-            get_json(http, &format!("{base}/api/levels/{remix_level}/leaderboard")).await;
+        let (_, board) = get_json(
+            http,
+            &format!("{base}/api/levels/{remix_level}/leaderboard"),
+        )
+        .await;
         let entries = board["entries"].as_array().unwrap();
         assert_eq!(entries.len(), 1, "{board}");
         assert_eq!(entries[0]["player"], "bo");
@@ -293,7 +323,11 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         let (_, mine) = get_json(http, &format!("{base}/api/tracks?author=ANA")).await;
         assert_eq!(mine["tracks"].as_array().unwrap().len(), 1, "{mine}");
         let (_, named) = get_json(http, &format!("{base}/api/tracks?q=dash%20EAST%2C")).await;
-        assert_eq!(named["tracks"][0]["id"].as_str(), Some(&remix_level[2..]), "{named}");
+        assert_eq!(
+            named["tracks"][0]["id"].as_str(),
+            Some(&remix_level[2..]),
+            "{named}"
+        );
         assert_eq!(named["tracks"].as_array().unwrap().len(), 1, "{named}");
         let (_, popular) = get_json(http, &format!("{base}/api/tracks?sort=popular")).await;
         assert_eq!(popular["tracks"][0]["id"], id, "{popular}");
@@ -420,26 +454,122 @@ async fn every_attack_is_refused_and_writes_nothing() {
             });
             let huge = "x".repeat(TRACK_JSON_BYTES_MAX + 1);
             vec![
-                ("unfinished", body(&text, "T", &short), 400, "bad_author_run", Some("not_finished")),
-                ("another geometry", body(&text, "T", &elsewhere), 400, "bad_author_run", Some("level_mismatch")),
-                ("another player's", body(&text, "T", &theirs), 403, "name_mismatch", None),
-                ("another level name", body(&text, "T", &misnamed), 400, "bad_author_run", Some("level_name")),
-                ("tampered: desync", body(&text, "T", &desynced), 400, "bad_author_run", Some("desync")),
-                ("tampered: a bit", body(&text, "T", &flipped), 400, "bad_replay", None),
-                ("not base64", json!({"level": text, "name": "T", "replay": "***"}), 400, "bad_author_run", Some("base64")),
-                ("no finish", body(&level_to_json(&no_finish), "T", &good), 400, "bad_track", None),
-                ("2 001 objects", body(&level_to_json(&crowded), "T", &good), 400, "bad_track", None),
-                ("5 km out", body(&level_to_json(&far), "T", &good), 400, "bad_track", None),
-                ("malformed level", body("{\"name\": 3}", "T", &good), 400, "bad_track", None),
-                ("over 256 KiB", body(&huge, "T", &good), 400, "bad_track", None),
-                ("control characters", body(&text, "bad\u{1b}[2Jname", &good), 400, "bad_track", None),
-                ("a bidi override", body(&text, "a\u{202E}b", &good), 400, "bad_track", None),
-                ("no name", json!({"level": text, "replay": b64(&good)}), 400, "bad_json", None),
-                ("an unknown original", {
-                    let mut b = body(&text, "T", &good);
-                    b["remix_of"] = json!("0000000000000000");
-                    b
-                }, 400, "bad_track", None),
+                (
+                    "unfinished",
+                    body(&text, "T", &short),
+                    400,
+                    "bad_author_run",
+                    Some("not_finished"),
+                ),
+                (
+                    "another geometry",
+                    body(&text, "T", &elsewhere),
+                    400,
+                    "bad_author_run",
+                    Some("level_mismatch"),
+                ),
+                (
+                    "another player's",
+                    body(&text, "T", &theirs),
+                    403,
+                    "name_mismatch",
+                    None,
+                ),
+                (
+                    "another level name",
+                    body(&text, "T", &misnamed),
+                    400,
+                    "bad_author_run",
+                    Some("level_name"),
+                ),
+                (
+                    "tampered: desync",
+                    body(&text, "T", &desynced),
+                    400,
+                    "bad_author_run",
+                    Some("desync"),
+                ),
+                (
+                    "tampered: a bit",
+                    body(&text, "T", &flipped),
+                    400,
+                    "bad_replay",
+                    None,
+                ),
+                (
+                    "not base64",
+                    json!({"level": text, "name": "T", "replay": "***"}),
+                    400,
+                    "bad_author_run",
+                    Some("base64"),
+                ),
+                (
+                    "no finish",
+                    body(&level_to_json(&no_finish), "T", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "2 001 objects",
+                    body(&level_to_json(&crowded), "T", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "5 km out",
+                    body(&level_to_json(&far), "T", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "malformed level",
+                    body("{\"name\": 3}", "T", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "over 256 KiB",
+                    body(&huge, "T", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "control characters",
+                    body(&text, "bad\u{1b}[2Jname", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "a bidi override",
+                    body(&text, "a\u{202E}b", &good),
+                    400,
+                    "bad_track",
+                    None,
+                ),
+                (
+                    "no name",
+                    json!({"level": text, "replay": b64(&good)}),
+                    400,
+                    "bad_json",
+                    None,
+                ),
+                (
+                    "an unknown original",
+                    {
+                        let mut b = body(&text, "T", &good);
+                        b["remix_of"] = json!("0000000000000000");
+                        b
+                    },
+                    400,
+                    "bad_track",
+                    None,
+                ),
             ]
         };
         let fields = [
@@ -514,8 +644,13 @@ async fn every_attack_is_refused_and_writes_nothing() {
         for i in 1..20 {
             let desc = checked(&support::track("daily", 60 + i, &[5], 12)).desc;
             let run = run_on(&desc, "ana", 127);
-            let (status, answer) =
-                publish(http, &base, &ana, &body(&level_to_json(&desc), "Daily", &run)).await;
+            let (status, answer) = publish(
+                http,
+                &base,
+                &ana,
+                &body(&level_to_json(&desc), "Daily", &run),
+            )
+            .await;
             assert_eq!(status, 201, "track {i}: {answer}");
         }
         let before = rows(&db).await;
@@ -558,7 +693,11 @@ async fn a_live_race_on_a_track_is_filed_on_its_board() {
             http,
             &base,
             &ana,
-            &body(&level_to_json(&track.desc), "Dash", &run_on(&track.desc, "ana", 127)),
+            &body(
+                &level_to_json(&track.desc),
+                "Dash",
+                &run_on(&track.desc, "ana", 127),
+            ),
         )
         .await;
         assert_eq!(status, 201, "{answer}");
@@ -582,12 +721,8 @@ async fn a_live_race_on_a_track_is_filed_on_its_board() {
         let world = std::sync::Arc::new(
             pogo_core::world::World::new(track.desc.clone(), &Tuning::default()).unwrap(),
         );
-        let stream = pogo_server::live::client::page_stream(
-            world,
-            &Tuning::default(),
-            &events(110),
-            3600,
-        );
+        let stream =
+            pogo_server::live::client::page_stream(world, &Tuning::default(), &events(110), 3600);
         let seat = seats.pop().unwrap();
         let (mut tx, mut rx) = seat.client.split();
         let sender = tokio::spawn(async move {
@@ -641,7 +776,10 @@ async fn the_largest_track_publishes_within_seconds() {
         steer_x: 127,
         ..Input::default()
     });
-    let ticks = Replay::decode(&run, Limits::default()).unwrap().trailer.ticks;
+    let ticks = Replay::decode(&run, Limits::default())
+        .unwrap()
+        .trailer
+        .ticks;
     let started = Instant::now();
     let (status, answer) = publish(http, &base, &ana, &body(&text, "Largest", &run)).await;
     let took = started.elapsed();
@@ -695,8 +833,13 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
             recorder.record(&[east], || sim.state_hash()).unwrap();
         }
         let run = recorder.finish_simulation(&sim).unwrap();
-        let (status, answer) =
-            publish(http, &base, &ana, &body(&level_to_json(&track.desc), "Seasons", &run)).await;
+        let (status, answer) = publish(
+            http,
+            &base,
+            &ana,
+            &body(&level_to_json(&track.desc), "Seasons", &run),
+        )
+        .await;
         assert_eq!(status, 201, "{answer}");
         let finish = answer["track"]["author_finish_tick"].clone();
         server.stop().await;
@@ -708,13 +851,25 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
             .output()
             .unwrap();
         let report = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success(), "{report}\n{}", String::from_utf8_lossy(&output.stderr));
-        assert!(report.contains(&level), "the report names the track: {report}");
+        assert!(
+            output.status.success(),
+            "{report}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            report.contains(&level),
+            "the report names the track: {report}"
+        );
 
         let server = TestServer::start(config(&db)).await;
         let (http, base) = (&server.http, server.base.clone());
         let (_, board) = get_json(http, &format!("{base}/api/levels/{level}/leaderboard")).await;
-        assert_eq!(board["entries"][0]["player"], "ana", "{}: {board}", backend.name());
+        assert_eq!(
+            board["entries"][0]["player"],
+            "ana",
+            "{}: {board}",
+            backend.name()
+        );
         assert_eq!(board["entries"][0]["finish_tick"], finish, "{board}");
         let (_, seasons) = get_json(http, &format!("{base}/api/levels/{level}/seasons")).await;
         assert_eq!(seasons["seasons"].as_array().unwrap().len(), 2, "{seasons}");

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Player;
-use crate::catalog::Hidden;
 use crate::auth;
+use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{TICKET_UPLOAD_WINDOW_MS, TICKETS_OPEN_MAX};
 use crate::realtime::{Commit, CommitKind, Rules, TICKET_COUNTDOWN_MS, Timing};
@@ -127,11 +127,9 @@ pub async fn mint(
     let player = player?;
     let board = super::runs::current_board(&state, &level, Category::RealTime)
         .await?
-        .ok_or(
-        ApiError::UnknownLevel {
+        .ok_or(ApiError::UnknownLevel {
             name: level.clone(),
-        },
-    )?;
+        })?;
     state
         .ticket_rate
         .check(player.id())

@@ -363,44 +363,7 @@ pub async fn publish(
         .check_token(player.id())
         .map_err(|retry_after_s| ApiError::RateLimited { retry_after_s })?;
     let now = now_ms();
-    let (today, first) = state
-        .store
-        .tracks()
-        .published_since(player.id(), now - DAY_MS)
-        .await?;
-    if today >= TRACKS_PER_PLAYER_PER_DAY {
-        let wait_ms = (first + DAY_MS - now).max(1000);
-        return Err(ApiError::TooManyTracks {
-            max: TRACKS_PER_PLAYER_PER_DAY,
-            retry_after_s: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
-        });
-    }
-    let limit = publish_body_limit(state.upload_limit);
-    check_json_headers(&headers, limit)?;
-    let _slot = state.uploads.try_acquire().map_err(|_| ApiError::Busy {
-        what: "too many uploads in progress",
-        retry_after_s: RETRY_AFTER_BUSY_S,
-    })?;
-    let bytes = super::runs::read_body(body, limit).await?;
-    let request: Publish =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::BadJson(e.to_string()))?;
-    drop(bytes);
-    check_text("name", &request.name, TRACK_NAME_CHARS_MAX, false)?;
-    let description = request.description.unwrap_or_default();
-    check_text(
-        "description",
-        &description,
-        TRACK_DESCRIPTION_CHARS_MAX,
-        true,
-    )?;
-    if let Some(original) = &request.remix_of {
-        if !is_track_id(original) {
-            return Err(ApiError::BadTrack {
-                field: "remix_of".into(),
-                why: "a track id is 16 lowercase hex digits".into(),
-            });
-        }
-    }
+    let (request, description, _slot) = read_publish(&state, &player, &headers, body, now).await?;
     // The level file: its size first, then the parser, the core's checks and a track's
     // limits (milliseconds for the largest: off the async threads).
     let tuning = state.catalog.verifier().tuning().clone();
@@ -429,7 +392,10 @@ pub async fn publish(
             return Err(ApiError::TrackHidden { id });
         }
         let view = TrackView::new(existing, rate, false, false);
-        return Ok(super::with_status(StatusCode::OK, TrackAnswer { track: view }));
+        return Ok(super::with_status(
+            StatusCode::OK,
+            TrackAnswer { track: view },
+        ));
     }
     let replay = base64::engine::general_purpose::STANDARD
         .decode(request.replay.as_bytes())
@@ -507,6 +473,57 @@ pub async fn publish(
     }
     let view = TrackView::new(row, rate, false, false);
     Ok(super::with_status(status, TrackAnswer { track: view }))
+}
+
+/// A publish request's checks before the level file, cheapest first: the day's count, the
+/// headers, a slot, the body within its limit, its JSON, the name, the description and the
+/// remix id. The request, its description, and the upload slot it holds.
+async fn read_publish<'a>(
+    state: &'a AppState,
+    player: &Player,
+    headers: &HeaderMap,
+    body: Body,
+    now: i64,
+) -> Result<(Publish, String, tokio::sync::SemaphorePermit<'a>), ApiError> {
+    let (today, first) = state
+        .store
+        .tracks()
+        .published_since(player.id(), now - DAY_MS)
+        .await?;
+    if today >= TRACKS_PER_PLAYER_PER_DAY {
+        let wait_ms = (first + DAY_MS - now).max(1000);
+        return Err(ApiError::TooManyTracks {
+            max: TRACKS_PER_PLAYER_PER_DAY,
+            retry_after_s: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
+        });
+    }
+    let limit = publish_body_limit(state.upload_limit);
+    check_json_headers(headers, limit)?;
+    let slot = state.uploads.try_acquire().map_err(|_| ApiError::Busy {
+        what: "too many uploads in progress",
+        retry_after_s: RETRY_AFTER_BUSY_S,
+    })?;
+    let bytes = super::runs::read_body(body, limit).await?;
+    let request: Publish =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::BadJson(e.to_string()))?;
+    drop(bytes);
+    check_text("name", &request.name, TRACK_NAME_CHARS_MAX, false)?;
+    let description = request.description.clone().unwrap_or_default();
+    check_text(
+        "description",
+        &description,
+        TRACK_DESCRIPTION_CHARS_MAX,
+        true,
+    )?;
+    if let Some(original) = &request.remix_of {
+        if !is_track_id(original) {
+            return Err(ApiError::BadTrack {
+                field: "remix_of".into(),
+                why: "a track id is 16 lowercase hex digits".into(),
+            });
+        }
+    }
+    Ok((request, description, slot))
 }
 
 /// The author's replay proves `track`: one player, the caller, the track's level name, and
@@ -653,7 +670,12 @@ fn current_rules(state: &AppState) -> CurrentRules {
 
 /// A shown track, or 404.
 async fn visible_track(state: &AppState, id: &str) -> Result<TrackRow, ApiError> {
-    match state.store.tracks().track(id, &current_rules(state)).await? {
+    match state
+        .store
+        .tracks()
+        .track(id, &current_rules(state))
+        .await?
+    {
         Some(row) if row.visible() => Ok(row),
         _ => Err(ApiError::UnknownTrack { id: id.to_string() }),
     }
@@ -850,7 +872,10 @@ impl Cursor {
                     .map(|i| u8::from_str_radix(&key[i..i + 2], 16))
                     .collect::<Result<Vec<u8>, _>>()
                     .map_err(|_| bad())?;
-                Ok(Cursor::Name(String::from_utf8(bytes).map_err(|_| bad())?, id))
+                Ok(Cursor::Name(
+                    String::from_utf8(bytes).map_err(|_| bad())?,
+                    id,
+                ))
             }
             _ => Err(bad()),
         }
@@ -975,7 +1000,10 @@ mod tests {
             (1000, 1060, 1200, 1500)
         );
         let m = medals(101, 60);
-        assert_eq!((m.gold.ticks, m.silver.ticks, m.bronze.ticks), (108, 122, 152));
+        assert_eq!(
+            (m.gold.ticks, m.silver.ticks, m.bronze.ticks),
+            (108, 122, 152)
+        );
         assert_eq!(medals(u32::MAX, 60).bronze.ticks, u32::MAX);
     }
 
@@ -1003,7 +1031,15 @@ mod tests {
         ] {
             assert_eq!(Cursor::parse(&c.to_string()).unwrap(), c);
         }
-        for bad in ["", "n", "n.1", "n.x.0123456789abcdef", "s.zz.0123456789abcdef", "q.1.0123456789abcdef", "n.1.xyz"] {
+        for bad in [
+            "",
+            "n",
+            "n.1",
+            "n.x.0123456789abcdef",
+            "s.zz.0123456789abcdef",
+            "q.1.0123456789abcdef",
+            "n.1.xyz",
+        ] {
             assert!(Cursor::parse(bad).is_err(), "{bad}");
         }
     }

@@ -1044,5 +1044,3 @@ async fn sleep_until(deadline: Option<Instant>) {
         None => std::future::pending().await,
     }
 }
-
-

@@ -310,7 +310,10 @@ impl Tracks<'_> {
         };
         let mut filters = vec!["t.hidden = FALSE".to_string(), "p.hidden = FALSE".into()];
         if let Some(author) = query.author_id {
-            filters.push(format!("t.author_id = {}", next(Bind::Int(author), &mut binds)));
+            filters.push(format!(
+                "t.author_id = {}",
+                next(Bind::Int(author), &mut binds)
+            ));
         }
         let (from, raced, order) = match &query.order {
             TrackOrder::New(after) => {
@@ -332,9 +335,7 @@ impl Tracks<'_> {
                 if let Some((raced, id)) = after {
                     let r = next(Bind::Int(*raced), &mut binds);
                     let i = next(Bind::Text(id.clone()), &mut binds);
-                    filters.push(format!(
-                        "(w.raced < {r} OR (w.raced = {r} AND t.id > {i}))"
-                    ));
+                    filters.push(format!("(w.raced < {r} OR (w.raced = {r} AND t.id > {i}))"));
                 }
                 (
                     format!(
