@@ -32,12 +32,15 @@ use utoipa::ToSchema;
 use crate::store::{Store, StoreError};
 
 /// Track levels whose worlds are kept built (least recently resolved dropped first). A
-/// track's world is at most `pogo_replay::TRACK_OBJECTS_MAX` (2 000) objects in a 4 km cube:
-/// its broad-phase grid and object lists are a few hundred KiB at worst, so 256 of them stay
-/// well under 128 MiB however they are built, while a hot set of a few hundred tracks (every
-/// live room's, the boards a page is racing on) is built once. A miss costs a parse and a
-/// `World::new` (milliseconds for the largest track), off the async threads.
-pub const TRACK_LEVELS_CACHED: usize = 256;
+/// track's world is at most `pogo_replay::track::TRACK_OBJECTS_MAX` (2 000) objects in a
+/// 4 km cube, and what it holds is mostly its broad-phase grid, which grows with the space its
+/// objects span (at most `2^21` cells): measured (`tests/tracks.rs`, `world_memory`), a
+/// 2 000-object course 1 km long is ≈ 0.36 MiB, 2 000 boxes scattered through the whole cube
+/// ≈ 7.6 MiB. 32 of the worst stay under 256 MiB; 32 ordinary ones are ≈ 12 MiB. What a
+/// verification, a room or a request holds is its own (an `Arc`), so the cache is only the
+/// hot set kept between uses; a miss costs a parse and a `World::new` (milliseconds), off
+/// the async threads.
+pub const TRACK_LEVELS_CACHED: usize = 32;
 
 /// A level the server accepts runs of.
 #[derive(Debug)]

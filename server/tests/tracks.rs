@@ -877,3 +877,74 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
         db.remove().await;
     }
 }
+
+/// What a cached track world costs in memory, measured (the catalog keeps 256): the growth of
+/// the process's resident memory over 40 worlds of the largest tracks, two layouts (a dense
+/// 1 km course; 2 000 boxes scattered through the 4 km cube). Run by hand:
+/// `cargo test -p pogo-server --test tracks world_memory -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: run by hand"]
+fn world_memory() {
+    fn rss_kib() -> u64 {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        pages * 4
+    }
+    let m = Fx::from_int;
+    let half = Fx::from_bits(1 << 31);
+    let mut course = track("course", 60, &[500], 990);
+    course.solids = (0..1998)
+        .map(|i| {
+            let x0 = m(-10) + half * m(i);
+            Solid {
+                bounds: pogo_core::world::Aabb::new(
+                    Vec3::new(x0, m(-1), m(-20)),
+                    Vec3::new(x0 + half, m(0), m(20)),
+                ),
+                no_bounce: false,
+            }
+        })
+        .collect();
+    course.finishes = vec![gate(980, 982)];
+    let mut scattered = course.clone();
+    let mut seed = 0x2545_f491_u64;
+    let mut next = |range: i32| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % (2 * range as u64)) as i32 - range
+    };
+    scattered.solids = (0..1998)
+        .map(|_| {
+            let (x, y, z) = (next(1990), next(1990), next(1990));
+            Solid {
+                bounds: pogo_core::world::Aabb::new(
+                    Vec3::new(m(x), m(y), m(z)),
+                    Vec3::new(m(x + 4), m(y + 1), m(z + 4)),
+                ),
+                no_bounce: false,
+            }
+        })
+        .collect();
+    for (what, desc) in [("course", course), ("scattered", scattered)] {
+        let track = match check_track(&level_to_json(&desc), &Tuning::default()) {
+            Ok(track) => track,
+            Err(e) => {
+                eprintln!("{what}: refused: {e}");
+                continue;
+            }
+        };
+        let before = rss_kib();
+        let worlds: Vec<_> = (0..40)
+            .map(|_| pogo_core::world::World::new(track.desc.clone(), &Tuning::default()).unwrap())
+            .collect();
+        let after = rss_kib();
+        eprintln!(
+            "{what}: {} objects, about {} KiB a world ({} KiB for {})",
+            track.objects,
+            (after - before) / worlds.len() as u64,
+            after - before,
+            worlds.len()
+        );
+    }
+}
