@@ -948,3 +948,81 @@ fn world_memory() {
         );
     }
 }
+
+/// The catalog keeps at most `TRACK_LEVELS_CACHED` tracks' worlds, least recently resolved
+/// dropped first; a level resolved before is still whole for whoever holds it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalog_keeps_a_bounded_number_of_track_worlds() {
+    use pogo_server::catalog::{Hidden, TRACK_LEVELS_CACHED};
+    use pogo_server::store::tracks::NewTrack;
+    use pogo_server::store::{NewRun, Verdict};
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let server = pogo_server::Server::open(&config(&db)).await.unwrap();
+    let (store, catalog) = (&server.state().store, &server.state().catalog);
+    let author = store
+        .players()
+        .register("ana", &[7u8; 32], 0)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut names = Vec::new();
+    for i in 0..TRACK_LEVELS_CACHED + 8 {
+        let track = checked(&support::track("cache", 60 + i as i32, &[], 12));
+        let (name, id) = (
+            track.desc.name.clone(),
+            format!("{:016x}", track.geometry_hash),
+        );
+        let level_json = level_to_json(&track.desc);
+        let level_hash = format!("{:016x}", track.desc.content_hash());
+        let bytes = vec![i as u8; 4];
+        let run = NewRun {
+            player_id: author.id,
+            bytes: &bytes,
+            replay_hash: [i as u8; 32],
+            level: &name,
+            level_hash: level_hash.clone(),
+            tuning_hash: format!("{:016x}", Tuning::default().content_hash()),
+            rules_version: pogo_core::RULES_VERSION,
+            uploaded_ms: 0,
+            ticket: None,
+        };
+        let verdict = Verdict::Verified {
+            ticks: 10,
+            finish_tick: Some(9),
+            splits: "[]".into(),
+            final_hash: 0,
+            realtime: false,
+            realtime_note: None,
+        };
+        let new = NewTrack {
+            id: &id,
+            level: &name,
+            level_json: &level_json,
+            level_hash: &level_hash,
+            author_id: author.id,
+            name: "cache",
+            description: "",
+            created_ms: 0,
+            remix_of: None,
+            author_finish_tick: 9,
+        };
+        store.tracks().publish(&new, &run, &verdict).await.unwrap();
+        names.push(name);
+    }
+    let first = catalog
+        .resolve(store, &names[0], Hidden::Refused)
+        .await
+        .unwrap()
+        .unwrap();
+    for name in &names {
+        let level = catalog.resolve(store, name, Hidden::Refused).await.unwrap();
+        assert_eq!(level.unwrap().name, *name);
+        assert!(catalog.tracks_cached() <= TRACK_LEVELS_CACHED);
+    }
+    assert_eq!(catalog.tracks_cached(), TRACK_LEVELS_CACHED);
+    // Evicted from the cache, whole for its holder.
+    assert!(catalog.verifier_for(&first).world(&names[0]).is_some());
+    assert!(catalog.verifier().world(&names[0]).is_none());
+    drop(server);
+    db.remove().await;
+}
