@@ -235,6 +235,33 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
                 "pogo verify of another geometry: {out:?}"
             );
         }
+        // A ghost, an export, a run ticket: the level routes serve the track.
+        let (status, ghost) = get_json(
+            http,
+            &format!("{base}/api/runs/{author_run_id}/ghost?every=10"),
+        )
+        .await;
+        assert_eq!(status, 200, "{ghost}");
+        assert!(!ghost["points"].as_array().unwrap().is_empty(), "{ghost}");
+        let response = http
+            .get(format!("{base}/api/levels/{level}/export?format=csv"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(response.text().await.unwrap().contains("ana"));
+        let response = http
+            .post(format!("{base}/api/levels/{level}/tickets"))
+            .bearer_auth(&ana)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        let ticket: Value = response.json().await.unwrap();
+        assert_eq!(
+            ticket["commits_max"], 3,
+            "the start, one checkpoint, the finish: {ticket}"
+        );
         // The geometry a page draws, under the level name.
         let (status, geometry) = get_json(http, &format!("{base}/api/levels/{level}")).await;
         assert_eq!(
