@@ -361,6 +361,27 @@ async fn a_track_is_published_by_its_authors_finish_and_is_a_level_everywhere() 
         assert_eq!(popular["tracks"][0]["raced_recently"], 2, "{popular}");
         let (status, _) = get_json(http, &format!("{base}/api/tracks?cursor=garbage")).await;
         assert_eq!(status, 400);
+        // Hostile parameters are 4xx on both databases, never a 500 (a text cannot hold NUL).
+        for (query, want) in [
+            ("author=a%00b", 404),
+            ("q=a%00b", 400),
+            ("cursor=s.6100.0123456789abcdef", 400),
+            ("sort=popular&q=x", 400),
+            ("limit=0", 400),
+            ("limit=101", 400),
+            ("author=nobody", 404),
+        ] {
+            let (status, answer) = get_json(http, &format!("{base}/api/tracks?{query}")).await;
+            assert_eq!(status, want, "{query}: {answer}");
+        }
+        for path in [
+            "/api/tracks/zz",
+            "/api/tracks/0000000000000000",
+            "/api/tracks/x%00/level.json",
+        ] {
+            let (status, _) = get_json(http, &format!("{base}{path}")).await;
+            assert_eq!(status, 404, "{path}");
+        }
 
         // Hidden by an admin: the track, its level, its board, its level file are gone.
         let response = http

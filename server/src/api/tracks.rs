@@ -800,6 +800,10 @@ pub async fn list(
     };
     let author_id = match &query.author {
         None => None,
+        // Not a name anyone has (and a database text cannot hold NUL).
+        Some(name) if name.chars().any(char::is_control) => {
+            return Err(ApiError::UnknownPlayer { name: name.clone() });
+        }
         Some(name) => match state.store.players().player_by_name(name).await? {
             Some(p) if !p.hidden => Some(p.id),
             _ => return Err(ApiError::UnknownPlayer { name: name.clone() }),
@@ -872,10 +876,13 @@ impl Cursor {
                     .map(|i| u8::from_str_radix(&key[i..i + 2], 16))
                     .collect::<Result<Vec<u8>, _>>()
                     .map_err(|_| bad())?;
-                Ok(Cursor::Name(
-                    String::from_utf8(bytes).map_err(|_| bad())?,
-                    id,
-                ))
+                let key = String::from_utf8(bytes).map_err(|_| bad())?;
+                // A name key never holds one (names refuse them), and a database text
+                // cannot hold NUL.
+                if key.chars().any(char::is_control) {
+                    return Err(bad());
+                }
+                Ok(Cursor::Name(key, id))
             }
             _ => Err(bad()),
         }
@@ -1037,6 +1044,7 @@ mod tests {
             "n.1",
             "n.x.0123456789abcdef",
             "s.zz.0123456789abcdef",
+            "s.6100.0123456789abcdef",
             "q.1.0123456789abcdef",
             "n.1.xyz",
         ] {
