@@ -80,6 +80,7 @@ pub struct Publish {
     pub replay: String,
     /// The id of the track this one remixes (a geometry change of it), or `null`.
     #[serde(default)]
+    #[schema(pattern = "^[0-9a-f]{16}$")]
     pub remix_of: Option<String>,
 }
 
@@ -250,6 +251,7 @@ pub struct ListQuery {
     /// Names starting with this text, ignoring case (1–64 characters); listed by name.
     pub q: Option<String>,
     /// 1–100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
     /// `next_cursor` of the page before.
     pub cursor: Option<String>,
