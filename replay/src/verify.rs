@@ -28,16 +28,23 @@ use crate::reader::{Chunk, Limits, ReplayReader};
 
 /// What a replay is checked against: the tuning the server runs, the levels it knows, limits.
 /// Shareable between threads; worlds are built once per level and reused.
-#[derive(Debug)]
+///
+/// A clone is cheap and shares the levels and the worlds built so far. A server whose levels
+/// are too many to know up front (player-made tracks, loaded from a database on demand)
+/// hands a verifier the world of one more level for one verification:
+/// [`Verifier::with_world`].
+#[derive(Clone, Debug)]
 pub struct Verifier {
     tuning: Tuning,
     limits: Limits,
     /// Levels given explicitly (level files), by name.
-    levels: BTreeMap<String, WorldDesc>,
+    levels: Arc<BTreeMap<String, WorldDesc>>,
     /// Whether built-in levels are accepted too (looked up, and generated, only when a
     /// replay names one: `sprawl` alone is megabytes).
     builtins: bool,
-    worlds: Mutex<BTreeMap<String, Arc<World>>>,
+    worlds: Arc<Mutex<BTreeMap<String, Arc<World>>>>,
+    /// One more level, by its world's name, ahead of the others ([`Verifier::with_world`]).
+    extra: Option<Arc<World>>,
 }
 
 impl Verifier {
@@ -51,9 +58,22 @@ impl Verifier {
         Verifier {
             tuning,
             limits,
-            levels,
+            levels: Arc::new(levels),
             builtins: false,
-            worlds: Mutex::new(BTreeMap::new()),
+            worlds: Arc::new(Mutex::new(BTreeMap::new())),
+            extra: None,
+        }
+    }
+
+    /// This verifier, also accepting `world`'s level (by `world.desc().name`, ahead of every
+    /// other level of that name), and sharing everything else with `self`. The world must
+    /// have been built with this verifier's [`tuning`](Verifier::tuning) (a world of another
+    /// tuning simulates other rules: its replays would desync). For a level the verifier
+    /// cannot know up front: a player-made track a server loads when a replay names it.
+    pub fn with_world(&self, world: Arc<World>) -> Verifier {
+        Verifier {
+            extra: Some(world),
+            ..self.clone()
         }
     }
 
@@ -82,6 +102,9 @@ impl Verifier {
 
     /// The prepared world for a level name, built on first use.
     pub fn world(&self, name: &str) -> Option<Arc<World>> {
+        if let Some(world) = self.extra.as_ref().filter(|w| w.desc().name == name) {
+            return Some(world.clone());
+        }
         let mut worlds = self
             .worlds
             .lock()

@@ -421,3 +421,31 @@ fn recorder_refuses_an_outcome_no_reader_would_accept() {
     );
     assert!(record(vec![Some(9), None]).is_ok());
 }
+
+#[test]
+fn with_world_accepts_one_more_level_and_shares_the_rest() {
+    // A level no verifier knows up front (a track a server loads on demand), by its own name.
+    let mut desc = builtin_level("flat").unwrap();
+    desc.name = "t-0123456789abcdef".into();
+    let world = Arc::new(World::new(desc, &Tuning::default()).unwrap());
+    let mut sim = Simulation::new(world.clone(), Tuning::default(), 1).unwrap();
+    let header = Header::for_simulation(&sim, Some("bot".into()), None);
+    let mut recorder = Recorder::new(Vec::new(), header).unwrap();
+    for _ in 0..300 {
+        sim.step(&[Input::default()]);
+        recorder
+            .record(&[Input::default()], || sim.state_hash())
+            .unwrap();
+    }
+    let bytes = recorder.finish_simulation(&sim).unwrap();
+    let base = verifier();
+    assert!(matches!(
+        base.verify(&bytes[..]),
+        Err(VerifyError::UnknownLevel { .. })
+    ));
+    let on_track = base.with_world(world);
+    assert_eq!(on_track.verify(&bytes[..]).unwrap().ticks, 300);
+    // The other levels are still there, and the base verifier is unchanged.
+    assert!(on_track.world("course").is_some());
+    assert!(base.world("t-0123456789abcdef").is_none());
+}

@@ -1,15 +1,46 @@
-//! What the server verifies against: the tuning, the levels (built-in ones and `--level`
-//! files) and the [`Verifier`] built once from them; and each level's geometry as JSON for a
-//! page that draws it.
+//! What the server verifies against: the tuning, the levels (built-in ones, `--level` files
+//! and players' published tracks) and the [`Verifier`] built once from them; and each level's
+//! geometry as JSON for a page that draws it.
+//!
+//! **Levels by name, resolved on demand.** Built-in levels and `--level` files are known at
+//! start. A track (`t-` and 16 hex digits, `pogo_replay::track_level_name`) is a row of the
+//! database: [`Catalog::resolve`] looks its row up (is it shown?) and builds its world from
+//! the level file stored at publish, keeping the last [`TRACK_LEVELS_CACHED`] built in a
+//! bounded LRU (a track's geometry never changes under its name: the name is the geometry's
+//! hash, so a cached world is never stale; only whether it is shown is, and that is read
+//! from the database on every resolve, so a track hidden by one process is gone from every
+//! other at once). Whatever looks a level up by name — an upload, a worker's claim, a live
+//! room, a ticket, a board, a ghost — resolves it first and holds the [`Level`] it got:
+//! [`Catalog::verifier_for`] gives the verifier that knows its world
+//! (`Verifier::with_world`), so an eviction from the cache never fails a verification
+//! under way.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, OnceLock};
 
+use hashlink::LruCache;
 use pogo_core::world::{Aabb, Path as PlatformPath, World, WorldDesc};
 use pogo_core::{Fx, RULES_VERSION, Tuning, Vec3, seconds_to_ticks};
-use pogo_replay::{BUILTIN_LEVELS, FORMAT_VERSION, Header, Limits, Verifier, VerifyError};
+use pogo_replay::track::is_track_level_name;
+use pogo_replay::{
+    BUILTIN_LEVELS, FORMAT_VERSION, Header, Limits, Verifier, VerifyError, parse_level_json,
+};
 use serde::Serialize;
 use utoipa::ToSchema;
+
+use crate::store::{Store, StoreError};
+
+/// Track levels whose worlds are kept built (least recently resolved dropped first). A
+/// track's world is at most `pogo_replay::track::TRACK_OBJECTS_MAX` (2 000) objects in a
+/// 4 km cube, and what it holds is mostly its broad-phase grid, which grows with the space its
+/// objects span (at most `2^21` cells): measured (`tests/tracks.rs`, `world_memory`), a
+/// 2 000-object course 1 km long is ≈ 0.36 MiB, 2 000 boxes scattered through the whole cube
+/// ≈ 7.6 MiB. 32 of the worst stay under 256 MiB; 32 ordinary ones are ≈ 12 MiB. What a
+/// verification, a room or a request holds is its own (an `Arc`), so the cache is only the
+/// hot set kept between uses; a miss costs a parse and a `World::new` (milliseconds), off
+/// the async threads.
+pub const TRACK_LEVELS_CACHED: usize = 32;
 
 /// A level the server accepts runs of.
 #[derive(Debug)]
@@ -17,17 +48,42 @@ pub struct Level {
     pub name: String,
     /// `WorldDesc::content_hash`.
     pub hash: u64,
+    /// A built-in level's description, a level file's note, a track's name (at the time its
+    /// world was built: the track routes show the current one).
     pub description: String,
     pub builtin: bool,
+    /// A track's world, built when it was resolved (`None` for built-in levels and level
+    /// files: the verifier builds those).
+    world: Option<Arc<World>>,
     /// The geometry JSON, serialised on first request (sprawl's is megabytes) and kept.
     geometry: OnceLock<Arc<[u8]>>,
+}
+
+impl Level {
+    /// Whether it is a player's track.
+    pub fn is_track(&self) -> bool {
+        self.world.is_some()
+    }
 }
 
 /// The tuning, the levels and the verifier.
 #[derive(Debug)]
 pub struct Catalog {
     verifier: Verifier,
-    levels: BTreeMap<String, Level>,
+    levels: BTreeMap<String, Arc<Level>>,
+    /// Tracks' levels by level name, built on demand ([`Catalog::resolve`]).
+    tracks: Mutex<LruCache<String, Arc<Level>>>,
+}
+
+/// Whether [`Catalog::resolve`] answers a hidden track's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hidden {
+    /// Only shown levels: what a route that serves a level or its board asks.
+    Refused,
+    /// Hidden tracks too: verifying and filing runs already accepted (a queued upload, a
+    /// live race under way, reverify), so that hiding a track and showing it again loses
+    /// nothing.
+    Included,
 }
 
 impl Catalog {
@@ -39,21 +95,46 @@ impl Catalog {
                 continue;
             }
             if let Some(desc) = pogo_replay::builtin_level(name) {
-                levels.insert(name.to_string(), Level::new(&desc, description, true));
+                levels.insert(
+                    name.to_string(),
+                    Arc::new(Level::new(&desc, description, true)),
+                );
             }
         }
         for desc in &files {
             levels.insert(
                 desc.name.clone(),
-                Level::new(desc, "level file given to the server", false),
+                Arc::new(Level::new(desc, "level file given to the server", false)),
             );
         }
         let verifier = Verifier::new(tuning, files, limits).and_builtin_levels();
-        Catalog { verifier, levels }
+        let cached = NonZeroUsize::new(TRACK_LEVELS_CACHED).unwrap_or(NonZeroUsize::MIN);
+        Catalog {
+            verifier,
+            levels,
+            tracks: Mutex::new(LruCache::new(cached.get())),
+        }
     }
 
+    /// The verifier of the built-in levels and level files (a track's: [`Self::verifier_for`]).
     pub fn verifier(&self) -> &Verifier {
         &self.verifier
+    }
+
+    /// The verifier that knows `level`'s world (a clone sharing the built-in levels' worlds).
+    pub fn verifier_for(&self, level: &Level) -> Verifier {
+        match &level.world {
+            Some(world) => self.verifier.with_world(world.clone()),
+            None => self.verifier.clone(),
+        }
+    }
+
+    /// `level`'s world (built on first use for a built-in level).
+    pub fn world(&self, level: &Level) -> Option<Arc<World>> {
+        match &level.world {
+            Some(world) => Some(world.clone()),
+            None => self.verifier.world(&level.name),
+        }
     }
 
     pub fn tuning_hash(&self) -> u64 {
@@ -64,36 +145,133 @@ impl Catalog {
         self.verifier.tuning().spec().tick_rate
     }
 
-    pub fn levels(&self) -> impl Iterator<Item = &Level> {
+    /// The built-in levels and level files (tracks are listed by `GET /api/tracks`).
+    pub fn levels(&self) -> impl Iterator<Item = &Arc<Level>> {
         self.levels.values()
     }
 
-    pub fn level(&self, name: &str) -> Option<&Level> {
-        self.levels.get(name)
+    /// A built-in level or level file by name (not a track: [`Self::resolve`]).
+    pub fn level(&self, name: &str) -> Option<Arc<Level>> {
+        self.levels.get(name).cloned()
     }
 
-    /// Checks a replay's header against the server's rules, tuning and levels (without
+    /// The level of that name: a built-in level or level file, or a published track (shown,
+    /// unless `hidden` says otherwise), its world built or taken from the cache. `None`: the
+    /// server runs no such level.
+    pub async fn resolve(
+        &self,
+        store: &Store,
+        name: &str,
+        hidden: Hidden,
+    ) -> Result<Option<Arc<Level>>, StoreError> {
+        if let Some(level) = self.levels.get(name) {
+            return Ok(Some(level.clone()));
+        }
+        if !is_track_level_name(name) {
+            return Ok(None);
+        }
+        let Some(row) = store.tracks().level(name).await? else {
+            return Ok(None);
+        };
+        if !row.visible && hidden == Hidden::Refused {
+            return Ok(None);
+        }
+        if let Some(level) = self.cached(name) {
+            return Ok(Some(level));
+        }
+        let Some(text) = store.tracks().level_json_by_level(name).await? else {
+            return Ok(None);
+        };
+        let tuning = self.verifier.tuning().clone();
+        let name_owned = name.to_string();
+        let built = tokio::task::spawn_blocking(move || track_level(&name_owned, &text, &tuning))
+            .await
+            .map_err(|e| StoreError::Corrupt(format!("building track {name}: {e}")))?;
+        let level = Arc::new(built.map_err(|what| {
+            tracing::error!(level = %name, what = %what, "a stored track does not build");
+            StoreError::Corrupt(format!("the stored track {name} does not build: {what}"))
+        })?);
+        if crate::catalog::hash_hex(level.hash) != row.level_hash {
+            tracing::error!(level = %name, "a stored track's level hash differs from its row's");
+            return Err(StoreError::Corrupt(format!(
+                "the stored track {name} is not the level its row names (damaged at rest?)"
+            )));
+        }
+        self.tracks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(name.to_string(), level.clone());
+        Ok(Some(level))
+    }
+
+    /// A track's level from the cache, if built lately.
+    fn cached(&self, name: &str) -> Option<Arc<Level>> {
+        self.tracks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// Tracks' levels built and kept now (at most [`TRACK_LEVELS_CACHED`]).
+    pub fn tracks_cached(&self) -> usize {
+        self.tracks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .len()
+    }
+
+    /// Checks a replay's header against the server's rules, tuning and `level` (without
     /// simulating anything).
-    pub fn check_header(&self, header: &Header) -> Result<(), VerifyError> {
-        if !self.levels.contains_key(&header.level_name) {
+    pub fn check_header(&self, level: &Level, header: &Header) -> Result<(), VerifyError> {
+        if header.level_name != level.name {
             return Err(VerifyError::UnknownLevel {
                 name: header.level_name.clone(),
             });
         }
-        self.verifier.check_header(header).map(|_| ())
+        self.verifier_for(level).check_header(header).map(|_| ())
+    }
+
+    /// `level`'s current board in `category`: its content under this server's tuning and
+    /// rules.
+    pub fn board(&self, level: &Level, category: crate::store::Category) -> crate::store::Board {
+        crate::store::Board {
+            level: level.name.clone(),
+            level_hash: hash_hex(level.hash),
+            tuning_hash: hash_hex(self.tuning_hash()),
+            rules_version: RULES_VERSION,
+            category,
+        }
     }
 
     /// The level's geometry as JSON bytes.
-    pub fn geometry_json(&self, name: &str) -> Option<Arc<[u8]>> {
-        let level = self.levels.get(name)?;
+    pub fn geometry_json(&self, level: &Level) -> Option<Arc<[u8]>> {
         if let Some(json) = level.geometry.get() {
             return Some(json.clone());
         }
-        let world = self.verifier.world(name)?;
+        let world = self.world(level)?;
         let geometry = LevelGeometry::new(level, &world, self.tuning_hash(), self.tick_rate());
         let json: Arc<[u8]> = serde_json::to_vec(&geometry).ok()?.into();
         Some(level.geometry.get_or_init(|| json).clone())
     }
+}
+
+/// A track's level from its stored level file (checked at publish; here parsed and built
+/// again, and its name checked).
+fn track_level(name: &str, text: &str, tuning: &Tuning) -> Result<Level, String> {
+    let desc = parse_level_json(text).map_err(|e| e.to_string())?;
+    if desc.name != name {
+        return Err(format!("its level file is named {:?}", desc.name));
+    }
+    let world = World::new(desc, tuning).map_err(|e| e.to_string())?;
+    Ok(Level {
+        name: name.to_string(),
+        hash: world.content_hash(),
+        description: "a player's track".into(),
+        builtin: false,
+        world: Some(Arc::new(world)),
+        geometry: OnceLock::new(),
+    })
 }
 
 impl Level {
@@ -103,6 +281,7 @@ impl Level {
             hash: desc.content_hash(),
             description: description.to_string(),
             builtin,
+            world: None,
             geometry: OnceLock::new(),
         }
     }
@@ -437,8 +616,9 @@ mod tests {
     #[test]
     fn course_geometry_has_what_a_page_draws() {
         let catalog = Catalog::new(Tuning::default(), vec![], Limits::default());
+        let course_level = catalog.level("course").unwrap();
         let json: serde_json::Value =
-            serde_json::from_slice(&catalog.geometry_json("course").unwrap()).unwrap();
+            serde_json::from_slice(&catalog.geometry_json(&course_level).unwrap()).unwrap();
         let course = pogo_replay::builtin_level("course").unwrap();
         assert_eq!(json["name"], "course");
         assert_eq!(json["hash"], hash_hex(course.content_hash()));
@@ -463,9 +643,10 @@ mod tests {
         );
         assert!(ys.iter().all(|&y| (lo..=hi).contains(&y)), "{ys:?}");
         // Exact decimals, not float noise.
-        let text = String::from_utf8(catalog.geometry_json("course").unwrap().to_vec()).unwrap();
+        let text =
+            String::from_utf8(catalog.geometry_json(&course_level).unwrap().to_vec()).unwrap();
         assert!(!text.contains("99999999"), "float noise in the geometry");
-        assert!(catalog.geometry_json("nope").is_none());
+        assert!(catalog.level("nope").is_none());
     }
 
     #[test]

@@ -133,6 +133,35 @@ pub enum ApiError {
         open: i64,
         retry_after_s: u64,
     },
+    /// A track's level file, name or description refused (`field` names the JSON path at
+    /// fault: `solids[3]`, `finishes`, `name`; empty for the file as a whole).
+    BadTrack {
+        field: String,
+        why: String,
+    },
+    /// The run a track is published with does not prove it: `kind` says how
+    /// (`not_finished`, `level_name`, `level_mismatch`, `desync`, …), `why` for a person.
+    BadAuthorRun {
+        kind: String,
+        why: String,
+    },
+    /// No track of that id (or it is hidden).
+    UnknownTrack {
+        id: String,
+    },
+    /// Another player's track.
+    NotAuthor {
+        id: String,
+    },
+    /// The geometry was published and an admin hid the track.
+    TrackHidden {
+        id: String,
+    },
+    /// The player published their tracks of the day already.
+    TooManyTracks {
+        max: i64,
+        retry_after_s: u64,
+    },
     /// The verification queue or the upload slots are full; try again later.
     Busy {
         what: &'static str,
@@ -175,10 +204,14 @@ pub struct ErrorBody {
     /// For replay errors: the reader's or verifier's short name for the problem
     /// (`VerifyError::kind`, e.g. `checksum`, `truncated`, `tuning_mismatch`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<&'static str>,
+    pub kind: Option<String>,
     /// Seconds to wait before retrying (also in the `Retry-After` header).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
+    /// For a refused track (`bad_track`): the JSON path of the value at fault (`solids[3]`,
+    /// `finishes`, `name`; empty for the level file as a whole).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 /// How to build the page's WebAssembly module, as the `wasm_missing` and `wasm_unusable`
@@ -196,6 +229,8 @@ impl ApiError {
             | BadName(_)
             | BadReplay(_)
             | BadCommit(_)
+            | BadTrack { .. }
+            | BadAuthorRun { .. }
             | NotSinglePlayer { .. }
             | NoPlayerName => StatusCode::BAD_REQUEST,
             MissingToken | BadToken => StatusCode::UNAUTHORIZED,
@@ -203,6 +238,7 @@ impl ApiError {
             | AdminDisabled
             | PlayerHidden { .. }
             | NameMismatch { .. }
+            | NotAuthor { .. }
             | NotYourTicket { .. } => StatusCode::FORBIDDEN,
             UnknownLevel { .. }
             | UnknownSeason { .. }
@@ -210,6 +246,7 @@ impl ApiError {
             | UnknownPlayer { .. }
             | UnknownTicket { .. }
             | UnknownRoom { .. }
+            | UnknownTrack { .. }
             | WasmMissing
             | NoRoute => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -221,11 +258,14 @@ impl ApiError {
             | TicketUsed { .. }
             | TicketMismatch { .. }
             | CommitConflict { .. }
+            | TrackHidden { .. }
             | TooManyCommits { .. } => StatusCode::CONFLICT,
             TicketExpired { .. } => StatusCode::GONE,
             BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ContentType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RateLimited { .. } | TooManyTickets { .. } => StatusCode::TOO_MANY_REQUESTS,
+            RateLimited { .. } | TooManyTickets { .. } | TooManyTracks { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             Busy { .. } | Database(_) | StorageFull(_) | WasmUnusable { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -272,6 +312,12 @@ impl ApiError {
             TooManyCommits { .. } => "too_many_commits",
             BadCommit(_) => "bad_commit",
             TooManyTickets { .. } => "too_many_tickets",
+            BadTrack { .. } => "bad_track",
+            BadAuthorRun { .. } => "bad_author_run",
+            UnknownTrack { .. } => "unknown_track",
+            NotAuthor { .. } => "not_author",
+            TrackHidden { .. } => "track_hidden",
+            TooManyTracks { .. } => "too_many_tracks",
             Busy { .. } => "busy",
             Database(_) => "database_unavailable",
             StorageFull(_) => "storage_full",
@@ -358,6 +404,19 @@ impl ApiError {
                 "{open} run tickets issued and not started: start one, or try again in \
                  {retry_after_s} s"
             ),
+            BadTrack { field, why } if field.is_empty() => format!("the track is refused: {why}"),
+            BadTrack { field, why } => format!("the track is refused: {field}: {why}"),
+            BadAuthorRun { why, .. } => {
+                format!("the run does not prove the track (its author must finish it): {why}")
+            }
+            UnknownTrack { id } => format!("no track {id:?}"),
+            NotAuthor { id } => format!("track {id} is another player's: only its author edits it"),
+            TrackHidden { id } => {
+                format!("this geometry was published as track {id}, which an admin has hidden")
+            }
+            TooManyTracks { max, retry_after_s } => format!(
+                "a player publishes at most {max} tracks a day: try again in {retry_after_s} s"
+            ),
             Database(_) => "the database is unavailable; try again later".into(),
             StorageFull(_) => {
                 "the server's storage is full: nothing was stored; try again later".into()
@@ -380,10 +439,11 @@ impl ApiError {
         }
     }
 
-    fn kind(&self) -> Option<&'static str> {
+    fn kind(&self) -> Option<String> {
         match self {
-            ApiError::BadReplay(e) => Some(VerifyError::Replay(e.clone()).kind()),
-            ApiError::RulesMismatch(e) => Some(e.kind()),
+            ApiError::BadReplay(e) => Some(VerifyError::Replay(e.clone()).kind().into()),
+            ApiError::RulesMismatch(e) => Some(e.kind().into()),
+            ApiError::BadAuthorRun { kind, .. } => Some(kind.clone()),
             _ => None,
         }
     }
@@ -392,7 +452,8 @@ impl ApiError {
         match self {
             ApiError::RateLimited { retry_after_s }
             | ApiError::Busy { retry_after_s, .. }
-            | ApiError::TooManyTickets { retry_after_s, .. } => Some(*retry_after_s),
+            | ApiError::TooManyTickets { retry_after_s, .. }
+            | ApiError::TooManyTracks { retry_after_s, .. } => Some(*retry_after_s),
             ApiError::Database(_) | ApiError::StorageFull(_) => {
                 Some(crate::limits::RETRY_AFTER_BUSY_S)
             }
@@ -426,6 +487,10 @@ impl IntoResponse for ApiError {
             message: self.message(),
             kind: self.kind(),
             retry_after_s: self.retry_after_s(),
+            field: match &self {
+                ApiError::BadTrack { field, .. } => Some(field.clone()),
+                _ => None,
+            },
         };
         let mut response = (status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after_s() {

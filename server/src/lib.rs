@@ -363,9 +363,8 @@ async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
         .levels()
         .flat_map(|level| {
             [store::Category::Open, store::Category::RealTime]
-                .map(|category| api::runs::current_board(&state, &level.name, category))
+                .map(|category| state.catalog.board(level, category))
         })
-        .flatten()
         .collect();
     let keep_up = async {
         loop {

@@ -21,6 +21,56 @@ pub fn upload_body_limit(ticks_max: u64) -> u64 {
     replay_bytes_max(ticks_max, 1).saturating_add(BODY_SLACK_BYTES)
 }
 
+/// The request body limit of `POST /api/tracks`: the level file at its largest
+/// (`pogo_replay::track::TRACK_JSON_BYTES_MAX`) twice over (a JSON string escapes each `"`
+/// and `\\` of it with one more byte, so a level file takes at most twice its bytes inside
+/// the body), the author's replay at the upload limit as base64 (4 bytes per 3), and
+/// [`TRACK_TEXT_BYTES_MAX`] for the name, the description and the rest. Over it the body is
+/// refused with 413 before it is parsed, by `Content-Length` or while it is read; a level
+/// file over its own limit inside a body that fits is refused by its size, before it is
+/// parsed (`check_track`).
+pub fn publish_body_limit(upload_limit: u64) -> u64 {
+    let level = 2 * pogo_replay::track::TRACK_JSON_BYTES_MAX as u64;
+    let replay = upload_limit.div_ceil(3).saturating_mul(4);
+    level
+        .saturating_add(replay)
+        .saturating_add(TRACK_TEXT_BYTES_MAX)
+}
+
+/// The publish body's bytes besides the level and the replay: a name and a description
+/// escaped at the worst (12 bytes a character), the keys and a remix id.
+pub const TRACK_TEXT_BYTES_MAX: u64 = 16 << 10;
+
+const _: () = assert!(
+    ((TRACK_NAME_CHARS_MAX + TRACK_DESCRIPTION_CHARS_MAX) * 12 + 256) as u64
+        <= TRACK_TEXT_BYTES_MAX
+);
+
+/// Most characters in a track's name: a title, shown in lists and above a board.
+pub const TRACK_NAME_CHARS_MAX: usize = 64;
+
+/// Most characters in a track's description: a paragraph.
+pub const TRACK_DESCRIPTION_CHARS_MAX: usize = 500;
+
+const _: () =
+    assert!((TRACK_NAME_CHARS_MAX + TRACK_DESCRIPTION_CHARS_MAX) * 12 + 64 <= JSON_BODY_BYTES_MAX);
+
+/// Tracks one player may publish in any 24 hours. Publishing costs a re-simulation of the
+/// author's run (up to the verifier's longest run) and a row that lists forever; 20 a day is
+/// more than any author makes by hand, and bounds what one token can add to the lists
+/// (a script publishing variations of one track is stopped within the day). Counted before
+/// the body is read; a 429 says when the oldest of the day's leaves the window. Two
+/// publishes at once may both pass the count on PostgreSQL (it is read before the
+/// transaction): at most one over per request in flight.
+pub const TRACKS_PER_PLAYER_PER_DAY: i64 = 20;
+
+/// The popular list's window: runs verified on a track in the last 7 days.
+pub const TRACK_POPULAR_WINDOW_MS: i64 = 7 * 86_400_000;
+
+/// Tracks on one page of `GET /api/tracks` at most, and the default.
+pub const TRACK_LIST_LIMIT_MAX: i64 = 100;
+pub const TRACK_LIST_LIMIT_DEFAULT: i64 = 20;
+
 /// Largest JSON body of the small JSON routes (registration, admin). The largest legal one is
 /// hiding a run with a reason of [`HIDDEN_REASON_CHARS_MAX`] characters, each of which JSON
 /// may escape as a surrogate pair (`\uD83D\uDE00`, 12 bytes): 6 000 bytes and the braces; a

@@ -11,7 +11,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::api::{
     admin, export, inspect, leaderboard, limits, ops, players, rooms, runs, seasons, tickets,
-    trajectory,
+    tracks, trajectory,
 };
 use crate::catalog;
 use crate::error::ErrorBody;
@@ -44,6 +44,8 @@ use crate::live::wire;
         limits::Limits, catalog::LevelSummary, catalog::LevelGeometry, catalog::BoxJson, catalog::SolidJson,
         catalog::RampJson, catalog::PlatformJson, catalog::ZoneJson, catalog::CheckpointJson,
         admin::Hidden, admin::HideRun, admin::RunHidden, admin::AdminRun, admin::PlayerHidden,
+        tracks::Publish, tracks::TrackEdit, tracks::TrackView, tracks::TrackAnswer,
+        tracks::TrackList, tracks::Medals, tracks::TicksTime, tracks::Sort, tracks::TrackCheck,
     )),
     modifiers(&BearerAuth),
     tags(
@@ -51,6 +53,7 @@ use crate::live::wire;
         (name = "runs", description = "Uploads, verdicts, replays and ghosts"),
         (name = "levels", description = "What the server runs, and level geometry"),
         (name = "leaderboards", description = "Ranked verified finishes"),
+        (name = "tracks", description = "Player-made tracks: publish with a finishing run, lists, the level file (each track is a level: its boards, rooms and ghosts are the level routes')"),
         (name = "live", description = "Live races: rooms, their WebSocket (messages: LiveClientMessage, LiveServerMessage; the binary stream: docs/live.md)"),
         (name = "admin", description = "Moderation (needs ADMIN_TOKEN)"),
         (name = "operations", description = "Health, metrics, this document"),

@@ -38,7 +38,7 @@ use indicatif::ProgressBar;
 use pogo_replay::{Replay, Verifier, VerifyError};
 use sha2::{Digest, Sha256};
 
-use crate::api::runs::current_board;
+use crate::catalog::Hidden;
 use crate::season::SeasonId;
 use crate::state::AppState;
 use crate::store::reverify::{Candidate, Filed, Recheck, candidate_season};
@@ -137,22 +137,31 @@ pub async fn reverify(
             options.batch
         )));
     }
+    // Every level: the built-in ones and level files, and every published track (hidden
+    // ones too: hiding a track and showing it again after a rules change loses nothing).
     let levels: Vec<String> = match &options.level {
-        Some(name) if state.catalog.level(name).is_none() => {
-            return Err(ReverifyError::Options(format!(
-                "--only-level {}: the server runs no such level",
-                escape(name)
-            )));
-        }
         Some(name) => vec![name.clone()],
-        None => state.catalog.levels().map(|l| l.name.clone()).collect(),
+        None => {
+            let mut levels: Vec<String> = state.catalog.levels().map(|l| l.name.clone()).collect();
+            levels.extend(state.store.tracks().levels().await?);
+            levels
+        }
     };
     let mut report = Report::default();
     let mut targets = Vec::with_capacity(levels.len());
     let mut pending = 0i64;
     for level in &levels {
-        let target = current_board(state, level, Category::Open)
-            .ok_or_else(|| ReverifyError::Internal(format!("no board for level {level}")))?;
+        let Some(info) = state
+            .catalog
+            .resolve(&state.store, level, Hidden::Included)
+            .await?
+        else {
+            return Err(ReverifyError::Options(format!(
+                "--only-level {}: the server runs no such level",
+                escape(level)
+            )));
+        };
+        let target = state.catalog.board(&info, Category::Open);
         let season = SeasonId::of(&target)
             .ok_or_else(|| ReverifyError::Internal(format!("no season for level {level}")))?;
         pending += state
@@ -161,11 +170,11 @@ pub async fn reverify(
             .reverify_pending(&target, options.season)
             .await?;
         report.targets.push((level.clone(), season));
-        targets.push((target, season));
+        targets.push((target, season, state.catalog.verifier_for(&info)));
     }
     progress.set_length(u64::try_from(pending).unwrap_or(0).min(options.limit));
     let mut budget = options.limit;
-    for (target, season) in &targets {
+    for (target, season, verifier) in &targets {
         let mut after = 0i64;
         while budget > 0 {
             let take = u32::try_from(budget.min(u64::from(options.batch))).unwrap_or(1);
@@ -178,7 +187,7 @@ pub async fn reverify(
                 break;
             };
             after = last.id;
-            let rechecked = recheck_batch(state, batch, *season, progress).await?;
+            let rechecked = recheck_batch(state, verifier, batch, *season, progress).await?;
             let filed = state
                 .store
                 .seasons()
@@ -206,7 +215,7 @@ pub async fn reverify(
             }
         }
     }
-    for (target, _) in &targets {
+    for (target, _, _) in &targets {
         report.left += state
             .store
             .seasons()
@@ -220,6 +229,7 @@ pub async fn reverify(
 /// Re-checks a batch, one run at a time on a blocking thread (verification is CPU-bound).
 async fn recheck_batch(
     state: &AppState,
+    verifier: &Verifier,
     batch: Vec<Candidate>,
     target: SeasonId,
     progress: &ProgressBar,
@@ -238,8 +248,8 @@ async fn recheck_batch(
                 reason: "the run's replay bytes are missing from the database".into(),
             },
             Ok(Some(bytes)) => {
-                let catalog = state.catalog.clone();
-                tokio::task::spawn_blocking(move || recheck(catalog.verifier(), &bytes, target))
+                let verifier = verifier.clone();
+                tokio::task::spawn_blocking(move || recheck(&verifier, &bytes, target))
                     .await
                     .unwrap_or_else(|e| {
                         tracing::error!(run = run.id, error = %e, "re-verification panicked");

@@ -234,6 +234,7 @@ fn unknown_file(name: &str) -> Response {
         message: format!("the page has no file {name:?}"),
         kind: None,
         retry_after_s: None,
+        field: None,
     };
     (StatusCode::NOT_FOUND, Json(body)).into_response()
 }

@@ -70,7 +70,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Hidden};
 use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::metrics::Metrics;
 use crate::realtime;
@@ -183,6 +183,9 @@ async fn work(state: Arc<Workers>, index: usize, mut stop: Shutdown) {
 struct Claimed {
     claims: Vec<Claim>,
     bytes: HashMap<i64, Vec<u8>>,
+    /// The verifiers of the claims on tracks (`Catalog::verifier_for`); the others meet the
+    /// catalog's.
+    verifiers: HashMap<i64, Verifier>,
     tickets: HashMap<i64, RunTicket>,
     claimed_at: Instant,
 }
@@ -204,9 +207,30 @@ async fn claim(state: &Workers, owner: &str) -> Result<Option<Claimed>, StoreErr
     if claims.is_empty() {
         return Ok(None);
     }
+    // A track's world is resolved here, on the async side (the database, then a build off
+    // these threads), so that verification never looks a level up by name.
+    let limits = state.catalog.verifier().limits();
+    let mut verifiers = HashMap::new();
+    for (run_id, replay) in &bytes {
+        let Ok(reader) = pogo_replay::ReplayReader::open(&replay[..], limits) else {
+            continue;
+        };
+        let name = &reader.header().level_name;
+        if !pogo_replay::track::is_track_level_name(name) {
+            continue;
+        }
+        if let Some(level) = state
+            .catalog
+            .resolve(&state.store, name, Hidden::Included)
+            .await?
+        {
+            verifiers.insert(*run_id, state.catalog.verifier_for(&level));
+        }
+    }
     Ok(Some(Claimed {
         claims,
         bytes,
+        verifiers,
         tickets,
         claimed_at,
     }))
@@ -232,6 +256,7 @@ fn verify_claims(
     let Claimed {
         claims,
         mut bytes,
+        verifiers,
         mut tickets,
         claimed_at,
     } = batch;
@@ -281,6 +306,7 @@ fn verify_claims(
                 continue;
             }
             let ticket = tickets.remove(&claim.run_id);
+            let verifier = verifiers.get(&claim.run_id).unwrap_or(verifier);
             let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
                 Ok(verdict) => verdict,

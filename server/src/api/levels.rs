@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
-use crate::catalog::{LevelGeometry, LevelSummary};
+use crate::catalog::{Hidden, LevelGeometry, LevelSummary};
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 
@@ -39,13 +39,16 @@ pub async fn geometry(
     level: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
-    if state.catalog.level(&level).is_none() {
+    let Some(info) = state
+        .catalog
+        .resolve(&state.store, &level, Hidden::Refused)
+        .await?
+    else {
         return Err(ApiError::UnknownLevel { name: level });
-    }
+    };
     let catalog = state.catalog.clone();
-    let name = level.clone();
     // Built once per level (sprawl's takes a while) off the async threads, then cached.
-    let json = tokio::task::spawn_blocking(move || catalog.geometry_json(&name))
+    let json = tokio::task::spawn_blocking(move || catalog.geometry_json(&info))
         .await
         .map_err(|e| ApiError::Internal(format!("geometry of {level}: {e}")))?
         .ok_or_else(|| ApiError::Internal(format!("level {level} does not build")))?;

@@ -17,6 +17,7 @@ pub mod rooms;
 pub mod runs;
 pub mod seasons;
 pub mod tickets;
+pub mod tracks;
 pub mod trajectory;
 
 use std::net::SocketAddr;
@@ -72,6 +73,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::run))
         .routes(routes!(admin::hide_run))
         .routes(routes!(admin::hide_player))
+        .routes(routes!(tracks::check))
+        .routes(routes!(tracks::publish, tracks::list))
+        .routes(routes!(tracks::track, tracks::edit))
+        .routes(routes!(tracks::level_json))
+        .routes(routes!(tracks::hide))
 }
 
 /// The routes as (method, path) pairs: the operations of their document.

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::caller::Player;
-use crate::catalog::hash_hex;
+use crate::catalog::{Hidden, hash_hex};
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
 use crate::season::SeasonId;
@@ -257,10 +257,20 @@ async fn accept(
             replay: name.to_string(),
         });
     }
-    state.catalog.check_header(header).map_err(|e| match e {
-        VerifyError::UnknownLevel { name } => ApiError::UnknownLevel { name },
-        other => ApiError::RulesMismatch(other),
-    })?;
+    let level = state
+        .catalog
+        .resolve(&state.store, &header.level_name, Hidden::Refused)
+        .await?
+        .ok_or_else(|| ApiError::UnknownLevel {
+            name: header.level_name.clone(),
+        })?;
+    state
+        .catalog
+        .check_header(&level, header)
+        .map_err(|e| match e {
+            VerifyError::UnknownLevel { name } => ApiError::UnknownLevel { name },
+            other => ApiError::RulesMismatch(other),
+        })?;
     let level_hash = hash_hex(header.level_hash);
     let tuning_hash = hash_hex(header.tuning_hash);
     if let Some(id) = ticket {
@@ -323,7 +333,7 @@ async fn accept(
 }
 
 /// Reads a body of at most `limit` bytes within [`BODY_READ_TIMEOUT`].
-async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
+pub(crate) async fn read_body(body: Body, limit: u64) -> Result<Vec<u8>, ApiError> {
     let limited = Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
     let collected = tokio::time::timeout(BODY_READ_TIMEOUT, limited.collect())
         .await
@@ -408,16 +418,17 @@ async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
 }
 
 /// The current leaderboard of a level (its content under the server's tuning and rules),
-/// if the server runs the level.
-pub fn current_board(state: &AppState, level: &str, category: Category) -> Option<Board> {
-    let info = state.catalog.level(level)?;
-    Some(Board {
-        level: level.to_string(),
-        level_hash: hash_hex(info.hash),
-        tuning_hash: hash_hex(state.catalog.tuning_hash()),
-        rules_version: pogo_core::RULES_VERSION,
-        category,
-    })
+/// if the server runs the level (a hidden track's: none).
+pub async fn current_board(
+    state: &AppState,
+    level: &str,
+    category: Category,
+) -> Result<Option<Board>, ApiError> {
+    let info = state
+        .catalog
+        .resolve(&state.store, level, Hidden::Refused)
+        .await?;
+    Ok(info.map(|info| state.catalog.board(&info, category)))
 }
 
 /// A run's status and verdict.
@@ -456,10 +467,16 @@ async fn run_status_at(
     let rate = state.catalog.tick_rate();
     let finished = run.status == RunState::Verified && run.finish_tick.is_some();
     let mut boards = Vec::new();
+    let current = current_board(state, &run.level, Category::Open).await?;
     if finished {
-        boards.extend(current_board(state, &run.level, Category::Open));
-        if run.realtime {
-            boards.extend(current_board(state, &run.level, Category::RealTime));
+        if let Some(open) = &current {
+            boards.push(open.clone());
+            if run.realtime {
+                boards.push(Board {
+                    category: Category::RealTime,
+                    ..open.clone()
+                });
+            }
         }
     }
     let ranks = state
@@ -479,11 +496,7 @@ async fn run_status_at(
     let finish = tick(run.finish_tick).map(|t| TickTime::new(t, rate));
     let season = tick(Some(run.rules_version))
         .and_then(|rules| SeasonId::from_stored(rules, &run.level_hash, &run.tuning_hash));
-    let current_season = season.is_some()
-        && current_board(state, &run.level, Category::Open)
-            .as_ref()
-            .and_then(SeasonId::of)
-            == season;
+    let current_season = season.is_some() && current.as_ref().and_then(SeasonId::of) == season;
     Ok(RunStatus {
         id,
         player: run.player,

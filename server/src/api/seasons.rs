@@ -7,7 +7,9 @@ use axum::extract::{Path, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::runs::current_board;
+use std::sync::Arc;
+
+use crate::catalog::{Hidden, Level};
 use crate::error::{ApiError, ErrorBody};
 use crate::season::SeasonId;
 use crate::state::AppState;
@@ -69,7 +71,7 @@ pub async fn list_seasons(
     level: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Seasons>, ApiError> {
     let Path(level) = level?;
-    let current = current_season(&state, &level)?;
+    let current = current_season(&state, &level).await?;
     let mut rows = state.store.seasons().list(&level).await?;
     // Current first, then by start, newest first (ties: by id, for a stable order).
     rows.sort_by(|a, b| {
@@ -126,25 +128,38 @@ fn season_json(
     }
 }
 
-/// The season this server ranks `level` in now; `unknown_level` if it does not run it.
-pub fn current_season(state: &AppState, level: &str) -> Result<SeasonId, ApiError> {
-    current_board(state, level, Category::Open)
-        .as_ref()
-        .and_then(SeasonId::of)
-        .ok_or_else(|| ApiError::UnknownLevel {
-            name: level.to_string(),
-        })
+/// The season this server ranks `level` in now; `unknown_level` if it does not run it (or
+/// it is a hidden track).
+pub async fn current_season(state: &AppState, level: &str) -> Result<SeasonId, ApiError> {
+    Ok(current_level_season(state, level).await?.1)
+}
+
+/// [`current_season`], and the level.
+async fn current_level_season(
+    state: &AppState,
+    level: &str,
+) -> Result<(Arc<Level>, SeasonId), ApiError> {
+    let unknown = || ApiError::UnknownLevel {
+        name: level.to_string(),
+    };
+    let info = state
+        .catalog
+        .resolve(&state.store, level, Hidden::Refused)
+        .await?
+        .ok_or_else(unknown)?;
+    let season = SeasonId::of(&state.catalog.board(&info, Category::Open)).ok_or_else(unknown)?;
+    Ok((info, season))
 }
 
 /// `past_season` unless `run` is on its level's current board (a past season's run
-/// re-simulates only under its own rules, so it has no ghost here).
-pub fn require_current(state: &AppState, run: &RunRow) -> Result<(), ApiError> {
-    let current = current_season(state, &run.level)?;
+/// re-simulates only under its own rules, so it has no ghost here); the level.
+pub async fn require_current(state: &AppState, run: &RunRow) -> Result<Arc<Level>, ApiError> {
+    let (info, current) = current_level_season(state, &run.level).await?;
     let season = u32::try_from(run.rules_version)
         .ok()
         .and_then(|rules| SeasonId::from_stored(rules, &run.level_hash, &run.tuning_hash));
     match season {
-        Some(season) if season == current => Ok(()),
+        Some(season) if season == current => Ok(info),
         _ => Err(ApiError::PastSeason {
             id: run.id,
             season: season.map_or_else(|| "?".into(), |s| s.to_string()),
@@ -162,7 +177,7 @@ pub async fn season_board(
     season: Option<&str>,
     category: Category,
 ) -> Result<(Board, SeasonId, bool), ApiError> {
-    let current = current_season(state, level)?;
+    let current = current_season(state, level).await?;
     let season = match season {
         None => current,
         Some(text) => text

@@ -22,6 +22,7 @@ use utoipa::ToSchema;
 
 use super::caller::Player;
 use crate::auth;
+use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{TICKET_UPLOAD_WINDOW_MS, TICKETS_OPEN_MAX};
 use crate::realtime::{Commit, CommitKind, Rules, TICKET_COUNTDOWN_MS, Timing};
@@ -124,11 +125,11 @@ pub async fn mint(
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
     let player = player?;
-    let board = super::runs::current_board(&state, &level, Category::RealTime).ok_or(
-        ApiError::UnknownLevel {
+    let board = super::runs::current_board(&state, &level, Category::RealTime)
+        .await?
+        .ok_or(ApiError::UnknownLevel {
             name: level.clone(),
-        },
-    )?;
+        })?;
     state
         .ticket_rate
         .check(player.id())
@@ -167,7 +168,7 @@ pub async fn mint(
         go_at: rfc3339(go),
         go_in_ms: go - now_ms(),
         slack_ms: state.ticket_slack_ms,
-        commits_max: commits_max(&state, &board.level),
+        commits_max: commits_max(&state, &board.level).await?,
         commit_window_ms: commit_window_ms(&state),
         upload_window_ms: TICKET_UPLOAD_WINDOW_MS,
     };
@@ -218,7 +219,7 @@ pub async fn commit(
     };
     let ticket = owned_ticket(&state, &id, &player).await?;
     check_commit(&state, &ticket, &commit)?;
-    let max = commits_max(&state, &ticket.level);
+    let max = commits_max(&state, &ticket.level).await?;
     let (status, seq, first) = match state.store.tickets().add_commit(&id, &commit, max).await? {
         Added::New { seq } => (StatusCode::CREATED, seq, commit),
         Added::Again { seq, first } => (StatusCode::OK, seq, first),
@@ -303,13 +304,15 @@ fn check_commit(state: &AppState, ticket: &Ticket, commit: &Commit) -> Result<()
 }
 
 /// The start, one per checkpoint of the level, the finish.
-fn commits_max(state: &AppState, level: &str) -> usize {
-    let checkpoints = state
+async fn commits_max(state: &AppState, level: &str) -> Result<usize, ApiError> {
+    let info = state
         .catalog
-        .verifier()
-        .world(level)
+        .resolve(&state.store, level, Hidden::Included)
+        .await?;
+    let checkpoints = info
+        .and_then(|info| state.catalog.world(&info))
         .map_or(0, |w| w.desc().checkpoints.len());
-    checkpoints + 2
+    Ok(checkpoints + 2)
 }
 
 /// How long after GO a ticket takes commitments (ms): the longest run the verifier accepts

@@ -99,7 +99,7 @@ pub async fn ghost(
         return Err(ApiError::BadParameter("every=0: must be at least 1".into()));
     }
     let (run, bytes) = verified_run_bytes(&state, id).await?;
-    super::seasons::require_current(&state, &run)?;
+    let level = super::seasons::require_current(&state, &run).await?;
     let busy = || ApiError::Busy {
         what: "too many ghosts being computed",
         retry_after_s: RETRY_AFTER_BUSY_S,
@@ -108,8 +108,8 @@ pub async fn ghost(
         .await
         .map_err(|_| busy())?
         .map_err(|_| busy())?;
-    let catalog = state.catalog.clone();
-    let ghost = tokio::task::spawn_blocking(move || Ghost::load(&bytes, catalog.verifier()))
+    let verifier = state.catalog.verifier_for(&level);
+    let ghost = tokio::task::spawn_blocking(move || Ghost::load(&bytes, &verifier))
         .await
         .map_err(|e| ApiError::Internal(format!("ghost of run {id}: {e}")))?
         // It verified when it was uploaded; failing now means the server's rules changed.

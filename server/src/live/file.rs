@@ -9,8 +9,9 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
 use super::LiveContext;
-use super::room::{Command, board_of};
-use crate::store::{NewRun, Player, Verdict};
+use super::room::Command;
+use crate::catalog::Hidden;
+use crate::store::{Category, NewRun, Player, Verdict};
 use crate::times::now_ms;
 
 /// Files racer `racer`'s run (`bytes`, the room's recording) for `player`; real-time iff
@@ -37,9 +38,25 @@ async fn file(
     bytes: Vec<u8>,
     realtime_note: Option<String>,
 ) -> Option<i64> {
-    let catalog = ctx.catalog.clone();
+    let header = pogo_replay::Replay::decode(&bytes, ctx.catalog.verifier().limits())
+        .ok()?
+        .header;
+    // A track hidden since the race began: its run is filed all the same (hiding takes the
+    // board off the routes; showing it again brings the run back).
+    let level = match ctx
+        .catalog
+        .resolve(&ctx.store, &header.level_name, Hidden::Included)
+        .await
+    {
+        Ok(level) => level?,
+        Err(e) => {
+            tracing::error!(room = %room_id, player = %player.name, error = %e, "cannot look the room's level up: the live run is not filed");
+            return None;
+        }
+    };
+    let verifier = ctx.catalog.verifier_for(&level);
     let (bytes, verdict) = tokio::task::spawn_blocking(move || {
-        let verdict = crate::worker::verify(catalog.verifier(), &bytes);
+        let verdict = crate::worker::verify(&verifier, &bytes);
         (bytes, verdict)
     })
     .await
@@ -65,10 +82,7 @@ async fn file(
             return None;
         }
     };
-    let header = pogo_replay::Replay::decode(&bytes, ctx.catalog.verifier().limits())
-        .ok()?
-        .header;
-    let board = board_of(ctx, &header.level_name)?;
+    let board = ctx.catalog.board(&level, Category::Open);
     let replay_hash: [u8; 32] = Sha256::digest(&bytes).into();
     let run = NewRun {
         player_id: player.id,

@@ -70,7 +70,7 @@ use pogo_core::Tuning;
 use pogo_core::world::World;
 use tokio::sync::watch;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Hidden, Level};
 use crate::shutdown::{Shutdown, Stop};
 use crate::store::{RoomRow, RoomWrite, Store};
 use crate::times::now_ms;
@@ -204,22 +204,25 @@ impl LiveContext {
         self.home.get().map_or("", String::as_str)
     }
 
-    /// The level's world and the tuning (none if the server does not run the level).
-    pub fn level(&self, level: &str) -> (Option<Arc<World>>, Tuning) {
-        let verifier = self.catalog.verifier();
-        (verifier.world(level), verifier.tuning().clone())
+    /// The level's world and the tuning (no world if the server does not run the level).
+    pub fn level(&self, level: Option<&Level>) -> (Option<Arc<World>>, Tuning) {
+        let world = level.and_then(|level| self.catalog.world(level));
+        (world, self.catalog.verifier().tuning().clone())
     }
 
     /// Makes a room on `level` in this process and writes its row; its view.
     pub async fn create_room(self: &Arc<Self>, level: &str) -> Result<RoomView, CreateError> {
-        if self.catalog.level(level).is_none() {
-            return Err(CreateError::UnknownLevel);
-        }
+        let info = self
+            .catalog
+            .resolve(&self.store, level, Hidden::Refused)
+            .await
+            .map_err(CreateError::Store)?
+            .ok_or(CreateError::UnknownLevel)?;
         if self.rooms.len() >= limits::ROOMS_MAX {
             return Err(CreateError::Full);
         }
         let id = random_hex(8);
-        let handle = room::spawn(self.clone(), id.clone(), level.to_string());
+        let handle = room::spawn(self.clone(), id.clone(), level.to_string(), Some(info));
         let view = handle.view.borrow().clone();
         // Written now, so another process finds the room at once; then by `write_rooms`.
         self.write_rooms(std::slice::from_ref(&view))
@@ -342,7 +345,18 @@ impl LiveContext {
         // Read once claimed: a home that was only slow appends nothing after the claim (each
         // append checks the home, `Rooms::append_journal`), and sends its members here.
         let journal = rooms.journal(&row.id).await?;
-        match room::restore(self.clone(), row.id.clone(), row.level.clone(), &journal) {
+        // A race under way goes on if its track was hidden meanwhile (its run is filed).
+        let info = self
+            .catalog
+            .resolve(&self.store, &row.level, Hidden::Included)
+            .await?;
+        match room::restore(
+            self.clone(),
+            row.id.clone(),
+            row.level.clone(),
+            info,
+            &journal,
+        ) {
             Ok(handle) => {
                 tracing::info!(room = %row.id, from = %row.home, rows = journal.len(), "room taken up");
                 self.rooms.insert(row.id.clone(), handle.clone());

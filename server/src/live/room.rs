@@ -29,7 +29,8 @@ use super::wire::{
     Stream,
 };
 use super::{Close, LiveContext, limits};
-use crate::store::{Board, Category, Player};
+use crate::catalog::Level;
+use crate::store::Player;
 use crate::times::now_ms;
 
 /// A connection's number in its room.
@@ -171,6 +172,9 @@ struct Room {
     ctx: Arc<LiveContext>,
     id: String,
     level: String,
+    /// The level, resolved when the room was made or taken up (`None`: it is gone, and the
+    /// race cannot start).
+    info: Option<Arc<Level>>,
     phase: Phase,
     go_ms: Option<i64>,
     ends_ms: Option<i64>,
@@ -196,9 +200,14 @@ struct Room {
 
 /// Starts room `id` on `level`; its task ends when the room is over and has lingered, or
 /// the server shuts down.
-pub fn spawn(ctx: Arc<LiveContext>, id: String, level: String) -> RoomHandle {
+pub fn spawn(
+    ctx: Arc<LiveContext>,
+    id: String,
+    level: String,
+    info: Option<Arc<Level>>,
+) -> RoomHandle {
     let (commands, inbox) = mpsc::channel(limits::ROOM_INBOX_MAX);
-    let room = Room::new(ctx, id, level, commands.clone());
+    let room = Room::new(ctx, id, level, info, commands.clone());
     room.start(commands, inbox)
 }
 
@@ -210,10 +219,11 @@ pub fn restore(
     ctx: Arc<LiveContext>,
     id: String,
     level: String,
+    info: Option<Arc<Level>>,
     rows: &[Vec<u8>],
 ) -> Result<RoomHandle, String> {
     let (commands, inbox) = mpsc::channel(limits::ROOM_INBOX_MAX);
-    let mut room = Room::new(ctx, id, level, commands.clone());
+    let mut room = Room::new(ctx, id, level, info, commands.clone());
     room.restoring = true;
     for row in rows {
         for record in journal::decode(row)? {
@@ -255,6 +265,7 @@ impl Room {
         ctx: Arc<LiveContext>,
         id: String,
         level: String,
+        info: Option<Arc<Level>>,
         commands: mpsc::Sender<Command>,
     ) -> Room {
         Room {
@@ -262,6 +273,7 @@ impl Room {
             ctx,
             id,
             level,
+            info,
             phase: Phase::Lobby,
             go_ms: None,
             ends_ms: None,
@@ -662,7 +674,7 @@ impl Room {
     /// begins (on the level's world, dated GO to the second).
     fn begin_countdown(&mut self, go: i64, ends: i64) -> Result<(), String> {
         let date = crate::times::rfc3339_seconds(go);
-        let (world, tuning) = self.ctx.level(&self.level);
+        let (world, tuning) = self.ctx.level(self.info.as_deref());
         let mut refused = Ok(());
         for racer in &mut self.racers {
             let name = racer.player.as_ref().map(|p| p.name.clone());
@@ -1031,16 +1043,4 @@ async fn sleep_until(deadline: Option<Instant>) {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
-}
-
-/// The board a live run of `level` is filed on: the level's current one.
-pub fn board_of(ctx: &LiveContext, level: &str) -> Option<Board> {
-    let info = ctx.catalog.level(level)?;
-    Some(Board {
-        level: level.to_string(),
-        level_hash: crate::catalog::hash_hex(info.hash),
-        tuning_hash: crate::catalog::hash_hex(ctx.catalog.tuning_hash()),
-        rules_version: pogo_core::RULES_VERSION,
-        category: Category::Open,
-    })
 }

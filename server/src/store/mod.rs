@@ -8,7 +8,8 @@
 //! The queries are grouped by concern, each behind a handle that borrows the store:
 //! [`Store::queue`] (uploads, claims, verdicts), [`Store::runs`] (a run by id),
 //! [`Store::boards`] (leaderboards, ranks and the rank index, exports), [`Store::players`],
-//! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`]; a caller
+//! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`],
+//! [`Store::tracks`]; a caller
 //! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
 //! only opens, pings and closes the database, and reads it through for `pogo-server check`
 //! (`check.rs`). A run enters one way, whichever handle files it (an upload, a live room,
@@ -207,6 +208,7 @@ mod rooms;
 mod runs;
 pub mod seasons;
 mod tickets;
+pub mod tracks;
 
 pub use board::Boards;
 pub use board::{BestRun, BoardChange, parse_splits};
@@ -219,6 +221,7 @@ pub use runs::Runs;
 pub use seasons::Seasons;
 pub use tickets::Tickets;
 pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
+pub use tracks::Tracks;
 
 /// What the claim query returns.
 #[derive(sqlx::FromRow)]
@@ -599,6 +602,11 @@ impl Store {
     /// The live rooms' rows, and filing a live run (`rooms.rs`).
     pub fn rooms(&self) -> Rooms<'_> {
         Rooms { store: self }
+    }
+
+    /// Player-made tracks, and publishing one with its author's run (`tracks.rs`).
+    pub fn tracks(&self) -> Tracks<'_> {
+        Tracks { store: self }
     }
 
     pub async fn close(&self) {
