@@ -9,7 +9,7 @@
 use sqlx::Row;
 
 use super::filing::{FileRun, RunFiled, RunInsert, VerdictColumns};
-use super::{BeginWrite, NewRun, Result, Store, StoreError, Verdict};
+use super::{BeginWrite, NewRun, Result, Store, Verdict};
 
 /// The tracks' queries: `store.tracks()`.
 #[derive(Clone, Copy, Debug)]
@@ -426,9 +426,4 @@ impl Tracks<'_> {
         });
         Ok(done == 1)
     }
-}
-
-/// A `StoreError` for a track row that breaks the schema's rules (never expected).
-pub fn corrupt_track(id: &str, what: &str) -> StoreError {
-    StoreError::Corrupt(format!("track {id}: {what}"))
 }
