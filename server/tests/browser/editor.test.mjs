@@ -305,7 +305,7 @@ test('test-play from the spawn, finished by holding a key; Esc comes back as it 
   assert.deepEqual(await hook(() => window.__pogo.editor.authorRun()), author, 'the author\'s finish from the spawn stays');
 });
 
-test('publishing: the request the contract names, a refusal at its object, a server without tracks', async () => {
+test('publishing: the request the contract names, a refusal at its object, then the real server', async () => {
   assert.equal(await page.locator('.publish-state').getAttribute('data-ready'), 'yes');
   const author = await hook(() => window.__pogo.editor.authorRun());
   const identity = await hook(() => JSON.parse(localStorage.getItem('pogo.player')));
@@ -336,12 +336,72 @@ test('publishing: the request the contract names, a refusal at its object, a ser
   assert.match(await page.locator('.publish-result').textContent(), /Refused: the ramp is too steep \(422 track_refused\)/);
   await shot('publish-refused');
   await page.unroute('**/api/tracks');
-  // This server has no such route (yet): it says so, and nothing is shown as published.
+  // The real server: it re-simulates the author's finish on this geometry and publishes.
   await page.locator('.publish-button').click();
-  await page.waitForSelector('.publish-result p');
-  assert.equal(await page.locator('.publish-result').textContent(), 'Publishing is not available on this server.');
+  await page.waitForSelector('.publish-done a');
+  const href = await page.locator('.publish-done a').getAttribute('href');
+  const id = /^#\/tracks\/([0-9a-f]{16})$/.exec(href)?.[1];
+  assert.ok(id, href);
+  assert.equal(`t-${id}`, author.levelName, 'the track\'s id is its geometry\'s hash');
+  published = { id, level: author.levelName, geometry: geometry(await track()) };
+  const board = (await api(server.base).get(`/api/levels/${published.level}/leaderboard`)).body;
+  assert.deepEqual(board.entries.map((e) => [e.rank, e.player, e.finish_tick]), [[1, 'author', author.finishTick]], 'the author time is the first entry of its board');
   await openEditor('#/editor/0123456789abcdef');
   assert.match(await page.locator('.editor-message').textContent(), /No published track 0123456789abcdef on this server/);
+});
+
+/** The track published above: {id, level, geometry}. */
+let published = null;
+
+test('a second racer finds the track in #/tracks, races it, and is ranked below the author with their medal; a remix opens in the editor', async () => {
+  assert.ok(published, 'published above');
+  const token = await api(server.base).register('second');
+  const other = await openBrowser(VIEWPORT);
+  try {
+    const racer = await other.newPage();
+    racer.setDefaultTimeout(45_000);
+    await racer.goto(`${server.base}/#/`);
+    await racer.evaluate((id) => localStorage.setItem('pogo.player', JSON.stringify(id)), { name: 'second', token });
+    await racer.goto(`${server.base}/#/tracks`);
+    const item = racer.locator(`.track-item[data-track="${published.id}"]`);
+    await item.waitFor();
+    assert.match(await item.textContent(), /Runway.*by author.*author time/s);
+    await racer.waitForTimeout(300);
+    await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-list.png') });
+    await item.locator('h3 a').click();
+    await racer.waitForSelector(`section.track[data-track="${published.id}"] .track-board tbody tr`);
+    const view = (await api(server.base).get(`/api/tracks/${published.id}`)).body;
+    assert.equal(await racer.locator('.track-medals tr[data-medal="author"] td').textContent(), view.medals.author.time);
+    // Play: a live run of one (a named racer), held east a moment late: slower than the author.
+    await racer.goto(`${server.base}/#/play/${published.level}?render=none&leader=no`);
+    await racer.waitForFunction(() => document.getElementById('main').dataset.playState === 'ready');
+    await racer.locator('.play-button').click();
+    await racer.waitForFunction(() => document.getElementById('main').dataset.playState === 'racing', null, { timeout: 20_000 });
+    await racer.waitForTimeout(400);
+    await racer.keyboard.down('ArrowUp');
+    await racer.waitForFunction(() => ['finished', 'filing', 'verified', 'submitting'].includes(document.getElementById('main').dataset.playState), null, { timeout: 40_000 });
+    await racer.keyboard.up('ArrowUp');
+    await racer.locator('.play-finish .filing-panel[data-state="filed"]').waitFor({ timeout: 30_000 });
+    const board = (await api(server.base).get(`/api/levels/${published.level}/leaderboard`)).body;
+    assert.deepEqual(board.entries.map((e) => [e.rank, e.player]), [[1, 'author'], [2, 'second']], 'ranked below the author time');
+    const mine = board.entries[1];
+    const expected = ['author', 'gold', 'silver', 'bronze'].find((m) => mine.finish_tick + 1 <= view.medals[m].ticks) ?? '';
+    await racer.goto(`${server.base}/#/tracks/${published.id}`);
+    const row = racer.locator('.track-board tbody tr').nth(1);
+    await row.waitFor();
+    assert.equal(await row.getAttribute('data-medal'), expected, `the medal of ${mine.time} against ${JSON.stringify(view.medals)}`);
+    await racer.waitForTimeout(300);
+    await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-track.png'), fullPage: true });
+    // Its board (the board view of a track).
+    await racer.goto(`${server.base}/#/level/${published.level}`);
+    await racer.waitForSelector('table.leaderboard tbody tr');
+  } finally {
+    await other.close();
+  }
+  // Remix: the editor opens the published geometry as a new draft.
+  await openEditor(`#/editor/${published.id}`);
+  await page.waitForFunction(() => window.__pogo.editor.track().solids.length > 0);
+  assert.equal(geometry(await track()), published.geometry, 'the remix starts from the published geometry');
 });
 
 /** Picks `body` as a file named `name` in the import file picker; the message shown. */
