@@ -392,6 +392,11 @@ test('a second racer finds the track in #/tracks, races it, and is ranked below 
     assert.equal(await row.getAttribute('data-medal'), expected, `the medal of ${mine.time} against ${JSON.stringify(view.medals)}`);
     await racer.waitForTimeout(300);
     await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-track.png'), fullPage: true });
+    // The home page shows it beside the built-in levels: newest, and most raced this week.
+    await racer.goto(`${server.base}/#/`);
+    await racer.waitForSelector('.home-tracks:not([hidden])');
+    assert.match(await racer.locator('.home-tracks').textContent(), /New Runway.*Most raced this week Runway/s);
+    await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-home.png') });
     // Its board (the board view of a track).
     await racer.goto(`${server.base}/#/level/${published.level}`);
     await racer.waitForSelector('table.leaderboard tbody tr');

@@ -9,7 +9,7 @@
 // has not uploaded yet are offered first. A level with past seasons lists them
 // (`seasons.js`); a past season's board opens read-only: no Play, no races.
 
-import { UPLOAD_HREF, boardHref, liveHref, playHref, raceHref, roomHref, runHref } from '../routes.js';
+import { UPLOAD_HREF, boardHref, liveHref, playHref, raceHref, roomHref, runHref, trackHref, tracksHref } from '../routes.js';
 import { ApiError, getJson, segment } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { checkpointLabel, date } from '../shared/format.js';
@@ -30,9 +30,11 @@ export async function renderBoard(main, levelName, params, view) {
   }
   const level = levels.find((l) => l.name === levelName) ?? (levelName === null ? levels[0] : await trackLevel(levelName, view.signal));
   const pending = el('div', { class: 'board-pending', hidden: true });
-  const section = el('section', { class: 'board' }, levelTabs(levels, level), pending);
+  const tracks = levelName === null ? el('div', { class: 'home-tracks', hidden: true }) : null;
+  const section = el('section', { class: 'board' }, levelTabs(levels, level), tracks, pending);
   replace(main, section);
   renderPending(pending, view);
+  if (tracks) homeTracks(tracks, view);
   if (!level) {
     section.append(el('p', { class: 'error' }, `No level named “${levelName}” on this server.`));
     return;
@@ -53,6 +55,24 @@ export async function renderBoard(main, levelName, params, view) {
   if (!board) return;
   if (at.past) renderPastBoard(section, level, board, at.href, params);
   else await renderCurrentBoard(section, level, board, at, params, view);
+}
+
+/** Tracks to race, beside the built-in levels on the home page: the newest and the most
+ * raced this week, a few of each by name (nothing if the server has none, or no such route). */
+const HOME_TRACKS = 5;
+async function homeTracks(node, view) {
+  try {
+    const [newest, popular] = await Promise.all(['new', 'popular'].map((sort) =>
+      getJson(`/api/tracks?sort=${sort}&limit=${HOME_TRACKS}`, { signal: view.signal, retry: false }).then((b) => b.tracks)));
+    if (newest.length === 0) return;
+    const row = (label, list, href) => list.length === 0 ? null : el('p', {}, el('strong', {}, label), ' ',
+      list.flatMap((t, i) => [i ? ' · ' : '', link(trackHref(t.id), t.name)]), ' · ', link(href, 'more'));
+    replace(node, el('span', { class: 'muted' }, 'Tracks players made:'),
+      row('New', newest, tracksHref()), row('Most raced this week', popular, tracksHref({ sort: 'popular' })));
+    node.hidden = false;
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+  }
 }
 
 /** A player's track's board (`t-` and its id): not among the server's levels, so its summary
