@@ -201,6 +201,8 @@ impl PeriodIn {
 #[derive(Arbitrary, Clone, Copy, Debug)]
 pub struct ZoneIn {
     pub bounds: BoxIn,
+    /// Moved so that its centre is the spawn point (where the pogos are).
+    pub at_spawn: bool,
     /// 0…10 in steps of 10/255, or any bits.
     pub gravity_scale: Result<u8, Scalar>,
     /// ±100 m/s² per axis (`Ok`), or any bits.
@@ -216,6 +218,8 @@ pub struct PileIn {
     pub step: [Coord; 3],
     pub row: u8,
     pub row_step: [Coord; 3],
+    /// Moved so that the first box's centre is the spawn point (the pogos start in the pile).
+    pub at_spawn: bool,
 }
 
 /// Where a spawn point goes.
@@ -265,8 +269,10 @@ impl GeometryIn {
                 no_bounce: false,
             });
         }
+        // The spawn from the solids drawn one by one; then the piles, maybe around it.
+        let start = spawn(self.spawn, &solids);
         for pile in self.piles.iter().take(3) {
-            pile.extend(&mut solids);
+            pile.extend(&mut solids, start);
         }
         let spawn_at = |s: SpawnIn| spawn(s, &solids);
         let ramps = self
@@ -281,7 +287,12 @@ impl GeometryIn {
             })
             .collect();
         let platforms = self.platforms.iter().take(LIST_MAX).map(platform).collect();
-        let zones = self.zones.iter().take(LIST_MAX).map(zone).collect();
+        let zones = self
+            .zones
+            .iter()
+            .take(LIST_MAX)
+            .map(|z| zone(z, start))
+            .collect();
         let checkpoints: Vec<Checkpoint> = self
             .checkpoints
             .iter()
@@ -308,7 +319,7 @@ impl GeometryIn {
         };
         WorldDesc {
             name: "fuzz".into(),
-            spawn: spawn_at(self.spawn),
+            spawn: start,
             solids,
             ramps,
             platforms,
@@ -322,8 +333,11 @@ impl GeometryIn {
 }
 
 impl PileIn {
-    fn extend(&self, solids: &mut Vec<Solid>) {
-        let first = self.base.aabb();
+    fn extend(&self, solids: &mut Vec<Solid>, spawn: Vec3) {
+        let mut first = self.base.aabb();
+        if self.at_spawn {
+            first = first.translated(spawn - centre(&first));
+        }
         let step = Coord::vec(self.step, Fx::from_int(4));
         let row_step = Coord::vec(self.row_step, Fx::from_int(4));
         let row = usize::from(self.row).max(1);
@@ -383,9 +397,13 @@ fn platform(p: &PlatformIn) -> Platform {
     }
 }
 
-fn zone(z: &ZoneIn) -> Zone {
+fn zone(z: &ZoneIn, spawn: Vec3) -> Zone {
+    let mut bounds = z.bounds.aabb();
+    if z.at_spawn {
+        bounds = bounds.translated(spawn - centre(&bounds));
+    }
     Zone {
-        bounds: z.bounds.aabb(),
+        bounds,
         gravity_scale: match z.gravity_scale {
             Ok(n) => Fx::from_ratio(i64::from(n) * 10, 255),
             Err(s) => s.fx(),
