@@ -19,7 +19,7 @@
 //! **The unit** is one step of that work: one x-row of grid cells visited, one box id a row
 //! lists (each is tested against the query), one large box tested, one platform or ramp
 //! considered, one platform path evaluation. With the `meter` feature (tests and fuzzing only)
-//! the tick counts them as it goes ([`Simulation::step_metered`](crate::Simulation::step_metered));
+//! the tick counts them as it goes (`Simulation::step_metered`);
 //! without it, nothing is counted and nothing changes: the meter only ever adds to a counter.
 //! The fixed arithmetic is not counted: it is the same on every level.
 //!

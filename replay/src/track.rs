@@ -9,7 +9,7 @@
 //! refusal naming the field at fault the way JSON tools do (`solids[3]`).
 //!
 //! **A track's worst tick is bounded.** [`Track::tick_cost_bound`] is the core's
-//! [`tick_cost_bound`](pogo_core::cost::tick_cost_bound) of the track under the server's
+//! [`tick_cost_bound`] of the track under the server's
 //! tuning: the most work one pogo's tick can do on it, in the core's cost units (one grid row
 //! visited, one box tested, one platform or ramp considered; `pogo_core::cost` derives it). A
 //! track whose bound is over [`TRACK_TICK_COST_MAX`] is refused (`field` "cost", or the
