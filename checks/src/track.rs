@@ -15,6 +15,7 @@
 //! Oracles:
 //! - no panic and no overflow anywhere (fuzz builds keep debug assertions: every `Fx`
 //!   in-range operation's proof is asserted);
+//! - every platform of a track moves at most `PLATFORM_SPEED_MAX` in every tick, as simulated;
 //! - a track that passes the gate passes it again as the file the server serves
 //!   (`level_to_json` of it), with the same geometry hash;
 //! - after every tick, for every pogo: each velocity component within ±`SPEED_MAX` (200 m/s);
@@ -507,6 +508,7 @@ fn play(run: &Run, track: &Track, tuning: &Tuning) -> Played {
             );
         }
         check_bounds(&sim, tick);
+        check_platforms(&world, tick);
         hashes.push(sim.state_hash());
         inputs.push(input);
     }
@@ -541,6 +543,23 @@ fn play(run: &Run, track: &Track, tuning: &Tuning) -> Played {
         cost_max,
         ticks,
         players,
+    }
+}
+
+/// Every platform of a track moves at most `PLATFORM_SPEED_MAX` during the tick, as
+/// simulated (the gate's check of the period rounded to whole ticks).
+fn check_platforms(world: &World, tick: usize) {
+    let rate = Fx::from_int(world.tick_rate() as i32);
+    // The step's length in m/s, with a micrometre a tick for the rounding of positions.
+    let limit = PLATFORM_SPEED_MAX + Fx::lit("0.000001") * rate;
+    for i in 0..world.platform_count() {
+        let moved = world.platform_displacement(i, pogo_core::Ticks(tick as u32));
+        let speed = moved.length() * rate;
+        assert!(
+            speed <= limit,
+            "tick {tick}: platforms[{i}] moves at {speed} m/s on an accepted track: {:?}",
+            world.platform(i)
+        );
     }
 }
 

@@ -25,8 +25,8 @@
 use pogo_core::Fx;
 use pogo_core::Tuning;
 use pogo_core::Vec3;
-use pogo_core::cost::tick_cost_bound;
-use pogo_core::world::{Aabb, Path, World, WorldDesc};
+use pogo_core::cost::{platform_speed, tick_cost_bound};
+use pogo_core::world::{Aabb, PLATFORM_SPEED_MAX, Path, World, WorldDesc};
 
 use crate::level_file::{LevelFileError, parse_level_json};
 
@@ -169,6 +169,19 @@ pub fn check_desc(mut desc: WorldDesc, tuning: &Tuning) -> Result<Track, TrackRe
     desc.name = track_level_name(geometry_hash);
     let world =
         World::new(desc.clone(), tuning).map_err(|e| refuse(world_field(&e), e.to_string()))?;
+    for i in 0..world.platform_count() {
+        let speed = platform_speed(&world, i);
+        if speed > PLATFORM_SPEED_MAX {
+            return Err(refuse(
+                format!("platforms[{i}].path.ping_pong"),
+                format!(
+                    "moves at {speed} m/s once its period is rounded to whole ticks at {} Hz; \
+                     a track's platforms move at most {PLATFORM_SPEED_MAX} m/s",
+                    world.tick_rate()
+                ),
+            ));
+        }
+    }
     let bound = tick_cost_bound(&world, tuning);
     if bound.units > TRACK_TICK_COST_MAX {
         let stats = world.broad_phase_stats();
@@ -447,6 +460,19 @@ mod tests {
                 .why
                 .contains("bytes")
         );
+        // 2 · 1.02 m / 0.041 s = 49.8 m/s as written, but 0.041 s is 2 ticks at 60 Hz: the
+        // platform would move 1.02 m a tick, 61.2 m/s.
+        let mut fast = small();
+        let Path::PingPong { from, .. } = fast.platforms[1].path;
+        fast.platforms[1].path = Path::PingPong {
+            from,
+            to: from + Vec3::new(Fx::lit("1.02"), Fx::ZERO, Fx::ZERO),
+            period: Fx::lit("0.041"),
+        };
+        let e = refused(fast.clone());
+        assert_eq!(e.field, "platforms[1].path.ping_pong", "{e}");
+        assert!(e.why.contains("at 61.2"), "{e}");
+        World::new(fast, &tuning).expect("a level, but not a track");
         let err = check_track("{\"name\": 3}", &tuning).unwrap_err();
         assert_eq!(err.field, "name", "{err}");
         assert!(!is_track_level_name("course"));
