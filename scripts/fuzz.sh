@@ -43,6 +43,9 @@ stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
 target_options() {
   case "$1" in
     replay_decode | replay_roundtrip) echo "-rss_limit_mb=256 -malloc_limit_mb=64" ;;
+    # A track's file may be long (course.json is 3 KB, a track up to 256 KiB): let inputs
+    # grow past libFuzzer's default 4 KB.
+    track) echo "-rss_limit_mb=4096 -max_len=16384" ;;
     *) echo "-rss_limit_mb=4096" ;;
   esac
 }

@@ -22,6 +22,7 @@
 //! | `tick` | [`tick`] | `Simulation` on a small world and input stream, with snapshot / restore |
 //! | `replay_decode` | [`replay_decode`] | raw bytes into `Replay::decode`, `ReplayReader`, the `Verifier` and `salvage` |
 //! | `replay_roundtrip` | [`replay_roundtrip`] | an arbitrary valid replay through the `Recorder`, decoded back, and cut |
+//! | `track` | [`track`] | a player's level (file text, or hostile geometry written out) through `check_track`, then 1–4 pogos on it, every tick's cost metered against the track's bound |
 //!
 //! `replay_decode` takes libFuzzer's bytes as they are (a replay *is* bytes): its `check`
 //! takes `&[u8]`, and its corpus files are replay files.
@@ -38,6 +39,7 @@ mod num;
 pub mod replay_decode;
 pub mod replay_roundtrip;
 pub mod tick;
+pub mod track;
 mod tuning;
 
 pub use input::InputIn;
@@ -84,6 +86,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "replay_roundtrip",
         run: |bytes| decode(bytes).map(|input| replay_roundtrip::check(&input)),
+    },
+    Target {
+        name: "track",
+        run: |bytes| decode(bytes).map(|input| track::check(&input)),
     },
 ];
 

@@ -121,6 +121,41 @@ impl Grid {
         (densest, self.large.len() as u32)
     }
 
+    /// What bounds the work of a query (`crate::cost`): the cell size, the grid's
+    /// dimensions, the most boxes one cell lists, the number of large boxes.
+    pub(crate) fn stats(&self) -> crate::cost::GridStats {
+        let (densest, large) = self.density();
+        crate::cost::GridStats {
+            cells: !self.cell_start.is_empty(),
+            cell_shift: self.shift,
+            dims: self.dims,
+            densest,
+            large,
+        }
+    }
+
+    /// The work of [`query_marked`](Grid::query_marked) on `region`, in the cost model's
+    /// units (`crate::cost`): one per x-row of cells visited, one per box id those rows
+    /// list, one per large box tested.
+    #[cfg(feature = "meter")]
+    pub(crate) fn query_cost(&self, region: &Aabb) -> u64 {
+        let mut cost = self.large.len() as u64;
+        if !self.cell_start.is_empty() {
+            if let Some((lo, hi)) = self.clamped_range(region) {
+                let (dx, dz) = (self.dims[0] as usize, self.dims[2] as usize);
+                for y in lo[1] as usize..=hi[1] as usize {
+                    for z in lo[2] as usize..=hi[2] as usize {
+                        let row = (y * dz + z) * dx;
+                        let first = self.cell_start[row + lo[0] as usize];
+                        let last = self.cell_start[row + hi[0] as usize + 1];
+                        cost += 1 + u64::from(last - first);
+                    }
+                }
+            }
+        }
+        cost
+    }
+
     /// Calls `f` with every box that may overlap `region`: the boxes of the cells it touches
     /// (a box spanning several of them is reported once per cell), then the large boxes that
     /// overlap (or touch) it.

@@ -90,6 +90,12 @@ pub(crate) fn nearby<'a>(
     if !ctx.lookup {
         return None;
     }
+    // The grid query, and the reach test of every platform and ramp (`Movers::near`).
+    #[cfg(feature = "meter")]
+    ctx.charge(
+        ctx.world.solids_query_cost(region)
+            + u64::from(ctx.world.platform_count() + ctx.world.ramp_count()),
+    );
     let mut len = 0;
     let mut overflow = false;
     ctx.world.for_each_solid_overlapping(region, |i| {
@@ -113,6 +119,7 @@ pub(crate) fn nearby<'a>(
 pub(crate) fn may_overlap(ctx: &Ctx, tip: Vec3, nearby: &Nearby) -> bool {
     let region = capsule_box(ctx, tip);
     let mut overlap = nearby.solids.iter().any(|&i| {
+        ctx.charge(1);
         let bounds = &ctx.world.solid(i).bounds;
         (!ctx.boxed || bounds.overlaps(&region))
             && sweep::depenetrate_box(&ctx.capsule, tip, bounds).is_some()
@@ -143,6 +150,8 @@ pub(crate) fn depenetrate(ctx: &Ctx, pogo: &mut Pogo) {
                 }
             }
         };
+        #[cfg(feature = "meter")]
+        ctx.charge(ctx.world.solids_query_cost(&region));
         ctx.world.for_each_solid_near(&region, |i| {
             deepest(sweep::depenetrate_box(
                 &ctx.capsule,
@@ -194,20 +203,25 @@ pub(crate) fn first_touch(
     };
     let movers = match nearby {
         Some(nearby) => {
+            ctx.charge(nearby.solids.len() as u64);
             nearby.solids.iter().for_each(|&i| solid(i));
             nearby.movers
         }
         None => {
+            #[cfg(feature = "meter")]
+            ctx.charge(ctx.world.solids_query_cost(swept));
             ctx.world.for_each_solid_overlapping(swept, solid);
             Movers::every(ctx.world)
         }
     };
     for i in bits(movers.platforms) {
+        ctx.charge(1);
         // A platform whose reach the capsule's path misses cannot be touched (the relative
         // sweep below happens inside the reach: see `World::platform_reach`).
         if !ctx.world.platform_reach(i).overlaps(swept) {
             continue;
         }
+        ctx.charge(2); // two path evaluations
         // In the platform's frame: it stands still where it is `elapsed` into the tick, and
         // the pogo moves by its own displacement minus the platform's over the span.
         let PlatformMove { start, moved } = ctx.world.platform_during(i, ctx.tick);
@@ -222,6 +236,7 @@ pub(crate) fn first_touch(
         }
     }
     for i in bits(movers.ramps) {
+        ctx.charge(1);
         if ramp_may_touch(ctx.world, i, swept) {
             consider(
                 sweep::sweep_plane(&ctx.capsule, tip, d, &ctx.world.ramp_plane(i)),
@@ -248,7 +263,9 @@ fn platform_and_ramp_pushes(
     mut f: impl FnMut(Option<(Fx, Vec3)>),
 ) {
     for i in bits(movers.platforms) {
+        ctx.charge(1);
         if ctx.world.platform_reach(i).overlaps(region) {
+            ctx.charge(1); // a path evaluation
             let bounds = ctx.world.platform_bounds(i, ctx.tick);
             if !ctx.boxed || bounds.overlaps(region) {
                 f(sweep::depenetrate_box(&ctx.capsule, tip, &bounds));
@@ -256,6 +273,7 @@ fn platform_and_ramp_pushes(
         }
     }
     for i in bits(movers.ramps) {
+        ctx.charge(1);
         if ramp_may_touch(ctx.world, i, region) {
             f(sweep::depenetrate_plane(
                 &ctx.capsule,

@@ -32,6 +32,10 @@ pub(crate) struct Ctx<'a> {
     /// (`collision::nearby`); tests turn it off to compare.
     #[cfg(test)]
     pub(crate) lookup: bool,
+    /// The work of the pogo being stepped, in the cost model's units (`crate::cost`); only
+    /// in builds with the `meter` feature (tests and fuzzing).
+    #[cfg(feature = "meter")]
+    pub(crate) meter: core::cell::Cell<u64>,
 }
 
 impl Ctx<'_> {
@@ -46,6 +50,18 @@ impl Ctx<'_> {
             tick,
             #[cfg(test)]
             lookup: true,
+            #[cfg(feature = "meter")]
+            meter: core::cell::Cell::new(0),
         }
+    }
+
+    /// Counts `units` of work on the meter (`crate::cost`); nothing without the `meter`
+    /// feature, where the argument is a constant the compiler drops.
+    #[inline(always)]
+    pub(crate) fn charge(&self, units: u64) {
+        #[cfg(feature = "meter")]
+        self.meter.set(self.meter.get().saturating_add(units));
+        #[cfg(not(feature = "meter"))]
+        let _ = units;
     }
 }

@@ -135,6 +135,7 @@ pub mod bot;
 mod broad_phase;
 mod collision;
 pub mod contact;
+pub mod cost;
 mod ctx;
 pub mod design;
 pub mod driver;

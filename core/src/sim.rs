@@ -254,6 +254,23 @@ impl Simulation {
         self.state.tick = tick.next();
     }
 
+    /// [`step`](Simulation::step), metered: the same tick, bit for bit, that also sets
+    /// `costs[i]` to the work of pogo `i`'s tick in the cost model's units ([`crate::cost`]).
+    /// Only with the `meter` feature (tests and fuzzing).
+    #[cfg(feature = "meter")]
+    pub fn step_metered(&mut self, inputs: &[Input], costs: &mut [u64]) {
+        let tick = self.state.tick;
+        step::step_metered(
+            &self.world,
+            &self.tuning,
+            tick,
+            &mut self.state.pogos,
+            inputs,
+            costs,
+        );
+        self.state.tick = tick.next();
+    }
+
     /// The state after the last tick: the tick count and every pogo (to render, hash or
     /// inspect).
     pub fn state(&self) -> &SimState {

@@ -71,7 +71,7 @@ use crate::vec3::{InRange, Vec3};
 use crate::world::{COORDINATE_MAX, PlatformMove, SurfaceId, VolumeKind, World};
 
 /// Most sweeps in one tick: each touch that deflects the pogo starts a new one.
-const SWEEPS_MAX: usize = 4;
+pub(crate) const SWEEPS_MAX: usize = 4;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
 pub const SPEED_MAX: Fx = Fx::from_int(200);
@@ -93,6 +93,28 @@ pub(crate) fn step(
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
         step_pogo(&ctx, pogo, input);
+    }
+}
+
+/// [`step`], metered: `costs[i]` is set to the work of pogo `i`'s tick, in the cost model's
+/// units (`crate::cost`). The same tick as `step`, bit for bit: the meter only counts.
+#[cfg(feature = "meter")]
+pub(crate) fn step_metered(
+    world: &World,
+    tuning: &Tuning,
+    tick: Ticks,
+    pogos: &mut [Pogo],
+    inputs: &[Input],
+    costs: &mut [u64],
+) {
+    let ctx = Ctx::new(world, tuning, tick);
+    for (i, pogo) in pogos.iter_mut().enumerate() {
+        let input = inputs.get(i).copied().unwrap_or_default().normalized();
+        ctx.meter.set(0);
+        step_pogo(&ctx, pogo, input);
+        if let Some(cost) = costs.get_mut(i) {
+            *cost = ctx.meter.get();
+        }
     }
 }
 
@@ -253,6 +275,8 @@ fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
 fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
     let mut gravity_scale = Fx::ONE;
     let mut wind = Vec3::ZERO;
+    #[cfg(feature = "meter")]
+    ctx.charge(ctx.world.zones_query_cost(body_centre(ctx, pogo.position)));
     ctx.world
         .for_each_zone_at(body_centre(ctx, pogo.position), |i| {
             let zone = ctx.world.zone(i);
@@ -568,6 +592,11 @@ fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
     let mut finished = false;
     let mut killed = false;
     let mut checkpoint = pogo.checkpoint;
+    #[cfg(feature = "meter")]
+    ctx.charge(
+        ctx.world
+            .volumes_query_cost(body_centre(ctx, pogo.position)),
+    );
     ctx.world
         .for_each_volume_at(body_centre(ctx, pogo.position), |kind| match kind {
             VolumeKind::Checkpoint(i) => checkpoint = Some(i),

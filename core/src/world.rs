@@ -937,6 +937,41 @@ impl World {
             });
     }
 
+    /// What bounds the work of the world's queries: its two grids' densities and cell sizes
+    /// (see [`crate::cost`]).
+    pub fn broad_phase_stats(&self) -> crate::cost::BroadPhaseStats {
+        crate::cost::BroadPhaseStats {
+            solids: self.solids_grid.stats(),
+            volumes: self.volumes_grid.stats(),
+        }
+    }
+
+    /// The work of [`for_each_solid_near`](World::for_each_solid_near) on `region` (and of
+    /// [`for_each_solid_overlapping`](World::for_each_solid_overlapping)), in the cost model's
+    /// units.
+    #[cfg(feature = "meter")]
+    pub(crate) fn solids_query_cost(&self, region: &Aabb) -> u64 {
+        self.solids_grid.query_cost(region)
+    }
+
+    /// The work of [`for_each_volume_at`](World::for_each_volume_at) on `point`, in the
+    /// cost model's units.
+    #[cfg(feature = "meter")]
+    pub(crate) fn volumes_query_cost(&self, point: Vec3) -> u64 {
+        self.volumes_grid.query_cost(&Aabb::new(point, point))
+    }
+
+    /// The work of [`for_each_zone_at`](World::for_each_zone_at) on `point`, in the cost
+    /// model's units: the test against the zones' union, then at most the volume query's.
+    #[cfg(feature = "meter")]
+    pub(crate) fn zones_query_cost(&self, point: Vec3) -> u64 {
+        if self.zones_bounds.is_some_and(|b| b.contains(point)) {
+            1 + self.volumes_query_cost(point)
+        } else {
+            1
+        }
+    }
+
     /// Zone `i`. Panics unless `i` is below the number of zones (`desc().zones.len()`).
     pub fn zone(&self, i: u32) -> &Zone {
         &self.desc.zones[i as usize]

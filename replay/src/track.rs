@@ -8,6 +8,14 @@
 //! limits, the broad phase's density bounds), then the tighter limits of a track, each
 //! refusal naming the field at fault the way JSON tools do (`solids[3]`).
 //!
+//! **A track's worst tick is bounded.** [`Track::tick_cost_bound`] is the core's
+//! [`tick_cost_bound`] of the track under the server's
+//! tuning: the most work one pogo's tick can do on it, in the core's cost units (one grid row
+//! visited, one box tested, one platform or ramp considered; `pogo_core::cost` derives it). A
+//! track whose bound is over [`TRACK_TICK_COST_MAX`] is refused (`field` "cost", or the
+//! densest list). The fuzz target `track` measures every tick it runs on the tracks it
+//! makes and checks it against the same bound.
+//!
 //! **A track's identity is its geometry.** [`geometry_hash`] is the level's content hash with
 //! the name and the demo bot's path left out: renaming a track keeps its id (and its board),
 //! any change to what a pogo can touch makes a new one. Its level name, the one its replays
@@ -17,7 +25,8 @@
 use pogo_core::Fx;
 use pogo_core::Tuning;
 use pogo_core::Vec3;
-use pogo_core::world::{Aabb, Path, World, WorldDesc};
+use pogo_core::cost::{platform_speed, tick_cost_bound};
+use pogo_core::world::{Aabb, PLATFORM_SPEED_MAX, Path, World, WorldDesc};
 
 use crate::level_file::{LevelFileError, parse_level_json};
 
@@ -39,6 +48,17 @@ pub const TRACK_CHECKPOINTS_MAX: usize = 64;
 /// a 4 km cube, far inside the core's ±100 km.
 pub const TRACK_EXTENT_M: i32 = 2_000;
 
+/// The most work one pogo's tick may cost on a track, in the core's cost units
+/// (`pogo_core::cost`), under the tuning the track is checked with.
+///
+/// Below the bound of the documented worst case, `worst/dense` in `benches/worst.rs` (every
+/// density limit of `World::new` at once: 7 930 under the default tuning), so no track's
+/// worst tick can be worse by the model than the worst level measured; and about five times
+/// `course`'s (1 223), so a hand-made track has room. A floor of half-metre tiles passes, and
+/// so does a floor as dense as `World::new` allows; solids piled as densely two or more cells
+/// deep do not (`tests`). PERFORMANCE.md, "A track's worst tick", has the figures.
+pub const TRACK_TICK_COST_MAX: u64 = 6_000;
+
 /// A track that passed every check.
 #[derive(Clone, Debug)]
 pub struct Track {
@@ -51,6 +71,9 @@ pub struct Track {
     /// The largest distance of any of its coordinates from the origin on one axis (m, whole
     /// metres rounded up).
     pub extent_m: i32,
+    /// The most work one pogo's tick can do on it under the tuning it was checked with, in
+    /// the core's cost units (at most [`TRACK_TICK_COST_MAX`]; see the module docs).
+    pub tick_cost_bound: u64,
 }
 
 /// Why a track is refused: the field at fault (`solids[3]`, `finishes`; empty for the file
@@ -144,12 +167,47 @@ pub fn check_desc(mut desc: WorldDesc, tuning: &Tuning) -> Result<Track, TrackRe
     let extent_m = extent(&desc)?;
     let geometry_hash = geometry_hash(&desc);
     desc.name = track_level_name(geometry_hash);
-    World::new(desc.clone(), tuning).map_err(|e| refuse(world_field(&e), e.to_string()))?;
+    let world =
+        World::new(desc.clone(), tuning).map_err(|e| refuse(world_field(&e), e.to_string()))?;
+    for i in 0..world.platform_count() {
+        let speed = platform_speed(&world, i);
+        if speed > PLATFORM_SPEED_MAX {
+            return Err(refuse(
+                format!("platforms[{i}].path.ping_pong"),
+                format!(
+                    "moves at {speed} m/s once its period is rounded to whole ticks at {} Hz; \
+                     a track's platforms move at most {PLATFORM_SPEED_MAX} m/s",
+                    world.tick_rate()
+                ),
+            ));
+        }
+    }
+    let bound = tick_cost_bound(&world, tuning);
+    if bound.units > TRACK_TICK_COST_MAX {
+        let stats = world.broad_phase_stats();
+        return Err(refuse(
+            "cost",
+            format!(
+                "a tick on this track may cost up to {} units, a track's at most \
+                 {TRACK_TICK_COST_MAX}: {} solids share one grid cell, {} are too large for \
+                 the grid, {} ramps, {} moving platforms (the fastest {} m a tick), winds and \
+                 steering up to {} m/s²",
+                bound.units,
+                stats.solids.densest,
+                stats.solids.large,
+                world.ramp_count(),
+                world.platform_count(),
+                bound.platform_step_m,
+                bound.acceleration,
+            ),
+        ));
+    }
     Ok(Track {
         desc,
         geometry_hash,
         objects,
         extent_m,
+        tick_cost_bound: bound.units,
     })
 }
 
@@ -303,6 +361,84 @@ mod tests {
         assert_eq!(served.desc, track.desc);
     }
 
+    /// The bounds the docs quote (here and in PERFORMANCE.md), so a change of the model
+    /// shows here: `course` is a track well within the limit; `flat` and `sprawl` are no
+    /// tracks (no finish; 3.2 km and 102 405 objects) but their worlds' bounds are small.
+    #[test]
+    fn the_built_in_levels_bounds() {
+        let tuning = Tuning::default();
+        let bound = |name: &str| {
+            let desc = crate::levels::builtin_level(name).unwrap();
+            tick_cost_bound(&World::new(desc, &tuning).unwrap(), &tuning).units
+        };
+        assert_eq!(bound("flat"), 58);
+        assert_eq!(bound("course"), 1_223);
+        assert_eq!(bound("sprawl"), 600);
+        let course = check_track(crate::levels::COURSE_JSON, &tuning).unwrap();
+        assert_eq!(course.tick_cost_bound, 1_223);
+        let sprawl = crate::levels::builtin_level("sprawl").unwrap();
+        assert!(
+            check_desc(sprawl, &tuning)
+                .unwrap_err()
+                .why
+                .contains("objects")
+        );
+        assert!(check_desc(crate::levels::flat(), &tuning).is_err());
+    }
+
+    /// `n` × `n` × `layers` cells of 2 m, each holding `per_cell` coincident boxes, from the
+    /// origin up, under `course`'s spawn area (moved there), with `course`'s finish.
+    fn piled(n: i32, layers: i32, per_cell: usize) -> WorldDesc {
+        let mut desc = small();
+        let hair = Fx::from_bits(1 << 20);
+        desc.solids.clear();
+        for x in 0..n {
+            for y in 0..layers {
+                for z in 0..n {
+                    let min = Vec3::new(
+                        Fx::from_int(2 * x),
+                        Fx::from_int(2 * y - 2 * layers),
+                        Fx::from_int(2 * z),
+                    );
+                    let max = min
+                        + Vec3::new(
+                            Fx::from_int(2) - hair,
+                            Fx::from_int(2) - hair,
+                            Fx::from_int(2) - hair,
+                        );
+                    for _ in 0..per_cell {
+                        desc.solids.push(pogo_core::world::Solid {
+                            bounds: Aabb::new(min, max),
+                            no_bounce: false,
+                        });
+                    }
+                }
+            }
+        }
+        desc
+    }
+
+    /// What the limit lets through and what it refuses: a floor of half-metre tiles (16 per
+    /// 2 m cell) passes, and so does a floor as dense as `World::new` allows
+    /// (`CELL_BOXES_MAX` per cell); two such layers, or a block of cells piled four deep,
+    /// do not, and the refusal says why.
+    #[test]
+    fn the_cost_limit_refuses_piles_not_floors() {
+        use pogo_core::world::CELL_BOXES_MAX;
+        let tuning = Tuning::default();
+        let cells = CELL_BOXES_MAX as usize;
+        let tiles = check_desc(piled(7, 1, 16), &tuning).unwrap();
+        assert_eq!(tiles.tick_cost_bound, 2_420);
+        let densest_floor = check_desc(piled(7, 1, cells), &tuning).unwrap();
+        assert_eq!(densest_floor.tick_cost_bound, 4_676);
+        // 9 221 and 8 675 units.
+        for refused in [piled(5, 2, cells), piled(4, 4, 24)] {
+            let e = check_desc(refused, &tuning).unwrap_err();
+            assert_eq!(e.field, "cost", "{e}");
+            assert!(e.why.contains("units"), "{e}");
+        }
+    }
+
     #[test]
     fn each_refusal_names_its_field() {
         let tuning = Tuning::default();
@@ -324,6 +460,19 @@ mod tests {
                 .why
                 .contains("bytes")
         );
+        // 2 · 1.02 m / 0.041 s = 49.8 m/s as written, but 0.041 s is 2 ticks at 60 Hz: the
+        // platform would move 1.02 m a tick, 61.2 m/s.
+        let mut fast = small();
+        let Path::PingPong { from, .. } = fast.platforms[1].path;
+        fast.platforms[1].path = Path::PingPong {
+            from,
+            to: from + Vec3::new(Fx::lit("1.02"), Fx::ZERO, Fx::ZERO),
+            period: Fx::lit("0.041"),
+        };
+        let e = refused(fast.clone());
+        assert_eq!(e.field, "platforms[1].path.ping_pong", "{e}");
+        assert!(e.why.contains("at 61.2"), "{e}");
+        World::new(fast, &tuning).expect("a level, but not a track");
         let err = check_track("{\"name\": 3}", &tuning).unwrap_err();
         assert_eq!(err.field, "name", "{err}");
         assert!(!is_track_level_name("course"));
