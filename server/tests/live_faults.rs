@@ -161,6 +161,34 @@ fn race_first_half(
     (sender, reader)
 }
 
+/// Sends the rest of `stream`, after what the welcome says is held, at real pace, and reads
+/// until both racers' runs are filed: the room's last view.
+fn race_second_half(
+    seat: Seat,
+    stream: Vec<(pogo_server::live::wire::Stream, i64)>,
+    go: i64,
+) -> tokio::task::JoinHandle<pogo_server::live::wire::RoomView> {
+    let from = seat.acked.map_or(0, |a| a as usize + 1);
+    let (mut tx, mut rx) = seat.client.split();
+    tokio::spawn(async move {
+        send_from(&mut tx, &stream, from, go, 1.0, 10).await;
+        let seen = read_until_filed(&mut rx, 2).await;
+        drop(tx);
+        seen.1
+    })
+}
+
+/// The last of the racers' final views.
+async fn last_view(
+    finishers: Vec<tokio::task::JoinHandle<pogo_server::live::wire::RoomView>>,
+) -> pogo_server::live::wire::RoomView {
+    let mut views = Vec::new();
+    for f in finishers {
+        views.push(f.await.unwrap());
+    }
+    views.pop().unwrap()
+}
+
 /// The number of runs filed from `room`.
 async fn runs_of_room(db: &TestDb, room: &str) -> i64 {
     const SQL: &str = "SELECT COUNT(*) FROM runs WHERE room_id = $1";
@@ -297,21 +325,9 @@ async fn one_process_drill(backend: &Backend, fault: Fault) {
             seat.acked,
             down.elapsed().as_secs_f64(),
         );
-        let from = seat.acked.map_or(0, |a| a as usize + 1);
-        let stream = streams[racer].clone();
-        let (mut tx, mut rx) = seat.client.split();
-        finishers.push(tokio::spawn(async move {
-            send_from(&mut tx, &stream, from, go, 1.0, 10).await;
-            let seen = read_until_filed(&mut rx, 2).await;
-            drop(tx);
-            seen.1
-        }));
+        finishers.push(race_second_half(seat, streams[racer].clone(), go));
     }
-    let mut views = Vec::new();
-    for f in finishers {
-        views.push(f.await.unwrap());
-    }
-    let view = views.pop().unwrap();
+    let view = last_view(finishers).await;
     let date = pogo_server::times::rfc3339_seconds(go);
     for (racer, name) in names.iter().enumerate() {
         let r = &view.racers[racer];
@@ -414,21 +430,9 @@ async fn another_process_takes_up_a_dead_homes_race() {
             before[racer].acked,
             seat.acked
         );
-        let from = seat.acked.map_or(0, |a| a as usize + 1);
-        let stream = streams[racer].clone();
-        let (mut tx, mut rx) = seat.client.split();
-        finishers.push(tokio::spawn(async move {
-            send_from(&mut tx, &stream, from, go, 1.0, 10).await;
-            let seen = read_until_filed(&mut rx, 2).await;
-            drop(tx);
-            seen.1
-        }));
+        finishers.push(race_second_half(seat, streams[racer].clone(), go));
     }
-    let mut views = Vec::new();
-    for f in finishers {
-        views.push(f.await.unwrap());
-    }
-    let view = views.pop().unwrap();
+    let view = last_view(finishers).await;
     let date = pogo_server::times::rfc3339_seconds(go);
     for (racer, name) in ["cat", "dan"].iter().enumerate() {
         let r = &view.racers[racer];

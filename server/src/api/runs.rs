@@ -242,21 +242,7 @@ async fn accept(
             .map_err(|e| ApiError::Internal(format!("decoding an upload: {e}")))?;
     let replay = replay.map_err(ApiError::BadReplay)?;
     let header = &replay.header;
-    if header.players != 1 {
-        return Err(ApiError::NotSinglePlayer {
-            players: header.players,
-        });
-    }
-    let name = header
-        .player_name
-        .as_deref()
-        .ok_or(ApiError::NoPlayerName)?;
-    if name != player.name() {
-        return Err(ApiError::NameMismatch {
-            token: player.name().to_string(),
-            replay: name.to_string(),
-        });
-    }
+    check_author(header, &player)?;
     let level = state
         .catalog
         .resolve(&state.store, &header.level_name, Hidden::Refused)
@@ -551,4 +537,24 @@ pub async fn replay(
         bytes,
     )
         .into_response())
+}
+
+/// The replay is one player's, the caller's: its header names the token's player.
+pub(super) fn check_author(header: &pogo_replay::Header, player: &Player) -> Result<(), ApiError> {
+    if header.players != 1 {
+        return Err(ApiError::NotSinglePlayer {
+            players: header.players,
+        });
+    }
+    let name = header
+        .player_name
+        .as_deref()
+        .ok_or(ApiError::NoPlayerName)?;
+    if name != player.name() {
+        return Err(ApiError::NameMismatch {
+            token: player.name().to_string(),
+            replay: name.to_string(),
+        });
+    }
+    Ok(())
 }

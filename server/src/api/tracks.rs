@@ -542,21 +542,7 @@ async fn prove(
     let header = Replay::decode(replay, limits)
         .map_err(ApiError::BadReplay)?
         .header;
-    if header.players != 1 {
-        return Err(ApiError::NotSinglePlayer {
-            players: header.players,
-        });
-    }
-    let name = header
-        .player_name
-        .as_deref()
-        .ok_or(ApiError::NoPlayerName)?;
-    if name != player.name() {
-        return Err(ApiError::NameMismatch {
-            token: player.name().to_string(),
-            replay: name.to_string(),
-        });
-    }
+    super::runs::check_author(&header, player)?;
     if header.level_name != track.desc.name {
         return Err(ApiError::BadAuthorRun {
             kind: "level_name".into(),
