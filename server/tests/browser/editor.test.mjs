@@ -392,6 +392,15 @@ test('a second racer finds the track in #/tracks, races it, and is ranked below 
     assert.equal(await row.getAttribute('data-medal'), expected, `the medal of ${mine.time} against ${JSON.stringify(view.medals)}`);
     await racer.waitForTimeout(300);
     await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-track.png'), fullPage: true });
+    // On a phone: the track page and the list.
+    await racer.setViewportSize({ width: 390, height: 844 });
+    await racer.waitForTimeout(300);
+    await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-track-phone.png'), fullPage: true });
+    await racer.goto(`${server.base}/#/tracks`);
+    await racer.locator(`.track-item[data-track="${published.id}"]`).waitFor();
+    await racer.waitForTimeout(300);
+    await racer.screenshot({ path: join(SCREENSHOTS, 'tracks-list-phone.png'), fullPage: true });
+    await racer.setViewportSize(VIEWPORT);
     // The home page shows it beside the built-in levels: newest, and most raced this week.
     await racer.goto(`${server.base}/#/`);
     await racer.waitForSelector('.home-tracks:not([hidden])');

@@ -82,7 +82,7 @@ function boardTable(track, board) {
   });
   return el('section', { class: 'track-board' },
     el('h3', {}, 'Board ', el('span', { class: 'muted' }, `· ${board.total} ${board.total === 1 ? 'player' : 'players'}`)),
-    el('table', { class: 'leaderboard' },
+    el('table', { class: 'track-table' },
       el('thead', {}, el('tr', {}, ['#', 'player', 'time', 'medal'].map((h) => el('th', {}, h)))),
       el('tbody', {}, rows)));
 }
