@@ -125,6 +125,9 @@ pub struct LiveContext {
     pub shutdown: Stop,
     /// The rooms' journal writer's queue (`journal.rs`).
     pub journal: journal::Journal,
+    /// Held while a room is taken up, so that the sweep and a join never take the same room
+    /// up twice in this process (a claim read after another's claim of this process matches).
+    taking_up: tokio::sync::Mutex<()>,
 }
 
 /// The rooms this process holds.
@@ -196,6 +199,7 @@ impl LiveContext {
             rooms: Rooms::default(),
             shutdown: Stop::new(),
             journal: journal::Journal::default(),
+            taking_up: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -324,6 +328,9 @@ impl LiveContext {
         self: &Arc<Self>,
         row: &RoomRow,
     ) -> Result<Option<RoomHandle>, crate::store::StoreError> {
+        // One at a time: a take-up that claimed this room before us has put it in the map by
+        // the time we hold the lock (claiming our `row`, read after its claim, would match).
+        let _one_at_a_time = self.taking_up.lock().await;
         if let Some(handle) = self.rooms.get(&row.id) {
             return Ok(Some(handle));
         }
