@@ -428,8 +428,8 @@ typedef struct PogoTuning {
 } PogoTuning;
 
 /**
- * What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects
- * and extent; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
+ * What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects,
+ * extent and worst tick; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
  * the text is the field at fault, its first `field_len` bytes — empty for the file as a
  * whole, else a JSON path such as `solids[3]` — followed by the reason, for a person).
  */
@@ -457,6 +457,15 @@ typedef struct PogoTrackCheck {
    * When refused: the length in bytes of the field at the start of the text. 0 otherwise.
    */
   uint32_t field_len;
+  /**
+   * The worst tick the track allows: the most work one pogo's tick can do on it, in the
+   * core's cost units (`pogo_core::cost`). 0 when refused.
+   */
+  uint32_t tick_cost;
+  /**
+   * The most `tick_cost` a track may have (the publish limit), accepted or refused.
+   */
+  uint32_t tick_cost_max;
 } PogoTrackCheck;
 
 /**

@@ -81,7 +81,7 @@ export function formatFixed(raw, places) {
 }
 
 // Struct layouts on wasm32 (types.rs; sizes checked at load time).
-const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40, replayInfo: 112, trackCheck: 24 };
+const SIZES = { input: 3, playerState: 192, frameInfo: 32, verdict: 392, simDef: 16, driverDef: 16, recorderDef: 24, verifierDef: 40, replayInfo: 112, trackCheck: 32 };
 const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, driverDef: 6, recorderDef: 7, verifierDef: 8, replayInfo: 9, trackCheck: 10 };
 const SCRATCH_BYTES = 1024;
 /** Ticks of inputs one pogo_replay_inputs call copies (12 KiB of the module's memory). */
@@ -357,8 +357,10 @@ export class Pogo {
 
   /** Checks level JSON `text` as a player-made track, by the server's own gate (size, the
    * level format, the core's validation, a track's limits) under `tuning` (default: the
-   * default tuning): `{ok: true, levelName, geometryHash (16 hex), objects, extentM}` or
-   * `{ok: false, field, why}` (`field`: the JSON path at fault, `''` for the whole file). */
+   * default tuning): `{ok: true, levelName, geometryHash (16 hex), objects, extentM, tickCost,
+   * tickCostMax}` or `{ok: false, field, why, tickCostMax}` (`field`: the JSON path at fault,
+   * `''` for the whole file; `tickCost`: the worst tick the track allows, in the core's cost
+   * units, and `tickCostMax` the most a track may have). */
   checkTrack(text, tuning) {
     const own = tuning ?? this.tuning();
     const out = this.alloc(SIZES.trackCheck);
@@ -368,10 +370,12 @@ export class Pogo {
       const v = this.view();
       if (v.getUint32(out + 8, true) === 1) {
         return { ok: true, levelName: this.decoder.decode(words), geometryHash: hex(v.getBigUint64(out, true)),
-          objects: v.getUint32(out + 12, true), extentM: v.getInt32(out + 16, true) };
+          objects: v.getUint32(out + 12, true), extentM: v.getInt32(out + 16, true),
+          tickCost: v.getUint32(out + 24, true), tickCostMax: v.getUint32(out + 28, true) };
       }
       const fieldLen = Math.min(v.getUint32(out + 20, true), words.length);
-      return { ok: false, field: this.decoder.decode(words.subarray(0, fieldLen)), why: this.decoder.decode(words.subarray(fieldLen)) };
+      return { ok: false, field: this.decoder.decode(words.subarray(0, fieldLen)), why: this.decoder.decode(words.subarray(fieldLen)),
+        tickCostMax: v.getUint32(out + 28, true) };
     } finally {
       this.dealloc(out);
       if (tuning === undefined) own.free();

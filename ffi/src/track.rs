@@ -3,9 +3,12 @@
 //! server publishes it by.
 
 use pogo_core::Tuning;
-use pogo_replay::track::{check_track, track_level_name};
+use pogo_replay::track::{TRACK_TICK_COST_MAX, check_track, track_level_name};
 
 use crate::types::PogoTrackCheck;
+
+/// [`TRACK_TICK_COST_MAX`] as the struct carries it.
+const TICK_COST_MAX: u32 = TRACK_TICK_COST_MAX as u32;
 
 /// The check of level JSON `text` as a track: the struct, and its text (the level name when
 /// accepted; the field then the reason when refused).
@@ -18,12 +21,16 @@ pub fn check(text: &str, tuning: &Tuning) -> (PogoTrackCheck, String) {
                 objects: track.objects as u32,
                 extent_m: track.extent_m,
                 field_len: 0,
+                // At most TRACK_TICK_COST_MAX, which fits.
+                tick_cost: u32::try_from(track.tick_cost_bound).unwrap_or(u32::MAX),
+                tick_cost_max: TICK_COST_MAX,
             },
             track_level_name(track.geometry_hash),
         ),
         Err(refusal) => (
             PogoTrackCheck {
                 field_len: refusal.field.len() as u32,
+                tick_cost_max: TICK_COST_MAX,
                 ..PogoTrackCheck::default()
             },
             format!("{}{}", refusal.field, refusal.why),
@@ -45,6 +52,8 @@ mod tests {
         assert_eq!(found.accepted, 1);
         assert_eq!(found.objects, 2);
         assert_eq!(found.extent_m, 5);
+        assert!(found.tick_cost > 0 && found.tick_cost <= found.tick_cost_max);
+        assert_eq!(u64::from(found.tick_cost_max), TRACK_TICK_COST_MAX);
         assert_eq!(text, track_level_name(found.geometry_hash));
     }
 

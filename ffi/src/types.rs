@@ -452,8 +452,8 @@ pub struct PogoReplayInfo {
     pub finish_ticks: [u32; POGO_PLAYERS_MAX],
 }
 
-/// What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects
-/// and extent; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
+/// What `pogo_track_check` found: a track accepted (`accepted` 1: its geometry hash, objects,
+/// extent and worst tick; the text is its level name, `t-` and 16 hex digits) or refused (`accepted` 0:
 /// the text is the field at fault, its first `field_len` bytes — empty for the file as a
 /// whole, else a JSON path such as `solids[3]` — followed by the reason, for a person).
 #[repr(C)]
@@ -472,6 +472,11 @@ pub struct PogoTrackCheck {
     pub extent_m: i32,
     /// When refused: the length in bytes of the field at the start of the text. 0 otherwise.
     pub field_len: u32,
+    /// The worst tick the track allows: the most work one pogo's tick can do on it, in the
+    /// core's cost units (`pogo_core::cost`). 0 when refused.
+    pub tick_cost: u32,
+    /// The most `tick_cost` a track may have (the publish limit), accepted or refused.
+    pub tick_cost_max: u32,
 }
 
 /// Marks a definition struct filled in by its `pogo_default_…_def()` function: a struct

@@ -23,6 +23,12 @@ test('an accepted track is named by its geometry', async () => {
   assert.equal(a.levelName, `t-${a.geometryHash}`);
   assert.equal(a.objects, 3);
   assert.equal(a.extentM, 5);
+  // The worst tick it allows, against the publish limit: a moving platform costs every tick.
+  assert.equal(a.tickCostMax, 6000);
+  assert.ok(a.tickCost > 0 && a.tickCost <= a.tickCostMax, JSON.stringify(a));
+  const moving = JSON.parse(track('mine'));
+  moving.platforms = [{ size: [2, 0.5, 1], path: { ping_pong: { from: [-1, 0, 2], to: [0, 0, 3], period: 4 } } }];
+  assert.ok(pogo.checkTrack(JSON.stringify(moving)).tickCost > a.tickCost);
   assert.equal(pogo.checkTrack(track('renamed')).levelName, a.levelName);
   assert.notEqual(pogo.checkTrack(track('mine', 3.5)).levelName, a.levelName);
   // The level it names loads, and the level renamed to it hashes as a level like any other.

@@ -91,6 +91,14 @@ async function openEditor(hash = '#/editor') {
   await page.locator('.editor-canvas').focus();
 }
 
+/** The meter's worst tick: the units it shows against the limit of 6 000. */
+async function worstTick() {
+  const text = await page.locator('.editor-meter [data-meter="worst-tick"] .meter-value').innerText();
+  const m = /^(\d+) \/ 6000$/.exec(text);
+  assert.ok(m, `the worst-tick meter reads ${JSON.stringify(text)}`);
+  return Number(m[1]);
+}
+
 /** The geometry of a track (its name left out). */
 const geometry = (t) => JSON.stringify({ ...t, name: '' });
 
@@ -183,15 +191,20 @@ test('a track built by mouse and keys: placed, moved, resized, undone, copied, c
   assert.deepEqual((await track()).ramps[1].bounds.min, [11, 0, 11]);
   await page.keyboard.press('Control+z');
   assert.equal((await track()).ramps.length, 1);
-  // A moving platform (3), its path's far end dragged 4 m south; both undone.
+  // A moving platform (3), its path's far end dragged 4 m south; both undone. The meter's worst
+  // tick is the gate's: a platform is tested against every tick, so it rises, and comes back.
+  const stillWorst = await worstTick();
+  assert.ok(stillWorst > 0 && stillWorst < 6000, `worst tick ${stillWorst}`);
   await page.keyboard.press('3');
   await drag(-4, 10, 0, 14);
   assert.deepEqual((await track()).platforms[0], { size: [4, 0.5, 4], path: { ping_pong: { from: [-4, -0.5, 10], to: [4, -0.5, 10], period: 4 } } });
+  assert.ok(await worstTick() > stillWorst, 'a moving platform costs a tick more');
   await drag(6, 12, 6, 16);
   assert.deepEqual((await track()).platforms[0].path.ping_pong.to, [4, -0.5, 14]);
   await page.keyboard.press('Control+z');
   await page.keyboard.press('Control+z');
   assert.equal((await track()).platforms.length, 0);
+  assert.equal(await worstTick(), stillWorst);
 
   // A problem that points at its object: the finish dragged behind the checkpoint.
   await click(19, 0);

@@ -205,7 +205,7 @@ class EditorUi {
     if (what === 'track') {
       this.drafts.update(s);
       renderProblems(this.page.problems, s.problems, (key) => this.pick(key), s.gate !== null);
-      renderMeter(this.page.meter, s.history.current);
+      renderMeter(this.page.meter, s.history.current, s.gate);
       renderPublish(this.page.publish, s);
       if (this.showing3d) this.preview.show(s.history.current, s.rate, true);
     }

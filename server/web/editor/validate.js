@@ -84,20 +84,33 @@ export function renderProblems(box, problems, onPick, gateRan = true) {
   replace(box, el('h3', {}, `Problems (${problems.length})`), el('ul', { class: 'editor-problems', role: 'alert' }, items), noGate);
 }
 
-/** Fills `box` with the meter: each limit, how much of it the track uses. */
-export function renderMeter(box, track) {
+/** What the worst-tick row of the meter shows for the gate's answer: [used, limit, text of
+ * used] — the gate's bound when it accepted the track, "over" when it refused it for its cost,
+ * unknown ("–") when it refused it for something else first or could not run. */
+function worstTick(gate) {
+  if (!gate) return [0, 1, '–'];
+  if (gate.ok) return [gate.tickCost, gate.tickCostMax, String(gate.tickCost)];
+  return gate.field === 'cost' ? [gate.tickCostMax + 1, gate.tickCostMax, 'over'] : [0, gate.tickCostMax, '–'];
+}
+
+/** Fills `box` with the meter: each limit, how much of it the track uses. `gate`: checkTrack's
+ * answer for it (the worst tick is the gate's), or null without the core. */
+export function renderMeter(box, track, gate) {
+  const [tickUsed, tickLimit, tickText] = worstTick(gate);
   const rows = [
     ['Objects', objectCount(track), LIMITS.objects, ''],
     ['Extent', extentOf(track), LIMITS.extentM, ' m'],
     ['Platforms', track.platforms.length, LIMITS.platforms, ''],
     ['Checkpoints', track.checkpoints.length, LIMITS.checkpoints, ''],
-  ].map(([label, used, limit, unit]) => {
+    ['Worst tick', tickUsed, tickLimit, '', tickText,
+      'The most work one pogo\'s tick can do on this track, in the simulation\'s cost units: dense solids, ramps, moving platforms and strong winds add to it.'],
+  ].map(([label, used, limit, unit, usedText, title]) => {
     const share = Math.min(1, used / limit);
     const bar = el('span', { class: `meter-bar${used > limit ? ' over' : share > 0.8 ? ' near' : ''}` });
     bar.style.width = `${Math.max(share * 100, used ? 1 : 0)}%`;
-    return el('div', { class: 'meter-row', dataset: { meter: label.toLowerCase() } },
+    return el('div', { class: 'meter-row', dataset: { meter: label.toLowerCase().replace(' ', '-') }, title: title ?? null },
       el('span', { class: 'meter-label' }, label), el('span', { class: 'meter-track' }, bar),
-      el('span', { class: 'meter-value' }, `${used}${unit} / ${limit}${unit}`));
+      el('span', { class: 'meter-value' }, `${usedText ?? used}${unit} / ${limit}${unit}`));
   });
   replace(box, el('h3', {}, 'Limits'), rows);
 }
