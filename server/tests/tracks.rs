@@ -845,9 +845,52 @@ async fn the_largest_track_publishes_within_seconds() {
     db.remove().await;
 }
 
+/// A run of `desc` under `tuning` by "ana", east at full stick (diving too, if `dive`), to
+/// the finish.
+fn ana_under(tuning: &Tuning, desc: &WorldDesc, dive: bool) -> Vec<u8> {
+    let world = pogo_core::world::World::new(desc.clone(), tuning).unwrap();
+    let mut sim =
+        pogo_core::Simulation::new(std::sync::Arc::new(world), tuning.clone(), 1).unwrap();
+    let header = pogo_replay::Header::for_simulation(&sim, Some("ana".into()), None);
+    let mut recorder = pogo_replay::Recorder::new(Vec::new(), header).unwrap();
+    let input = Input {
+        steer_x: 127,
+        buttons: if dive {
+            pogo_core::Buttons::DIVE
+        } else {
+            pogo_core::Buttons::NONE
+        },
+        ..Input::default()
+    };
+    while sim.state().pogos[0].finish_tick.is_none() {
+        assert!(
+            sim.state().tick < pogo_core::Ticks(3600),
+            "the run finishes"
+        );
+        sim.step(&[input]);
+        recorder.record(&[input], || sim.state_hash()).unwrap();
+    }
+    recorder.finish_simulation(&sim).unwrap()
+}
+
+/// The ids of the tracks `GET /api/tracks` lists (newest first).
+async fn listed(http: &reqwest::Client, base: &str) -> Vec<String> {
+    let (status, list) = get_json(http, &format!("{base}/api/tracks")).await;
+    assert_eq!(status, 200, "{list}");
+    list["tracks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A rules change (here a tuning change: a new season on every board) and `pogo-server
 /// reverify` (the real binary): the author's run of a track is re-verified onto the track's
-/// new board, first there with the same finish tick.
+/// new board, first there with the same finish tick. A track whose author run no longer
+/// finishes (it dives, and the new tuning changed the dive) is unlisted — no author time, no
+/// medals, out of every list — until its author finishes it again; until reverify has run,
+/// every track is unlisted, as every board of the new season is empty.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
     use pogo_core::TuningSpec;
@@ -865,31 +908,38 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
         let server = TestServer::start(config_a).await;
         let (http, base) = (&server.http, server.base.clone());
         let ana = register(http, &base, "ana").await;
-        let track = check_track(&level_to_json(&track("seasons", 60, &[5], 12)), &a).unwrap();
-        let level = track.desc.name.clone();
-        // Recorded under tuning A (no dive: the same run under the default tuning).
-        let world = pogo_core::world::World::new(track.desc.clone(), &a).unwrap();
-        let mut sim = pogo_core::Simulation::new(std::sync::Arc::new(world), a.clone(), 1).unwrap();
-        let header = pogo_replay::Header::for_simulation(&sim, Some("ana".into()), None);
-        let mut recorder = pogo_replay::Recorder::new(Vec::new(), header).unwrap();
-        let east = Input {
-            steer_x: 127,
-            ..Input::default()
-        };
-        while sim.state().pogos[0].finish_tick.is_none() {
-            sim.step(&[east]);
-            recorder.record(&[east], || sim.state_hash()).unwrap();
+        // Two tracks by ana under tuning A: one finished without diving (the same run under
+        // the default tuning), one finished diving (a different run under the default).
+        let steady = check_track(&level_to_json(&track("seasons", 60, &[5], 12)), &a).unwrap();
+        let diver = check_track(&level_to_json(&track("diver", 60, &[5], 14)), &a).unwrap();
+        let mut finishes = Vec::new();
+        for (t, name, dive) in [(&steady, "Seasons", false), (&diver, "Diver", true)] {
+            let run = ana_under(&a, &t.desc, dive);
+            let (status, answer) = publish(
+                http,
+                &base,
+                &ana,
+                &body(&level_to_json(&t.desc), name, &run),
+            )
+            .await;
+            assert_eq!(status, 201, "{answer}");
+            assert_eq!(answer["track"]["listed"], true, "{answer}");
+            finishes.push(answer["track"]["author_finish_tick"].clone());
         }
-        let run = recorder.finish_simulation(&sim).unwrap();
-        let (status, answer) = publish(
-            http,
-            &base,
-            &ana,
-            &body(&level_to_json(&track.desc), "Seasons", &run),
-        )
-        .await;
-        assert_eq!(status, 201, "{answer}");
-        let finish = answer["track"]["author_finish_tick"].clone();
+        let ids = |t: &Track| format!("{:016x}", t.geometry_hash);
+        assert_eq!(listed(http, &base).await, [ids(&diver), ids(&steady)]);
+        server.stop().await;
+
+        // The new rules, before reverify: no author has finished anything under them.
+        let server = TestServer::start(config(&db)).await;
+        let (http, base) = (&server.http, server.base.clone());
+        assert_eq!(listed(http, &base).await, Vec::<String>::new());
+        let (_, page) = get_json(http, &format!("{base}/api/tracks/{}", ids(&steady))).await;
+        assert_eq!(
+            (&page["listed"], &page["medals"], &page["author_run_id"]),
+            (&json!(false), &Value::Null, &Value::Null),
+            "{page}"
+        );
         server.stop().await;
 
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_pogo-server"))
@@ -905,12 +955,13 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
             String::from_utf8_lossy(&output.stderr)
         );
         assert!(
-            report.contains(&level),
-            "the report names the track: {report}"
+            report.contains(&steady.desc.name) && report.contains(&diver.desc.name),
+            "the report names the tracks: {report}"
         );
 
         let server = TestServer::start(config(&db)).await;
         let (http, base) = (&server.http, server.base.clone());
+        let level = &steady.desc.name;
         let (_, board) = get_json(http, &format!("{base}/api/levels/{level}/leaderboard")).await;
         assert_eq!(
             board["entries"][0]["player"],
@@ -918,9 +969,55 @@ async fn reverify_carries_a_tracks_author_run_to_the_new_season() {
             "{}: {board}",
             backend.name()
         );
-        assert_eq!(board["entries"][0]["finish_tick"], finish, "{board}");
+        assert_eq!(board["entries"][0]["finish_tick"], finishes[0], "{board}");
         let (_, seasons) = get_json(http, &format!("{base}/api/levels/{level}/seasons")).await;
         assert_eq!(seasons["seasons"].as_array().unwrap().len(), 2, "{seasons}");
+        // The steady track is listed with its author time; the diver's author run failed.
+        let (_, page) = get_json(http, &format!("{base}/api/tracks/{}", ids(&steady))).await;
+        assert_eq!(
+            (&page["listed"], &page["author_finish_tick"]),
+            (&json!(true), &finishes[0]),
+            "{page}"
+        );
+        assert_eq!(
+            page["author_run_id"], board["entries"][0]["run_id"],
+            "{page}"
+        );
+        assert_eq!(listed(http, &base).await, [ids(&steady)]);
+        let (_, page) = get_json(http, &format!("{base}/api/tracks/{}", ids(&diver))).await;
+        assert_eq!(
+            (&page["listed"], &page["medals"]),
+            (&json!(false), &Value::Null)
+        );
+        // Another player's finish does not list it; its author's does, with a new author time.
+        let bo = register(http, &base, "bo").await;
+        let (status, up) = upload(http, &base, &bo, &run_on(&diver.desc, "bo", 127)).await;
+        assert_eq!(status, 202, "{up}");
+        assert_eq!(
+            verdict(http, &base, up["id"].as_i64().unwrap()).await["status"],
+            "verified"
+        );
+        assert_eq!(listed(http, &base).await, [ids(&steady)]);
+        let again = ana_under(&Tuning::default(), &diver.desc, false);
+        let (status, up) = upload(http, &base, &ana, &again).await;
+        assert_eq!(status, 202, "{up}");
+        let filed = verdict(http, &base, up["id"].as_i64().unwrap()).await;
+        assert_eq!(filed["status"], "verified", "{filed}");
+        let (_, page) = get_json(http, &format!("{base}/api/tracks/{}", ids(&diver))).await;
+        assert_eq!(
+            (
+                &page["listed"],
+                &page["author_run_id"],
+                &page["author_finish_tick"]
+            ),
+            (&json!(true), &up["id"], &filed["finish_tick"]),
+            "{page}"
+        );
+        assert_eq!(
+            page["medals"]["author"]["ticks"],
+            filed["finish_tick"].as_u64().unwrap() + 1
+        );
+        assert_eq!(listed(http, &base).await, [ids(&diver), ids(&steady)]);
         server.stop().await;
         db.remove().await;
     }

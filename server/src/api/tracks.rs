@@ -154,12 +154,18 @@ pub struct TrackView {
     pub description: String,
     /// The author's player name.
     pub author: String,
-    /// The author's run (the first entry of the track's board).
-    pub author_run_id: i64,
-    /// The author run's finish tick.
-    pub author_finish_tick: u32,
-    /// The author time and the medals.
-    pub medals: Medals,
+    /// Whether it is in the lists: its author has finished it under the rules the server
+    /// runs. False after a rules change under which the author's run no longer finishes
+    /// (or before `pogo-server reverify` has carried it over): it is listed again when its
+    /// author finishes it. An unlisted track can still be raced.
+    pub listed: bool,
+    /// The author's run under the server's rules (their first finish on the track's current
+    /// board; the first entry of its board); null when unlisted.
+    pub author_run_id: Option<i64>,
+    /// The author run's finish tick; null when unlisted.
+    pub author_finish_tick: Option<u32>,
+    /// The author time and the medals; null when unlisted.
+    pub medals: Option<Medals>,
     /// RFC 3339, UTC.
     pub created_at: String,
     /// When its name or description last changed (RFC 3339, UTC).
@@ -186,8 +192,11 @@ pub struct TrackView {
 
 impl TrackView {
     fn new(row: TrackRow, rate: u32, popular: bool, admin: bool) -> TrackView {
-        let finish = u32::try_from(row.author_finish_tick).unwrap_or(u32::MAX);
+        let finish = row
+            .author_finish_tick
+            .map(|f| u32::try_from(f).unwrap_or(u32::MAX));
         TrackView {
+            listed: row.listed(),
             track_url: format!("/api/tracks/{}", row.id),
             level_json_url: format!("/api/tracks/{}/level.json", row.id),
             level_url: format!("/api/levels/{}", row.level),
@@ -199,7 +208,7 @@ impl TrackView {
             author: row.author,
             author_run_id: row.author_run_id,
             author_finish_tick: finish,
-            medals: medals(finish.saturating_add(1), rate),
+            medals: finish.map(|f| medals(f.saturating_add(1), rate)),
             created_at: rfc3339(row.created_ms),
             updated_at: rfc3339(row.updated_ms),
             remix_of: row.remix_of,

@@ -4,7 +4,8 @@
 //! A track's runs are ordinary runs (its `level` is the track's `t-…` name): the author's
 //! enters the one way every run does (`filing.rs`), in the same transaction as the track's
 //! row, so a track never exists without its author time and an author run never without
-//! its track.
+//! its track. The track's row keeps the run it was published with; its author time is read
+//! from the runs under the rules the server runs ([`TrackRow::listed`]).
 
 use sqlx::Row;
 
@@ -34,8 +35,11 @@ pub struct TrackRow {
     pub hidden: bool,
     /// Its author is hidden (and so are their tracks).
     pub author_hidden: bool,
-    pub author_run_id: i64,
-    pub author_finish_tick: i64,
+    /// The author's run under the server's rules (their first verified finish on the track's
+    /// current open board); `None`: the track is unlisted (see [`TrackRow::listed`]).
+    pub author_run_id: Option<i64>,
+    /// That run's finish tick: the author time the medals follow from.
+    pub author_finish_tick: Option<i64>,
     /// Shown tracks naming this one as their original.
     pub remixes: i64,
     /// Counting runs (verified, finished, shown) on its current open board.
@@ -48,6 +52,14 @@ impl TrackRow {
     /// Shown to everyone: neither it nor its author hidden.
     pub fn visible(&self) -> bool {
         !self.hidden && !self.author_hidden
+    }
+
+    /// In the lists: its author has finished it under the rules and tuning the server runs
+    /// (the publish run, or its copy `pogo-server reverify` filed on the new board after a
+    /// rules change, or any later finish of theirs). A track whose author run no longer
+    /// finishes is unlisted until its author finishes it again.
+    pub fn listed(&self) -> bool {
+        self.author_run_id.is_some()
     }
 }
 
@@ -119,19 +131,33 @@ pub struct TrackQuery {
     pub limit: i64,
 }
 
+/// The author's first verified, shown finish of track `t` on its current open board (`$1`
+/// the rules version, `$2` the tuning hash): `{column}` of it. One range of `runs_player`.
+fn author_run(column: &str) -> String {
+    format!(
+        "(SELECT a.{column} FROM runs a WHERE a.player_id = t.author_id AND a.level = t.level
+            AND a.status = 'verified' AND a.finish_tick IS NOT NULL AND a.hidden = FALSE
+            AND a.rules_version = $1 AND a.tuning_hash = $2 AND a.level_hash = t.level_hash
+          ORDER BY a.uploaded_ms, a.id LIMIT 1)"
+    )
+}
+
 /// The columns of a [`TrackRow`] from `tracks t JOIN players p`; `$1` the rules version,
-/// `$2` the tuning hash (of the board its `runs` counts), `{raced}` an expression.
+/// `$2` the tuning hash (of the board its `runs` counts and its author run is on), `{raced}`
+/// an expression.
 fn columns(raced: &str) -> String {
     format!(
         "t.id, t.level, t.level_hash, t.author_id, {name} AS author, t.name, t.description,
          t.created_ms, t.updated_ms, t.remix_of, t.hidden, p.hidden AS author_hidden,
-         t.author_run_id, t.author_finish_tick,
+         {author_run_id} AS author_run_id, {author_finish_tick} AS author_finish_tick,
          (SELECT COUNT(*) FROM tracks x WHERE x.remix_of = t.id AND x.hidden = FALSE) AS remixes,
          COALESCE((SELECT c.runs FROM season_counts c WHERE c.level = t.level
                    AND c.rules_version = $1 AND c.level_hash = t.level_hash
                    AND c.tuning_hash = $2), 0) AS runs,
          {raced} AS raced",
         name = player_name!(),
+        author_run_id = author_run("id"),
+        author_finish_tick = author_run("finish_tick"),
     )
 }
 
@@ -296,7 +322,7 @@ impl Tracks<'_> {
         Ok(row)
     }
 
-    /// A page of the shown tracks, as `query` orders and filters them: one keyset walk of
+    /// A page of the shown, listed tracks, as `query` orders and filters them: one keyset walk of
     /// one index (`tracks_new`, `tracks_author`, `tracks_name`; the popular list one range
     /// of `runs_track_recent`, grouped), never an `OFFSET`.
     pub async fn list(&self, query: &TrackQuery, rules: &CurrentRules) -> Result<Vec<TrackRow>> {
@@ -308,7 +334,11 @@ impl Tracks<'_> {
             binds.push(b);
             format!("${}", binds.len())
         };
-        let mut filters = vec!["t.hidden = FALSE".to_string(), "p.hidden = FALSE".into()];
+        let mut filters = vec![
+            "t.hidden = FALSE".to_string(),
+            "p.hidden = FALSE".into(),
+            format!("{} IS NOT NULL", author_run("id")),
+        ];
         if let Some(author) = query.author_id {
             filters.push(format!(
                 "t.author_id = {}",

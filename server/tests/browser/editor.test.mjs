@@ -11,9 +11,12 @@
 //   - test-play (P) from the spawn, finished by holding a key on the real clock; the finish
 //     is kept as the author's; Esc comes back with the selection, the undo history and the
 //     camera as they were;
-//   - publishing sends what the contract names (to a stand-in for the route: another engineer
-//     builds it), shows a refusal at the object its field names, and on this server, which
-//     has no such route yet, says publishing is not available; a remix of an unknown track says so;
+//   - publishing sends what the contract names (first to a stand-in for the route), shows a
+//     refusal at the object its field names, then publishes to the real server, which
+//     re-simulates the author's finish; a remix of an unknown track says so;
+//   - a second racer finds the track, races it and is ranked below the author with their
+//     medal; the author renames it on its page (the board stays); a remix, finished and
+//     published, gets its own board and is linked to its original;
 //   - a phone-sized screen gets a message instead of the editor;
 //   - hostile imports (not JSON, 300 KiB, 2 001 objects, an object 5 km out, bad codes) are
 //     each refused with a reason.
@@ -429,6 +432,86 @@ test('a second racer finds the track in #/tracks, races it, and is ranked below 
   await openEditor(`#/editor/${published.id}`);
   await page.waitForFunction(() => window.__pogo.editor.track().solids.length > 0);
   assert.equal(geometry(await track()), published.geometry, 'the remix starts from the published geometry');
+});
+
+/** The board of `level` as [rank, player, run id]. */
+const boardOf = async (level) => (await api(server.base).get(`/api/levels/${level}/leaderboard`)).body.entries.map((e) => [e.rank, e.player, e.run_id]);
+
+test('the author renames the track on its page and the board stays; a remix, finished and published, gets a board of its own', async () => {
+  assert.ok(published, 'published above');
+  const before = await boardOf(published.level);
+  assert.equal(before.length, 2, 'the author and the second racer');
+  // The author's page (this browser's racer is the author): rename it in place.
+  await page.goto(`${server.base}/#/tracks/${published.id}`);
+  await page.locator('.track-edit summary').click();
+  await page.locator('.track-edit-form input').fill('Runway Deluxe');
+  await page.locator('.track-edit-form textarea').fill('Renamed by its author.');
+  await page.screenshot({ path: join(SCREENSHOTS, 'tracks-track-rename.png') });
+  await page.locator('.track-edit-form button[type=submit]').click();
+  await page.waitForFunction(() => document.querySelector('section.track h2')?.textContent === 'Runway Deluxe');
+  await page.waitForSelector('.track-board tbody tr');
+  const view = (await api(server.base).get(`/api/tracks/${published.id}`)).body;
+  assert.deepEqual([view.name, view.description, view.level], ['Runway Deluxe', 'Renamed by its author.', published.level]);
+  assert.deepEqual(await boardOf(published.level), before, 'a rename keeps the board');
+  assert.equal(await page.locator('.track-board tbody tr').count(), 2);
+  await page.goto(`${server.base}/#/tracks`);
+  assert.match(await page.locator(`.track-item[data-track="${published.id}"]`).textContent(), /Runway Deluxe/);
+  // Another racer's browser gets no rename form.
+  const other = await openBrowser(VIEWPORT);
+  try {
+    const racer = await other.newPage();
+    await racer.goto(`${server.base}/#/tracks/${published.id}`);
+    await racer.waitForSelector('.track-board tbody tr');
+    assert.equal(await racer.locator('.track-edit').count(), 0);
+  } finally {
+    await other.close();
+  }
+
+  // The remix opened above: the ramp beside the runway nudged 1 m south (a geometry change),
+  // finished in test-play by holding a key, published.
+  await openEditor(`#/editor/${published.id}`);
+  await page.waitForFunction(() => window.__pogo.editor.track().solids.length > 0);
+  await click(12, 12);
+  await page.keyboard.press('ArrowDown');
+  assert.notEqual(geometry(await track()), published.geometry);
+  await page.keyboard.press('p');
+  await page.waitForSelector('.editor-testplay[data-play-state="ready"]');
+  await page.keyboard.press('r');
+  await page.keyboard.down('ArrowUp');
+  await page.waitForSelector('.editor-testplay[data-play-state="finished"]', { timeout: 40_000 });
+  await page.keyboard.up('ArrowUp');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !window.__pogo.editor.playing());
+  assert.equal(await page.locator('.publish-state').getAttribute('data-ready'), 'yes');
+  await page.locator('.publish-field input').fill('Runway remix');
+  await page.locator('.publish-button').click();
+  await page.waitForSelector('.publish-done a');
+  const remixId = /^#\/tracks\/([0-9a-f]{16})$/.exec(await page.locator('.publish-done a').getAttribute('href'))?.[1];
+  assert.ok(remixId && remixId !== published.id, remixId);
+  const remix = (await api(server.base).get(`/api/tracks/${remixId}`)).body;
+  assert.equal(remix.remix_of, published.id, 'linked to its original');
+  assert.deepEqual((await boardOf(remix.level)).map(([rank, player]) => [rank, player]), [[1, 'author']], 'a board of its own');
+  assert.deepEqual(await boardOf(published.level), before, 'the original\'s board unchanged');
+  assert.equal((await api(server.base).get(`/api/tracks/${published.id}`)).body.remixes, 1);
+  await page.goto(`${server.base}/#/tracks/${published.id}`);
+  await page.waitForSelector('.track-board tbody tr');
+  assert.match(await page.locator('.track-byline').textContent(), /1 remix/);
+
+  // An unlisted track (its author run no longer finishes under new rules: server/tests/tracks.rs
+  // makes one for real) as the page shows it: no author time, no medals, and why.
+  await page.route(`**/api/tracks/${published.id}`, async (route) => {
+    const real = await (await route.fetch()).json();
+    await route.fulfill({ json: { ...real, listed: false, author_run_id: null, author_finish_tick: null, medals: null } });
+  });
+  await page.goto(`${server.base}/#/tracks/${remixId}`);
+  await page.goto(`${server.base}/#/tracks/${published.id}`);
+  await page.waitForSelector('.track-board tbody tr');
+  assert.match(await page.locator('.track-unlisted').textContent(), /Unlisted: .*until author finishes it again/);
+  assert.equal(await page.locator('.track-medals').count(), 0);
+  assert.deepEqual(await page.locator('.track-board tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.medal)), ['', '']);
+  await page.screenshot({ path: join(SCREENSHOTS, 'tracks-track-unlisted.png'), fullPage: true });
+  await page.unroute(`**/api/tracks/${published.id}`);
+  await openEditor();
 });
 
 /** Picks `body` as a file named `name` in the import file picker; the message shown. */

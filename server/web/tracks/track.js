@@ -4,9 +4,10 @@
 // (a live room on it), Remix (the editor on a copy), the whole board, the level file.
 
 import { boardHref, editorHref, playHref, roomHref, runHref, trackHref, tracksHref } from '../routes.js';
-import { ApiError, getJson, segment } from '../shared/api.js';
+import { ApiError, getJson, request, segment } from '../shared/api.js';
 import { el, link, replace } from '../shared/dom.js';
 import { date } from '../shared/format.js';
+import { getIdentity } from '../shared/identity.js';
 import { makeRoom } from '../shared/rooms.js';
 import { drawTrackPicture, medalOf } from '../shared/track-picture.js';
 
@@ -39,11 +40,51 @@ export async function renderTrack(main, id, params, view) {
       track.remix_of ? [' · a remix of ', link(trackHref(track.remix_of), 'another track')] : null,
       track.remixes > 0 ? [' · ', `${track.remixes} ${track.remixes === 1 ? 'remix' : 'remixes'}`] : null),
     track.description ? el('p', { class: 'track-description' }, track.description) : null,
-    el('div', { class: 'track-main' }, canvas, el('div', { class: 'track-side' }, medalTable(track), actions(track))),
+    el('div', { class: 'track-main' }, canvas, el('div', { class: 'track-side' }, medalTable(track), actions(track), authorEdit(track, () => renderTrack(main, id, params, view)))),
     boardTable(track, board)));
 }
 
+/** For the track's author (this browser's racer): its name and description, changed in
+ * place (`PATCH /api/tracks/ID`). The geometry, and so the board, stay. Null for anyone else. */
+function authorEdit(track, reload) {
+  const identity = getIdentity();
+  if (!identity || identity.name !== track.author) return null;
+  const name = el('input', { type: 'text', value: track.name, maxlength: '64', required: true, 'aria-label': 'Name' });
+  const description = el('textarea', { rows: '3', maxlength: '500', 'aria-label': 'Description' });
+  description.value = track.description;
+  const result = el('p', { class: 'track-edit-result', role: 'status' });
+  const save = el('button', { type: 'submit', class: 'primary' }, 'Save');
+  const form = el('form', { class: 'track-edit-form' },
+    el('label', {}, 'Name', name), el('label', {}, 'Description', description), save, result);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    save.disabled = true;
+    result.textContent = 'Saving…';
+    try {
+      await request(`/api/tracks/${segment(track.id)}`, {
+        method: 'PATCH',
+        retry: false,
+        headers: { authorization: `Bearer ${identity.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: name.value.trim(), description: description.value }),
+      });
+      await reload();
+    } catch (e) {
+      save.disabled = false;
+      result.textContent = `Not saved: ${e.message}${e instanceof ApiError ? ` (${e.status} ${e.code})` : ''}`;
+    }
+  });
+  return el('details', { class: 'track-edit' },
+    el('summary', {}, 'Rename (your track)'),
+    el('p', { class: 'muted small' }, 'The name and description are yours to change; the board stays, as the geometry does.'),
+    form);
+}
+
 function medalTable(track) {
+  if (!track.listed) {
+    return el('p', { class: 'track-unlisted', role: 'status' },
+      'Unlisted: the author\'s run no longer finishes under the rules this server runs. ',
+      'It has no author time or medals until ', el('strong', {}, track.author), ' finishes it again; anyone can still race it.');
+  }
   return el('table', { class: 'track-medals', 'aria-label': 'Medals' },
     el('tbody', {}, MEDALS.map(([key, label]) => el('tr', { dataset: { medal: key } },
       el('th', {}, el('span', { class: `medal medal-${key}`, 'aria-hidden': 'true' }), label),
@@ -73,7 +114,7 @@ function actions(track) {
 function boardTable(track, board) {
   if (!board) return el('p', { class: 'muted' }, 'The board cannot be read right now.');
   const rows = board.entries.map((e) => {
-    const medal = medalOf(e.finish_tick, track.medals);
+    const medal = track.medals ? medalOf(e.finish_tick, track.medals) : null;
     return el('tr', { dataset: { medal: medal ?? '' } },
       el('td', {}, String(e.rank)),
       el('td', { class: 'player' }, e.player, e.run_id === track.author_run_id ? el('span', { class: 'muted' }, ' (author)') : null),
