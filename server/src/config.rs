@@ -164,6 +164,15 @@ pub struct Config {
         default_value_t = crate::realtime::SLACK_MS_DEFAULT
     )]
     pub ticket_slack_ms: u64,
+    /// How often the most raced tracks of the last 7 days are recounted (s, 1–3600): the
+    /// popular list is as old as this at most. A recount reads the window's runs once.
+    #[arg(
+        long,
+        value_name = "S",
+        env = "POGO_TRACKS_POPULAR_EVERY_S",
+        default_value_t = 60
+    )]
+    pub tracks_popular_every_s: u64,
     /// This process's base URL as other server processes reach it: a live room made here is
     /// joined through any process, which proxies to it (default: http:// and the address it
     /// listens on).
@@ -424,6 +433,12 @@ impl Config {
             if value == 0 {
                 return Err(format!("{flag} 0: must be at least 1"));
             }
+        }
+        if !(1..=3600).contains(&self.tracks_popular_every_s) {
+            return Err(format!(
+                "--tracks-popular-every-s {}: must be within 1..=3600",
+                self.tracks_popular_every_s
+            ));
         }
         if self.ticket_slack_ms > TICKET_SLACK_MS_MAX {
             return Err(format!(

@@ -118,6 +118,8 @@ pub struct Server {
     stop: Stop,
     /// The connections' limits and the stop deadline.
     limits: serve::ConnectionLimits,
+    /// How often the popular tracks are recounted (`--tracks-popular-every-s`).
+    popular_every: Duration,
 }
 
 impl Server {
@@ -206,6 +208,7 @@ impl Server {
             workers,
             stop,
             limits: config.connection_limits(),
+            popular_every: Duration::from_secs(config.tracks_popular_every_s),
         })
     }
 
@@ -230,6 +233,7 @@ impl Server {
             workers,
             stop,
             limits,
+            popular_every,
         } = self;
         // Two stops besides the server's own: the workers (at the stop's beginning), then the
         // rest (once serving has ended).
@@ -239,6 +243,11 @@ impl Server {
         let tasks = [
             tokio::spawn(forget_idle_rates(state.clone(), stop_tasks.subscribe())),
             tokio::spawn(keep_ranks_up(state.clone(), stop_tasks.subscribe())),
+            tokio::spawn(count_popular_tracks(
+                state.clone(),
+                popular_every,
+                stop_tasks.subscribe(),
+            )),
             tokio::spawn(live::write_rooms(
                 state.live.clone(),
                 stop_tasks.subscribe(),
@@ -376,6 +385,35 @@ async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
     };
     tokio::select! {
         () = keep_up => {}
+        () = stop.recv() => {}
+    }
+}
+
+/// Recounts the most raced tracks of the last 7 days every `every`, from the start: what
+/// `GET /api/tracks?sort=popular` lists (migration 0018).
+async fn count_popular_tracks(state: AppState, every: Duration, mut stop: Shutdown) {
+    let count = async {
+        loop {
+            let since = times::now_ms() - limits::TRACK_POPULAR_WINDOW_MS;
+            let started = std::time::Instant::now();
+            match state
+                .store
+                .tracks()
+                .count_popular(since, limits::TRACKS_POPULAR_MAX)
+                .await
+            {
+                Ok(held) => tracing::debug!(
+                    held,
+                    took_ms = started.elapsed().as_millis() as u64,
+                    "popular tracks recounted"
+                ),
+                Err(e) => tracing::warn!(error = %e, "cannot recount the popular tracks"),
+            }
+            tokio::time::sleep(every).await;
+        }
+    };
+    tokio::select! {
+        () = count => {}
         () = stop.recv() => {}
     }
 }

@@ -67,6 +67,10 @@ pub const TRACKS_PER_PLAYER_PER_DAY: i64 = 20;
 /// The popular list's window: runs verified on a track in the last 7 days.
 pub const TRACK_POPULAR_WINDOW_MS: i64 = 7 * 86_400_000;
 
+/// Tracks the popular list holds (`track_popularity`, recounted every
+/// `--tracks-popular-every-s`): fifty pages of twenty.
+pub const TRACKS_POPULAR_MAX: i64 = 1_000;
+
 /// Tracks on one page of `GET /api/tracks` at most, and the default.
 pub const TRACK_LIST_LIMIT_MAX: i64 = 100;
 pub const TRACK_LIST_LIMIT_DEFAULT: i64 = 20;

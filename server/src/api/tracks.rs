@@ -46,8 +46,7 @@ use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{
     RETRY_AFTER_BUSY_S, TRACK_DESCRIPTION_CHARS_MAX, TRACK_LIST_LIMIT_DEFAULT,
-    TRACK_LIST_LIMIT_MAX, TRACK_NAME_CHARS_MAX, TRACK_POPULAR_WINDOW_MS, TRACKS_PER_PLAYER_PER_DAY,
-    publish_body_limit,
+    TRACK_LIST_LIMIT_MAX, TRACK_NAME_CHARS_MAX, TRACKS_PER_PLAYER_PER_DAY, publish_body_limit,
 };
 use crate::state::AppState;
 use crate::store::tracks::{CurrentRules, NewTrack, Published, TrackOrder, TrackQuery, TrackRow};
@@ -770,7 +769,6 @@ pub async fn list(
             Some(_) => return Err(bad_cursor()),
         }),
         Sort::Popular => TrackOrder::Popular {
-            since_ms: now_ms() - TRACK_POPULAR_WINDOW_MS,
             after: match cursor {
                 None => None,
                 Some(Cursor::Popular(r, id)) => Some((r, id)),

@@ -67,6 +67,8 @@ mod concurrent;
 mod live;
 #[path = "loadgen/reads.rs"]
 mod reads;
+#[path = "loadgen/tracks.rs"]
+mod tracks;
 
 /// Most ticks a bot run is recorded for (an hour at 60 Hz): the bot finishes long before.
 const BOT_TICKS_MAX: u32 = 216_000;
@@ -78,6 +80,8 @@ enum Mode {
     Boards(boards::Mode),
     /// Live races: how many concurrent racers one server process holds (see `loadgen/live.rs`).
     Live(live::LiveArgs),
+    #[command(flatten)]
+    Tracks(tracks::Mode),
 }
 
 #[derive(Debug, Parser)]
@@ -144,6 +148,7 @@ fn main() -> Result<(), String> {
     match args.mode {
         Some(Mode::Boards(mode)) => return boards::run(mode),
         Some(Mode::Live(live)) => return live::run(live),
+        Some(Mode::Tracks(mode)) => return tracks::run(mode),
         None => {}
     }
     for server in &args.servers {

@@ -57,6 +57,8 @@ export async function startServer(args = [], { database = null, listen = '127.0.
     // One browser and one test client on loopback make many requests a second.
     '--address-rate', '10000', '--address-burst', '10000',
     '--token-rate', '1000', '--token-burst', '1000',
+    // The most raced tracks recounted each second (a test looks for a race just run).
+    '--tracks-popular-every-s', '1',
     ...args,
   ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUST_LOG: 'info' } });
   // The server never outlives the test, however it ends (a timeout's SIGTERM included).

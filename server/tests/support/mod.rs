@@ -150,6 +150,8 @@ pub fn config(db: &TestDb) -> Config {
         address_rate: 100_000,
         address_burst: 100_000,
         connections_per_address_max: 0,
+        // The popular tracks recounted each second (a test waits for the count).
+        tracks_popular_every_s: 1,
         ..Config::defaults()
     }
 }
