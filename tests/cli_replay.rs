@@ -428,6 +428,30 @@ fn an_empty_file_is_called_empty() {
     );
 }
 
+/// A file under the preamble's 10 bytes that is not the start of a replay is "not a pogo
+/// replay", not "truncated at byte 0".
+#[test]
+fn a_short_file_that_is_no_replay_is_called_so() {
+    let dir = temp_dir("short-text");
+    let text_file = dir.write("notes.pogo", "hello");
+    let text = expect(2, &["verify", s(&text_file)]);
+    assert!(
+        text.contains(&format!(
+            "FAIL {}  not a pogo replay (starts with \"hello\", expected \"POGOREPL\")",
+            s(&text_file)
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("truncated"), "{text}");
+    let json = expect(2, &["verify", "--json", s(&text_file)]);
+    let v: Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(
+        (&v["error"], &v["found"]),
+        (&json!("bad_magic"), &json!("hello")),
+        "{json}"
+    );
+}
+
 #[test]
 fn a_truncated_recording_is_salvaged_and_then_verifies() {
     let dir = temp_dir("salvage");

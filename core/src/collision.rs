@@ -5,7 +5,7 @@
 //! The geometry of one capsule against one box or plane is [`crate::sweep`]'s; the grid that
 //! finds the candidate boxes is [`crate::broad_phase`]'s. This module asks both for one tick
 //! (`step.rs`, stage 3) and keeps the proofs of range of its positions (bounds (P), (D), (G) of
-//! `step.rs`).
+//! `docs/tick.md`).
 //!
 //! # The lookup, and why it changes no result
 //!

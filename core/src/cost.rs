@@ -30,7 +30,7 @@
 //! region spans: a region `e` long on an axis spans at most `⌊e / cell⌋ + 2` cells there (and
 //! never more than the grid has). The regions are the capsule's box (depenetration) and the
 //! box it sweeps over a tick, so [`tick_cost_bound`] bounds how far a pogo can move in one
-//! sweep, from the tick's own bounds (`step.rs`, "Bounds"):
+//! sweep, from the tick's own bounds (`docs/tick.md`, "Bounds"):
 //!
 //! - its velocity enters the tick within ±`SPEED_MAX` per axis (length < 2·`SPEED_MAX`);
 //! - within the tick it gains at most `A·dt` per axis, where `A` is the level's strongest wind

@@ -198,7 +198,7 @@ impl Fx {
 
 /// # Arithmetic in range
 ///
-/// The tick's state is bounded by construction (see `step.rs`, "Bounds"), so on its hot path
+/// The tick's state is bounded by construction (see `docs/tick.md`, "Bounds"), so on its hot path
 /// most sums and products cannot leave the scalar's range, and their saturation tests are
 /// dead weight. These operations skip them: each is the saturating operator's exact result
 /// whenever that result is representable — which the caller proves, in a comment at each

@@ -18,42 +18,10 @@
 //!
 //! Nothing here can fail or panic: every input is a legal input (a missing player's input is
 //! neutral), every arithmetic operation saturates or is proven in range, every loop is
-//! bounded.
-//!
-//! # Bounds
-//!
-//! Most sums and products of the tick provably stay within the scalar's range (±2³¹), so its
-//! hot path uses the in-range operations (`Fx::add_in_range` and kin: no saturation tests,
-//! each proof checked by a debug assertion) where the saturating operators would never
-//! saturate. Each use names the bound it relies on:
-//!
-//! - **(E) entry**: a pogo's position is within ±[`POSITION_MAX`] (2²⁰ m) and its velocity
-//!   within ±[`SPEED_MAX`] (200 m/s) on each axis when its tick starts. `step_pogo` clamps
-//!   both there, which changes nothing for any state a tick leaves (a pogo beyond
-//!   `COORDINATE_MAX` respawns before it moves again; every tick ends with the speed clamped,
-//!   or the velocity zero or a platform's): only a state edited beyond them is brought back.
-//! - **(D) displacement**: every displacement is `v·τ + a·τ²/2` ([`motion`]'s exact update)
-//!   with τ ≤ dt ≤ 1/10 s (`tick_rate` ≥ 10 Hz), so for *any* `Fx` velocity and acceleration
-//!   each component is below 2³¹/10 + 2³¹/200 < 2²⁸ m; a platform's own per tick is below
-//!   5 m (50 m/s · 0.1 s).
-//! - **(P) position**: every position within a tick is within 2³⁰ m: (E), plus at most
-//!   `SWEEPS_MAX` sweeps of at most (D) each, at most `PUSHES_MAX` pushes out of an overlap
-//!   (each at most a box's half extent, ≤ 10⁵ m, plus r + `SKIN`) and a landing's ride on a
-//!   platform (≤ 5 m): 2²⁰ + 4·2²⁸ + 4·(10⁵ + 3) + 5 < 2³⁰.
-//! - **(V) velocity**: every velocity within a tick is within 2²⁹ m/s on each axis: from (E)
-//!   (length ≤ 200·√3), it changes by accelerations over at most a tick (any `Fx`
-//!   acceleration adds a length of at most √3·2³¹/10 < 2²⁸·⁶ in all), by removing its part
-//!   along a unit normal (no longer, up to rounding), by ricochets and blocks against a
-//!   surface moving at v_s (at most 2|v_s| longer each, |v_s| ≤ 100·√3 m/s for a platform, at
-//!   most `SWEEPS_MAX` of them) and by landing (v_s itself): below 2²⁸·⁷.
-//! - **(G) geometry**: level coordinates within `COORDINATE_MAX` (10⁵ m < 2¹⁷), a capsule
-//!   radius ≤ 2 m and height ≤ 10 m (tuning ranges), `CONTACT_SLOP` < 1 mm.
-//!
-//! So a position plus or minus a displacement, a capsule dimension, a slop or a level
-//! coordinate stays below 2³⁰ + 2²⁸ + 2¹⁸ < 2³¹ m, and a velocity plus what an acceleration
-//! adds over part of a tick below 2²⁹ + 2²⁸: in range. Accelerations are not bounded (zones
-//! multiply their gravity scales, winds add), so forces keep the saturating operators; so do
-//! launches, ricochets and everything outside the hot path.
+//! bounded. The hot path uses the in-range operations (`Fx::add_in_range` and kin, each proof
+//! checked by a debug assertion) where the bounds that `docs/tick.md`, "Bounds", derives
+//! prove the result representable; each use names the one it relies on: (E) entry, (D)
+//! displacement, (P) position, (V) velocity, (G) geometry.
 
 use crate::air;
 use crate::collision::{NEARBY_MAX, depenetrate, first_touch, may_overlap, nearby, swept_region};
@@ -75,8 +43,8 @@ pub(crate) const SWEEPS_MAX: usize = 4;
 /// Bound on every velocity component (m/s), whatever winds and platforms do: keeps the state
 /// far inside the scalar's range.
 pub const SPEED_MAX: Fx = Fx::from_int(200);
-/// Bound (m) on every coordinate of a pogo's position when its tick starts (bound (E) of the
-/// module docs): 2²⁰ m, ten times `COORDINATE_MAX`, so that every pogo a tick leaves is well
+/// Bound (m) on every coordinate of a pogo's position when its tick starts (bound (E),
+/// `docs/tick.md`): 2²⁰ m, ten times `COORDINATE_MAX`, so that every pogo a tick leaves is well
 /// within it; a position edited beyond it is clamped to it.
 pub const POSITION_MAX: Fx = Fx::from_int(1 << 20);
 const _: () = assert!(POSITION_MAX.to_bits() > 10 * COORDINATE_MAX.to_bits());

@@ -291,7 +291,7 @@ impl Vec3 {
 
 /// The arithmetic a rule is carried out in: [`Saturating`] (the operators: any operands, as
 /// the public functions take them) or [`InRange`] (the in-range operations, for operands the
-/// caller has bounded: the tick, see `step.rs`, "Bounds"). A rule written once over
+/// caller has bounded: the tick, see `docs/tick.md`, "Bounds"). A rule written once over
 /// `A: Arith` gives the same bits in both wherever no operation would saturate, which is what
 /// each in-range call proves.
 pub(crate) trait Arith {

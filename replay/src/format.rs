@@ -176,7 +176,7 @@ pub enum ReplayError {
     },
     /// The file does not start with `POGOREPL`.
     BadMagic {
-        /// The first 8 bytes.
+        /// The first 8 bytes (a shorter file's bytes, then zeros).
         found: [u8; 8],
     },
     /// A format version this build does not read.
@@ -265,7 +265,8 @@ impl fmt::Display for ReplayError {
                 write!(
                     f,
                     "not a pogo replay (starts with {:?}, expected \"POGOREPL\")",
-                    String::from_utf8_lossy(found)
+                    // A file under 8 bytes is padded with zeros: not shown.
+                    String::from_utf8_lossy(found).trim_end_matches('\0')
                 )
             }
             ReplayError::UnsupportedFormat { found, supported } => {

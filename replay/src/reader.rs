@@ -96,10 +96,25 @@ impl<R: Read> ReplayReader<R> {
         if first == 0 {
             return Err(ReplayError::Empty);
         }
-        read_exact(&mut input, &mut preamble[1..], 0)?;
+        // The rest of the preamble; a file that ends inside it is a replay cut short only if
+        // what it has is the start of one (a short text file is not a pogo replay).
+        let mut got = first;
+        while got < PREAMBLE_BYTES {
+            match input.read(&mut preamble[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ReplayError::Io { kind: e.kind() }),
+            }
+        }
         let magic: [u8; 8] = preamble[..8].try_into().unwrap_or_default();
-        if magic != MAGIC {
+        let start = got.min(MAGIC.len());
+        if magic[..start] != MAGIC[..start] {
+            // A file under 8 bytes: the bytes it has, then zeros.
             return Err(ReplayError::BadMagic { found: magic });
+        }
+        if got < PREAMBLE_BYTES {
+            return Err(ReplayError::Truncated { offset: 0 });
         }
         let version = u16::from_le_bytes([preamble[8], preamble[9]]);
         if version != FORMAT_VERSION {

@@ -122,7 +122,7 @@ impl Verifier {
         Some(world)
     }
 
-    /// Checks the header against the server's rules, tuning and levels; returns the world.
+    /// Checks the header against the verifier's rules, tuning and levels; returns the world.
     pub fn check_header(&self, header: &Header) -> Result<Arc<World>, VerifyError> {
         if header.rules_version != RULES_VERSION {
             return Err(VerifyError::RulesVersion {
@@ -400,18 +400,18 @@ impl fmt::Display for VerifyError {
                 )
             }
             VerifyError::TickRate { expected, found } => {
-                write!(f, "recorded at {found} Hz, the server runs {expected} Hz")
+                write!(f, "recorded at {found} Hz, the verifier runs {expected} Hz")
             }
             VerifyError::FracBits { expected, found } => {
                 write!(
                     f,
-                    "recorded with {found} fractional bits, the server uses {expected}"
+                    "recorded with {found} fractional bits, the verifier uses {expected}"
                 )
             }
             VerifyError::TuningMismatch { expected, found } => {
                 write!(
                     f,
-                    "tuning mismatch: the replay's tuning hash is {found:016x}, the server's {expected:016x}"
+                    "tuning mismatch: the replay's tuning hash is {found:016x}, the verifier's {expected:016x}"
                 )
             }
             VerifyError::UnknownLevel { name } => write!(f, "unknown level {name:?}"),
@@ -422,7 +422,7 @@ impl fmt::Display for VerifyError {
             } => {
                 write!(
                     f,
-                    "level mismatch: the replay's {name:?} has hash {found:016x}, the server's {expected:016x}"
+                    "level mismatch: the replay's {name:?} has hash {found:016x}, the verifier's {expected:016x}"
                 )
             }
             VerifyError::Desync {

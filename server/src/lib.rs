@@ -27,8 +27,8 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = pogo_server::Config::defaults();
-//! let server = pogo_server::Server::open(&config).await?;
 //! let listener = tokio::net::TcpListener::bind(config.listen).await?;
+//! let server = pogo_server::Server::open(&config).await?;
 //! server.run(listener, async { let _ = tokio::signal::ctrl_c().await; }).await?;
 //! # Ok(()) }
 //! ```
@@ -91,6 +91,11 @@ pub enum ServerError {
     /// A bad flag, level file or tuning file (the message names it).
     Config(String),
     Store(store::StoreError),
+    /// The PostgreSQL database at `address` (`host:port`) could not be opened.
+    Postgres {
+        address: String,
+        error: store::StoreError,
+    },
     Io(std::io::Error),
 }
 
@@ -99,6 +104,9 @@ impl std::fmt::Display for ServerError {
         match self {
             ServerError::Config(e) => f.write_str(e),
             ServerError::Store(e) => e.fmt(f),
+            ServerError::Postgres { address, error } => {
+                write!(f, "PostgreSQL at {address}: {error}")
+            }
             ServerError::Io(e) => write!(f, "I/O: {e}"),
         }
     }
@@ -147,9 +155,16 @@ impl Server {
         })
         .await
         .map_err(|e| ServerError::Config(format!("building the levels: {e}")))?;
-        let store = Store::open(&config.database_url())
+        let database = config.database_url();
+        let store = Store::open(&database)
             .await
-            .map_err(ServerError::Store)?;
+            .map_err(|error| match &database {
+                config::DatabaseUrl::Postgres(url) => ServerError::Postgres {
+                    address: store::postgres_address(url),
+                    error,
+                },
+                config::DatabaseUrl::Sqlite(_) => ServerError::Store(error),
+            })?;
         let instance = {
             let mut bytes = [0u8; 6];
             getrandom::fill(&mut bytes).map_err(|e| ServerError::Config(e.to_string()))?;

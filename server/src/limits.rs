@@ -129,12 +129,10 @@ pub const WORKER_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Runs one worker claims at once (the default of `--verify-batch`): one claim statement and
 /// one verdict statement serve the whole batch. A finished `course` run re-simulates in about
-/// half a millisecond, so 64 runs are ≈ 30 ms of work per batch. Measured (2026-12-03,
-/// 10 000 uploads, one worker, sizes interleaved in one sitting): 32 → 64 took PostgreSQL
-/// from 76–80 % of the re-simulation alone to 85–91 % and SQLite from 79–89 % to 89–90 %;
-/// 128 gave 90 %, no clear gain for twice the runs held away from other workers and
-/// processes (a worker holds two batches: the one it verifies and the one claimed ahead).
-/// See PERFORMANCE.md.
+/// half a millisecond, so 64 runs are ≈ 30 ms of work per batch. 32 → 64 is the largest gain
+/// in verification throughput measured; 128 gains little for twice the runs held away from
+/// other workers and processes (a worker holds two batches: the one it verifies and the one
+/// claimed ahead). The measurements: PERFORMANCE.md, "Why 64".
 pub const VERIFY_BATCH_RUNS: u32 = 64;
 /// The largest `--verify-batch` accepted: the batch's replays are held in memory at once
 /// (up to the body limit each, 7.8 MB at the default one-hour run: 2 GB at this bound, in

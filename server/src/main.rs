@@ -67,6 +67,21 @@ async fn serve_or_reverify() -> ExitCode {
         },
         Some(Command::Check) | None => None,
     };
+    // The port before the database: a server that cannot listen stops before it has created
+    // or migrated anything (no `pogo.db` left behind).
+    let listener = match &config.command {
+        None => {
+            raise_open_files_limit();
+            match tokio::net::TcpListener::bind(config.listen).await {
+                Ok(listener) => Some(listener),
+                Err(e) => {
+                    eprintln!("error: --listen {}: {e}", config.listen);
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        Some(_) => None,
+    };
     let server = match Server::open(&config).await {
         Ok(server) => server,
         Err(e) => {
@@ -83,13 +98,9 @@ async fn serve_or_reverify() -> ExitCode {
     if config.command == Some(Command::Check) {
         return check(&server).await;
     }
-    raise_open_files_limit();
-    let listener = match tokio::net::TcpListener::bind(config.listen).await {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("error: --listen {}: {e}", config.listen);
-            return ExitCode::from(2);
-        }
+    let Some(listener) = listener else {
+        // Not reached: a command (`reverify`, `check`) returned above, and serving binds first.
+        return ExitCode::FAILURE;
     };
     match server.run(listener, shutdown_signal()).await {
         Ok(()) => ExitCode::SUCCESS,

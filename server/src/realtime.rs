@@ -1,58 +1,28 @@
 //! Whether a run was played in real time: the one timing rule ([`timing`]) and the judgment
 //! of a run ticket's commitments against the run's re-simulation ([`judge`]), pure functions.
+//! What a ticket is, what makes a run real-time and what that proves (and does not) is
+//! `docs/server.md`, "Real-time runs"; how a live race applies the same rule to every input,
+//! `docs/live.md`, "Real time".
 //!
-//! ## The rule: one instant the client cannot move
-//!
-//! Every real-time proof here measures arrivals from **GO**, an instant of the server's clock
-//! that the server alone sets and the client cannot move: a run ticket's GO is fixed when the
-//! ticket is issued (`issued + TICKET_COUNTDOWN_MS`), and the page counts down to it. A
-//! message about game time `g` (the start of the tick it speaks of, or an input's stamp) that
-//! arrives at `W` (the server's clock, on arrival) is **on time** iff
+//! **The rule.** Every arrival is measured from **GO**, an instant of the server's clock that
+//! the server alone sets and the client cannot move (a ticket's: `issued +
+//! TICKET_COUNTDOWN_MS`). A message about game time `g` (the start of the tick it speaks of,
+//! or an input's stamp) that arrives at `W` (the server's clock) is **on time** iff
 //!
 //! ```text
 //!     GO + g  ≤  W  ≤  GO + g + slack
 //! ```
 //!
-//! — not sooner than the game could have got there, not later than the slack allows
-//! (`--ticket-slack-ms`, default [`SLACK_MS_DEFAULT`]). A game slowed down anywhere, for any
-//! length, falls behind the wall clock by the time it lost, and every later message is late
-//! by at least that: past the slack, the run is not real-time. Since both bounds hang on the
-//! same GO, **the most a run can bank over its whole length is the slack**: a game may run
-//! slower than the wall clock by at most `slack` in total, never more, however the messages
-//! are timed (a late start, an early start, a burst at the end, one slow section).
+//! (`--ticket-slack-ms`, default [`SLACK_MS_DEFAULT`]). Both bounds hang on the same GO, so
+//! **the most a run can bank over its whole length is the slack**, however its messages are
+//! timed. Compared in integers (`(W − GO) · per_ms ≥ game`, the game time a fraction of
+//! milliseconds, [`GameTime`]): a message exactly on a bound passes, one millisecond past it
+//! fails.
 //!
-//! Everything is compared in integers (`(W − GO) · per_ms ≥ game` with the game time as a
-//! fraction of milliseconds, [`GameTime`]), so a message exactly on a bound passes and one
-//! millisecond past it fails.
-//!
-//! ## A ticket's commitments
-//!
-//! A play session asks for a run ticket before its countdown (`POST
-//! /api/levels/{level}/tickets`). As the run goes, the page posts *commitments*: `start` at
-//! GO (tick 0, the state hash before the first tick), one per checkpoint split and one at the
-//! finish (the split's tick, the state hash after that tick). They may arrive in any order
-//! and more than once (a retry): a commitment is identified by its kind and tick, and a
-//! second copy is the first one (`api::tickets`). The replay is uploaded later and names the
-//! ticket; the verifier re-simulates it and [`judge`] decides. A run is **real-time** iff
-//!
-//! - the start was committed;
-//! - every split the re-simulation found (each checkpoint's first crossing and the finish) has
-//!   a commitment of its kind at its tick, and every commitment but the start is such a split;
-//! - every committed hash is the re-simulation's state hash at that tick (so the uploaded
-//!   replay is the run that was committed to: another replay cannot reproduce them);
-//! - every commitment was on time, the game time of tick `t` being `t / rate` s (the tick's
-//!   start: generous by one tick, 17 ms at 60 Hz).
-//!
-//! ## What it proves, and what it does not
-//!
-//! It proves that the commitments were produced on a schedule consistent with real-time
-//! play, by something holding the player's token, and that the uploaded replay is the run
-//! committed to. It does **not** prove that a human played: a bot playing in real time
-//! passes. It does not stop a tool that computes the inputs ahead (a tool-assisted run) and
-//! then plays them back at real speed under a fresh ticket. The clock trusted is the
-//! server's alone; a client's clock is never read. Network delay counts against the player
-//! (the countdown's answer and each message must fit in the slack). Runs that are not
-//! real-time still verify and rank on the open board.
+//! [`judge`]: real-time iff the start was committed, every split of the re-simulation has a
+//! commitment of its kind at its tick and no other commitment was made, every committed hash
+//! is the re-simulation's, and every commitment was on time, tick `t` at `t / rate` s (its
+//! start: generous by one tick).
 
 /// Default slack (ms): how much later than GO plus its game time a message may arrive.
 /// Covers a frame, the network's delay both ways and a browser's hiccup; it is the most a

@@ -298,8 +298,9 @@ pub async fn folder_file(
 }
 
 /// The largest WebAssembly module served, in bytes. The `wasm-release` profile builds
-/// pogo-ffi in about 0.55 MB (about 210 KiB gzipped); the `release` profile's build, with its
-/// debug info, is 5.8 MB and must never reach a browser. A module over this limit was built
+/// pogo-ffi in about 0.6 MB (about 220 KiB gzipped; PERFORMANCE.md has the current figure);
+/// the `release` profile's build, with its debug info, is 5.8 MB and must never reach a
+/// browser. A module over this limit was built
 /// with the wrong profile: the server refuses it and says which profile to build, rather
 /// than send ten times the bytes to every player.
 pub const WASM_BYTES_MAX: u64 = 2 * 1024 * 1024;

@@ -298,7 +298,11 @@ fn details(error: &VerifyError, object: &mut Object) {
                 put("found", json!(found));
             }
             ReplayError::BadMagic { found } => {
-                put("found", json!(String::from_utf8_lossy(found)));
+                // A file under 8 bytes is padded with zeros: not shown.
+                put(
+                    "found",
+                    json!(String::from_utf8_lossy(found).trim_end_matches('\0')),
+                );
             }
             ReplayError::Truncated { offset }
             | ReplayError::TrailingBytes { offset }

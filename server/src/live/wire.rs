@@ -17,8 +17,9 @@
 //! `input`: the driver's event as it filed it (`at_ns` since GO, game time; the page's driver
 //! returns the filed time, so the server's driver re-runs the same ticks). `ran`: every tick
 //! up to `tick` has run in the page (a heartbeat, a few times a second: it confirms that no
-//! input changed meanwhile). `split`: a checkpoint crossed for the first time, or the finish
-//! (`checkpoint` = [`FINISH`]), with the page's state hash after that tick.
+//! input changed meanwhile). `split`: a checkpoint crossed for the first time (`checkpoint`
+//! its index in the level, from 0), or the finish (`checkpoint` = [`FINISH`]), with the
+//! page's state hash after that tick.
 //!
 //! The server answers each racer with `ack` (0x90, the highest `seq` it holds, u32: one at
 //! each `ran` and `split`, covering the inputs before them), and
@@ -53,8 +54,8 @@ pub enum Stream {
     Input { seq: u32, at_ns: u64, input: Input },
     /// Every tick up to `tick` has run in the page.
     Ran { seq: u32, tick: u32 },
-    /// A split at `tick`: checkpoint `checkpoint` (or [`FINISH`]), the page's state hash
-    /// after the tick.
+    /// A split at `tick`: checkpoint `checkpoint` (its index in the level, from 0; or
+    /// [`FINISH`]), the page's state hash after the tick.
     Split {
         seq: u32,
         tick: u32,
@@ -326,9 +327,11 @@ pub enum LiveServerMessage {
     Desync {
         racer: u8,
         tick: u32,
-        /// The server's state hash after the tick (16 hex digits).
+        /// The server's state hash after the tick (16 hex digits), or `-` when the server's
+        /// run has no split there (the page reported one the server did not reach then).
         expected: String,
-        /// The page's.
+        /// The page's (16 hex digits; all zeros when the page ran past a split of the
+        /// server's without reporting it).
         found: String,
     },
 }
@@ -379,7 +382,8 @@ pub struct RacerView {
     pub ready: bool,
     pub connected: bool,
     pub state: RacerState,
-    /// The last tick the server has re-simulated for them.
+    /// How many ticks the server has re-simulated for them: the last one is `tick − 1` (the
+    /// first tick is 0); 0 before any.
     pub tick: u32,
     /// Their splits so far, in the order reached (the finish last).
     pub splits: Vec<SplitView>,
@@ -395,7 +399,8 @@ pub struct RacerView {
 /// A checkpoint reached for the first time, or the finish.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SplitView {
-    /// The checkpoint's index in the level; null for the finish.
+    /// The checkpoint's index in the level, from 0 (shown as `CP1` for index 0); null for
+    /// the finish.
     pub checkpoint: Option<u32>,
     /// The tick it was reached on (the first tick is 0).
     pub tick: u32,

@@ -24,7 +24,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqliteSynchronous;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
@@ -81,6 +81,33 @@ impl std::fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+/// Where a PostgreSQL URL points, `host:port` (never its user or password), for messages.
+pub fn postgres_address(url: &str) -> String {
+    match PgConnectOptions::from_str(url) {
+        Ok(options) => format!("{}:{}", options.get_host(), options.get_port()),
+        Err(_) => "(a URL that does not parse)".to_string(),
+    }
+}
+
+/// Why the pool could not open its first connection. A refused connection is retried until
+/// the acquire timeout and then reported as `PoolTimedOut`, which says nothing of the cause:
+/// then one direct attempt (bounded by the same timeout) tells it — refused, unknown host,
+/// authentication. Only at the start, and only when it failed.
+async fn why_not_connected(url: &str, e: sqlx::Error) -> sqlx::Error {
+    if !matches!(e, sqlx::Error::PoolTimedOut) {
+        return e;
+    }
+    let attempt = <sqlx::PgConnection as sqlx::Connection>::connect(url);
+    match tokio::time::timeout(ACQUIRE_TIMEOUT, attempt).await {
+        Ok(Err(cause)) => cause,
+        Ok(Ok(connection)) => {
+            let _ = sqlx::Connection::close(connection).await;
+            e
+        }
+        Err(_) => e,
+    }
+}
 
 /// SQLite's primary result codes that say the file or its disk failed, not the query
 /// (`sqlite3.h`; an extended code's low byte is its primary code): `SQLITE_BUSY` 5,
@@ -525,7 +552,7 @@ impl Store {
         let pool = match url {
             DatabaseUrl::Sqlite(path) => Pool::Sqlite(open_sqlite(path).await?),
             DatabaseUrl::Postgres(url) => Pool::Postgres(
-                PgPoolOptions::new()
+                match PgPoolOptions::new()
                     .max_connections(POSTGRES_CONNECTIONS_MAX)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
                     .test_before_acquire(false)
@@ -538,7 +565,11 @@ impl Store {
                         })
                     })
                     .connect(url)
-                    .await?,
+                    .await
+                {
+                    Ok(pool) => pool,
+                    Err(e) => return Err(why_not_connected(url, e).await.into()),
+                },
             ),
         };
         let store = Store {
