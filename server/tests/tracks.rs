@@ -801,16 +801,10 @@ async fn a_live_race_on_a_track_is_filed_on_its_board() {
     }
 }
 
-/// The cost of publishing the largest track a player may publish (2 000 objects) with a long
-/// author run: the server's checks and re-simulation, measured end to end on loopback.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_largest_track_publishes_within_seconds() {
-    let db = TestDb::new(&Backend::Sqlite).await;
-    let server = TestServer::start(config(&db)).await;
-    let (http, base) = (&server.http, server.base.clone());
-    let ana = register(http, &base, "ana").await;
-    // A 1 km course east of 1 998 ground tiles (0.5 m each, side by side), a checkpoint
-    // halfway, the finish at its end: 2 000 objects.
+/// The largest track a player may publish: a 1 km course east of 1 998 ground tiles (0.5 m
+/// each, side by side), a checkpoint halfway, the finish at 970 + `k` m: 2 000 objects.
+fn largest_track(k: i32) -> WorldDesc {
+    let finish = 970 + k;
     let m = Fx::from_int;
     let half = Fx::from_bits(1 << 31);
     let mut desc = track("largest", 60, &[500], 990);
@@ -826,8 +820,150 @@ async fn the_largest_track_publishes_within_seconds() {
             }
         })
         .collect();
-    desc.finishes = vec![gate(980, 982)];
-    let track = checked(&desc);
+    desc.finishes = vec![gate(finish, finish + 2)];
+    desc
+}
+
+/// A track at the density `World::new` allows: a 14 m square floor of 0.5 × 0.25 m tiles (32
+/// in each 2 m cell, 7 × 7 cells), 64 platforms crossing above it, the finish at its east
+/// edge moved `k` quarter metres: 1 633 objects, a tick's bound near the publish limit.
+fn dense_track(k: i32) -> WorldDesc {
+    let mut text = String::from(r#"{"name":"dense","spawn":[1,0.5,1],"solids":["#);
+    let mut first = true;
+    for i in 0..28 {
+        for j in 0..56 {
+            let (x, z) = (f64::from(i) * 0.5 - 7.0, f64::from(j) * 0.25 - 7.0);
+            if !first {
+                text.push(',');
+            }
+            first = false;
+            text.push_str(&format!(
+                r#"{{"min":[{x},-1,{z}],"max":[{},0,{}]}}"#,
+                x + 0.5,
+                z + 0.25
+            ));
+        }
+    }
+    text.push_str(r#"],"platforms":["#);
+    for p in 0..64 {
+        let z = f64::from(p % 8) * 1.6 - 6.5;
+        let y = 3.0 + f64::from(p / 8) * 1.5;
+        if p > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"size":[1,0.25,1],"path":{{"ping_pong":{{"from":[-6,{y},{z}],"to":[5,{y},{z}],"period":{}}}}}}}"#,
+            3 + p % 5
+        ));
+    }
+    let x = 6.0 + f64::from(k) * 0.25;
+    text.push_str(&format!(
+        r#"],"finishes":[{{"min":[{x},0,-7],"max":[{},3,7]}}]}}"#,
+        x + 0.5
+    ));
+    parse_level_json(&text).unwrap()
+}
+
+/// What publishing costs the server's CPU (user + system time of the real binary, from
+/// `/proc`, around each request; 10 ms resolution, so over 10 publishes): the largest track
+/// allowed with a 5-minute author run — bouncing in place, then east at full stick to the
+/// finish — each a new geometry (the finish moved): the longest and the densest. Run by hand, in
+/// release: `cargo test --release -p pogo-server --test tracks publish_cpu -- --ignored
+/// --nocapture` (PERFORMANCE.md, "Tracks at scale").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run by hand, in release"]
+async fn publish_cpu() {
+    /// Ticks spent bouncing in place before heading east (the rest is the 1 km).
+    const WAIT: u32 = 13_500;
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(
+        &[
+            "--database",
+            &db.url,
+            "--workers",
+            "1",
+            "--token-rate",
+            "100000",
+            "--token-burst",
+            "100000",
+            "--address-rate",
+            "100000",
+            "--address-burst",
+            "100000",
+        ],
+        &dir.path().join("server.log"),
+    )
+    .await;
+    let pid = server.child.lock().unwrap().id();
+    let cpu = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
+        // utime and stime, fields 14 and 15 (1-based, the first two before the name's end).
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        ticks as f64 * 10.0
+    };
+    let http = client();
+    let ana = register(&http, &server.base, "ana").await;
+    // Two shapes, ten geometries each: the longest (2 000 objects over 1 km) and the densest
+    // (a floor at World::new's density limit, 64 platforms crossing it: a tick's bound near
+    // the publish limit), each finished after bouncing in place for most of 5 minutes.
+    let shapes: [(&str, u32, fn(i32) -> WorldDesc); 2] = [
+        ("the longest (2 000 objects, 1 km)", WAIT, largest_track),
+        (
+            "the densest (a floor of 1 568 tiles, 64 platforms)",
+            17_400,
+            dense_track,
+        ),
+    ];
+    for (shape, wait, make) in shapes {
+        let mut spent = Vec::new();
+        let mut ticks = 0;
+        let mut bound = 0;
+        for k in 0..10 {
+            let track = checked(&make(k));
+            bound = track.tick_cost_bound;
+            let text = level_to_json(&track.desc);
+            let run = record(&track.desc, "ana", 30_000, true, |tick, _| Input {
+                steer_x: if tick < wait { 0 } else { 127 },
+                ..Input::default()
+            });
+            ticks = Replay::decode(&run, Limits::default())
+                .unwrap()
+                .trailer
+                .ticks;
+            let body = body(&text, &format!("{shape} {k}"), &run);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let before = cpu();
+            let (status, answer) = publish(&http, &server.base, &ana, &body).await;
+            let after = cpu();
+            assert_eq!(status, 201, "{answer}");
+            spent.push(after - before);
+        }
+        let total: f64 = spent.iter().sum();
+        eprintln!(
+            "publish CPU, {shape}: {} bytes of level, worst tick bound {bound} units, a \
+             {ticks}-tick author run ({:.1} min): {:.1} ms of server CPU a publish on \
+             average over {} ({spent:?} ms each, /proc's 10 ms resolution)",
+            level_to_json(&checked(&make(0)).desc).len(),
+            f64::from(ticks) / 3600.0,
+            total / spent.len() as f64,
+            spent.len(),
+        );
+    }
+    let _ = server.terminate(Duration::from_secs(10));
+    db.remove().await;
+}
+
+/// The cost of publishing the largest track a player may publish (2 000 objects) with a long
+/// author run: the server's checks and re-simulation, measured end to end on loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_largest_track_publishes_within_seconds() {
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let server = TestServer::start(config(&db)).await;
+    let (http, base) = (&server.http, server.base.clone());
+    let ana = register(http, &base, "ana").await;
+    let track = checked(&largest_track(10));
     assert_eq!(track.objects, 2000);
     let text = level_to_json(&track.desc);
     let run = record(&track.desc, "ana", 216_000, true, |_, _| Input {

@@ -129,28 +129,23 @@ pub struct TrackQuery {
 }
 
 /// The author's first verified, shown finish of track `t` on its current open board (`$1`
-/// the rules version, `$2` the tuning hash): `{column}` of it. One range of `runs_player`
-/// (the author's runs of the track): on SQLite named (`INDEXED BY`), since without
-/// statistics it preferred `runs_ranked`, every finish on the board — 35 ms a page of the
-/// most raced tracks at 100 000.
-fn author_run(column: &str, backend: &str) -> String {
-    let index = if backend == "sqlite" {
-        " INDEXED BY runs_player"
-    } else {
-        ""
-    };
+/// the rules version, `$2` the tuning hash): `{column}` of it. One entry of the partial index
+/// `runs_track_author` (migration 0018), whose predicate the query repeats word for word so
+/// that both databases may use it.
+fn author_run(column: &str) -> String {
     format!(
-        "(SELECT a.{column} FROM runs a{index} WHERE a.player_id = t.author_id AND a.level = t.level
-            AND a.status = 'verified' AND a.finish_tick IS NOT NULL AND a.hidden = FALSE
-            AND a.rules_version = $1 AND a.tuning_hash = $2 AND a.level_hash = t.level_hash
+        "(SELECT a.{column} FROM runs a WHERE a.player_id = t.author_id AND a.level = t.level
+            AND a.level LIKE 't-%' AND a.status = 'verified' AND a.finish_tick IS NOT NULL
+            AND a.rules_version = $1 AND a.level_hash = t.level_hash AND a.tuning_hash = $2
+            AND a.hidden = FALSE
           ORDER BY a.uploaded_ms, a.id LIMIT 1)"
     )
 }
 
 /// The columns of a [`TrackRow`] from `tracks t JOIN players p`; `$1` the rules version,
 /// `$2` the tuning hash (of the board its `runs` counts and its author run is on), `{raced}`
-/// an expression; `backend` the store's.
-fn columns(raced: &str, backend: &str) -> String {
+/// an expression.
+fn columns(raced: &str) -> String {
     format!(
         "t.id, t.level, t.level_hash, t.author_id, {name} AS author, t.name, t.description,
          t.created_ms, t.updated_ms, t.remix_of, t.hidden, p.hidden AS author_hidden,
@@ -161,8 +156,8 @@ fn columns(raced: &str, backend: &str) -> String {
                    AND c.tuning_hash = $2), 0) AS runs,
          {raced} AS raced",
         name = player_name!(),
-        author_run_id = author_run("id", backend),
-        author_finish_tick = author_run("finish_tick", backend),
+        author_run_id = author_run("id"),
+        author_finish_tick = author_run("finish_tick"),
     )
 }
 
@@ -314,7 +309,7 @@ impl Tracks<'_> {
     pub async fn track(&self, id: &str, rules: &CurrentRules) -> Result<Option<TrackRow>> {
         let sql = format!(
             "SELECT {} FROM tracks t JOIN players p ON p.id = t.author_id WHERE t.id = $3",
-            columns("CAST(0 AS BIGINT)", self.store.backend())
+            columns("CAST(0 AS BIGINT)")
         );
         let row = on_pool!(self.store, |pool| {
             sqlx::query_as::<_, TrackRow>(&sql)
@@ -342,7 +337,7 @@ impl Tracks<'_> {
         let mut filters = vec![
             "t.hidden = FALSE".to_string(),
             "p.hidden = FALSE".into(),
-            format!("{} IS NOT NULL", author_run("id", self.store.backend())),
+            format!("{} IS NOT NULL", author_run("id")),
         ];
         if let Some(author) = query.author_id {
             filters.push(format!(
@@ -405,7 +400,7 @@ impl Tracks<'_> {
         let sql = format!(
             "SELECT {columns} FROM {from} JOIN players p ON p.id = t.author_id
              WHERE {filters} ORDER BY {order} LIMIT {limit}",
-            columns = columns(raced, self.store.backend()),
+            columns = columns(raced),
             filters = filters.join(" AND "),
         );
         let rows = on_pool!(self.store, |pool| {
