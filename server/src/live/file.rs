@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
 use super::LiveContext;
-use super::room::Command;
+use super::command::Command;
 use crate::catalog::Hidden;
 use crate::store::{Category, NewRun, Player, Verdict};
 use crate::times::now_ms;

@@ -17,7 +17,7 @@ use governor::{Quota, RateLimiter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::room::{Command, Joining, Outbox, Outgoing, RoomHandle};
+use super::command::{Command, Joining, Outbox, Outgoing, Queued, RoomHandle};
 use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
 use crate::auth;
@@ -29,9 +29,6 @@ static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 /// The largest frame a member may send: a text message; a stream message is smaller.
 pub const FRAME_BYTES_MAX: usize = limits::TEXT_MESSAGE_BYTES_MAX;
 const _: () = assert!(STREAM_MESSAGE_BYTES_MAX <= FRAME_BYTES_MAX);
-
-/// What a member's outbox carries: each message with when it was queued.
-pub type Queued = (Instant, Outgoing);
 
 /// Serves one member of `room` on `socket` until either side closes.
 pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
