@@ -28,7 +28,6 @@ use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
 
 /// One embedded file.
 pub struct Asset {
@@ -519,8 +518,11 @@ pub fn accepts_gzip(headers: &HeaderMap) -> bool {
         (status = 404, description = "Not built (`wasm_missing`): the message says how to build it", body = crate::error::ErrorBody),
         (status = 503, description = "Over the size limit or not WebAssembly (`wasm_unusable`): built with the wrong profile", body = crate::error::ErrorBody),
     ))]
-pub async fn wasm(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let module = state.wasm.current().await?;
+pub async fn wasm(
+    State(wasm): State<Arc<WasmModule>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let module = wasm.current().await?;
     let vary = (header::VARY, HeaderValue::from_static("accept-encoding"));
     let common = common_headers(module.etag.clone());
     let tag = module.etag.to_str().unwrap_or_default();
