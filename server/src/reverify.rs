@@ -161,9 +161,8 @@ pub async fn reverify(
                 escape(level)
             )));
         };
-        let target = state.catalog.board(&info, Category::Open);
-        let season = SeasonId::of(&target)
-            .ok_or_else(|| ReverifyError::Internal(format!("no season for level {level}")))?;
+        let season = state.catalog.season(&info);
+        let target = season.board(&info.name, Category::Open);
         pending += state
             .store
             .seasons()

@@ -14,9 +14,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::runs::visible_run_bytes;
-use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
+use crate::store::hash_hex;
 use crate::times::TickTime;
 
 /// A replay's header and trailer as the file states them (not verified).

@@ -20,12 +20,12 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::caller::Player;
-use crate::catalog::{Hidden, hash_hex};
+use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
 use crate::season::SeasonId;
 use crate::state::AppState;
-use crate::store::{Board, Category, FeedSeq, Inserted, NewRun, RunRow, RunState};
+use crate::store::{Board, Category, FeedSeq, Inserted, NewRun, RunRow, RunState, hash_hex};
 use crate::times::{TickTime, now_ms, rfc3339};
 
 /// The content types an upload may have.
@@ -403,20 +403,6 @@ async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
         .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))
 }
 
-/// The current leaderboard of a level (its content under the server's tuning and rules),
-/// if the server runs the level (a hidden track's: none).
-pub async fn current_board(
-    state: &AppState,
-    level: &str,
-    category: Category,
-) -> Result<Option<Board>, ApiError> {
-    let info = state
-        .catalog
-        .resolve(&state.store, level, Hidden::Refused)
-        .await?;
-    Ok(info.map(|info| state.catalog.board(&info, category)))
-}
-
 /// A run's status and verdict.
 #[utoipa::path(get, path = "/api/runs/{id}", tag = "runs",
     params(("id" = i64, Path, description = "Run id")),
@@ -453,7 +439,9 @@ async fn run_status_at(
     let rate = state.catalog.tick_rate();
     let finished = run.status == RunState::Verified && run.finish_tick.is_some();
     let mut boards = Vec::new();
-    let current = current_board(state, &run.level, Category::Open).await?;
+    let current = (state.catalog)
+        .current_board(&state.store, &run.level, Category::Open)
+        .await?;
     if finished {
         if let Some(open) = &current {
             boards.push(open.clone());

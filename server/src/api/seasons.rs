@@ -147,7 +147,7 @@ async fn current_level_season(
         .resolve(&state.store, level, Hidden::Refused)
         .await?
         .ok_or_else(unknown)?;
-    let season = SeasonId::of(&state.catalog.board(&info, Category::Open)).ok_or_else(unknown)?;
+    let season = state.catalog.season(&info);
     Ok((info, season))
 }
 

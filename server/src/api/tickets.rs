@@ -125,7 +125,8 @@ pub async fn mint(
 ) -> Result<Response, ApiError> {
     let Path(level) = level?;
     let player = player?;
-    let board = super::runs::current_board(&state, &level, Category::RealTime)
+    let board = (state.catalog)
+        .current_board(&state.store, &level, Category::RealTime)
         .await?
         .ok_or(ApiError::UnknownLevel {
             name: level.clone(),

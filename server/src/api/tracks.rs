@@ -42,7 +42,6 @@ use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 
 use super::caller::{Admin, Player};
-use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{
     RETRY_AFTER_BUSY_S, TRACK_DESCRIPTION_CHARS_MAX, TRACK_LIST_LIMIT_DEFAULT,
@@ -50,6 +49,7 @@ use crate::limits::{
     publish_body_limit,
 };
 use crate::state::AppState;
+use crate::store::hash_hex;
 use crate::store::tracks::{CurrentRules, NewTrack, Published, TrackOrder, TrackQuery, TrackRow};
 use crate::store::{NewRun, Verdict};
 use crate::times::{clock, millis, now_ms, rfc3339};
