@@ -59,7 +59,7 @@ pub async fn register(
     {
         Some(player) => {
             tracing::info!(player = %player.name, id = player.id, "registered");
-            Ok(super::with_status(
+            Ok(super::http::with_status(
                 StatusCode::CREATED,
                 Registered {
                     name: player.name,

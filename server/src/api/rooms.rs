@@ -82,7 +82,7 @@ pub async fn create_room(
         id: room.id.clone(),
         room,
     };
-    Ok(super::with_status(StatusCode::CREATED, created))
+    Ok(super::http::with_status(StatusCode::CREATED, created))
 }
 
 /// The races in progress (in a lobby, counting down or racing), of every level or of one:

@@ -202,7 +202,7 @@ pub async fn upload(
     } else {
         StatusCode::ACCEPTED
     };
-    let mut response = super::with_status(status, &uploaded);
+    let mut response = super::http::with_status(status, &uploaded);
     if let Ok(location) = HeaderValue::from_str(&uploaded.status_url) {
         response.headers_mut().insert(header::LOCATION, location);
     }

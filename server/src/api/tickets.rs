@@ -173,7 +173,7 @@ pub async fn mint(
         commit_window_ms: commit_window_ms(&state),
         upload_window_ms: TICKET_UPLOAD_WINDOW_MS,
     };
-    Ok(super::with_status(StatusCode::CREATED, issued))
+    Ok(super::http::with_status(StatusCode::CREATED, issued))
 }
 
 /// Commit to a run: the start, a checkpoint or the finish, the moment it happens.
@@ -246,7 +246,7 @@ pub async fn commit(
         repeated: status == StatusCode::OK,
         on_time: rules.timing(ticket.go_ms, &first) == Timing::OnTime,
     };
-    Ok(super::with_status(status, committed))
+    Ok(super::http::with_status(status, committed))
 }
 
 /// A ticket id is 32 lowercase hex digits; anything else is refused before any lookup.

@@ -394,7 +394,7 @@ pub async fn publish(
             return Err(ApiError::TrackHidden { id });
         }
         let view = TrackView::new(existing, rate, false, false);
-        return Ok(super::with_status(
+        return Ok(super::http::with_status(
             StatusCode::OK,
             TrackAnswer { track: view },
         ));
@@ -474,7 +474,10 @@ pub async fn publish(
         return Err(ApiError::TrackHidden { id });
     }
     let view = TrackView::new(row, rate, false, false);
-    Ok(super::with_status(status, TrackAnswer { track: view }))
+    Ok(super::http::with_status(
+        status,
+        TrackAnswer { track: view },
+    ))
 }
 
 /// A publish request's checks before the level file, cheapest first: the day's count, the
