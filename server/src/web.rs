@@ -21,12 +21,12 @@ use std::time::SystemTime;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use crate::api::http::ApiPath;
 use crate::error::{ApiError, ErrorBody};
 
 /// One embedded file.
@@ -259,9 +259,8 @@ pub async fn index(headers: HeaderMap) -> Result<Response, ApiError> {
     ))]
 pub async fn file(
     headers: HeaderMap,
-    name: Result<Path<String>, PathRejection>,
+    ApiPath(name): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let Path(name) = name?;
     if name.contains('/') {
         // `/web/play%2Fplay.js`: a folder's files have their own route.
         return Ok(unknown_file(&name));
@@ -285,9 +284,8 @@ pub async fn file(
     ))]
 pub async fn folder_file(
     headers: HeaderMap,
-    path: Result<Path<(String, String)>, PathRejection>,
+    ApiPath((folder, name)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let Path((folder, name)) = path?;
     let path = format!("{folder}/{name}");
     if folder.contains('/') || name.contains('/') {
         // `/web/play/..%2Fapp.js`: one folder, one file name.

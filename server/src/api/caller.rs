@@ -3,9 +3,11 @@
 //! [`Admin`] one, and there is no other way to get either from a request. A refusal is an
 //! [`ApiError`] (401 or 403), so it becomes a status where every failure does.
 //!
-//! A handler that must check something cheaper first (a malformed ticket id is 400 before
-//! the token is looked at) takes `Result<Player, ApiError>` and applies `?` when it is ready
-//! for the token's verdict; the upload does the same to count a refused token in its metrics.
+//! axum runs a handler's extractors in the order of its parameters, and answers the first
+//! refusal: a handler that checks something cheaper first (a malformed ticket id is 400
+//! before the token is looked at) takes that check's extractor before the `Player`
+//! (`tickets::TicketId`, `tracks::TrackId`). The upload takes `Result<Player, ApiError>`
+//! and applies `?` itself, to count a refused token in its metrics.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;

@@ -9,8 +9,7 @@
 //! 202. The verdict comes from the workers' re-simulation, never from the file's claims.
 
 use axum::body::Body;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, Limited};
@@ -20,6 +19,7 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::caller::Player;
+use super::http::{ApiPath, ApiQuery};
 use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
@@ -180,12 +180,14 @@ pub async fn upload(
     State(state): State<AppState>,
     player: Result<Player, ApiError>,
     headers: HeaderMap,
-    query: Result<Query<UploadQuery>, QueryRejection>,
+    query: Result<ApiQuery<UploadQuery>, ApiError>,
     body: Body,
 ) -> Result<Response, ApiError> {
     let outcome = match query {
-        Ok(Query(query)) => accept(&state, player, &headers, query.ticket.as_deref(), body).await,
-        Err(e) => Err(e.into()),
+        Ok(ApiQuery(query)) => {
+            accept(&state, player, &headers, query.ticket.as_deref(), body).await
+        }
+        Err(e) => Err(e),
     };
     state.metrics.upload(match &outcome {
         Ok(Uploaded {
@@ -413,9 +415,8 @@ async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
     ))]
 pub async fn status(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<axum::Json<RunStatus>, ApiError> {
-    let Path(id) = id?;
     let (run, seen) = match state.store.runs().run_and_feed(id).await? {
         Some((run, seen)) if !run.hidden => (run, seen),
         _ => return Err(ApiError::UnknownRun { id }),
@@ -512,9 +513,8 @@ async fn run_status_at(
     ))]
 pub async fn replay(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Response, ApiError> {
-    let Path(id) = id?;
     let (_, bytes) = verified_run_bytes(&state, id).await?;
     let disposition = format!("attachment; filename=\"run-{id}.pogo\"");
     Ok((
