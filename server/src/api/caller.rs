@@ -12,7 +12,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::auth::{self, AdminToken};
+use crate::auth::{self, AdminToken, TokenRefused};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -44,18 +44,13 @@ impl FromRequestParts<AppState> for Player {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Player, ApiError> {
         let token = auth::bearer(&parts.headers)?;
-        if !auth::is_player_token(token) {
-            return Err(ApiError::BadToken);
-        }
-        let player = state
-            .store
-            .players()
-            .player_by_token(&auth::token_hash(token))
-            .await?
-            .ok_or(ApiError::BadToken)?;
-        if player.hidden {
-            return Err(ApiError::PlayerHidden { name: player.name });
-        }
+        let player = auth::player_of_token(&state.store, token)
+            .await
+            .map_err(|refused| match refused {
+                TokenRefused::NotAPlayerToken | TokenRefused::Unknown => ApiError::BadToken,
+                TokenRefused::Hidden { name } => ApiError::PlayerHidden { name },
+                TokenRefused::Store(e) => e.into(),
+            })?;
         Ok(Player {
             id: player.id,
             name: player.name,
