@@ -55,6 +55,7 @@ pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod times;
+pub mod verdict;
 pub mod web;
 pub mod worker;
 

@@ -559,7 +559,7 @@ async fn prove(
     }
     let verifier = state.catalog.verifier().with_world(Arc::new(world));
     let bytes = replay.to_vec();
-    let verdict = tokio::task::spawn_blocking(move || crate::worker::verify(&verifier, &bytes))
+    let verdict = tokio::task::spawn_blocking(move || crate::verdict::verify(&verifier, &bytes))
         .await
         .map_err(|e| ApiError::Internal(format!("verifying an author's run: {e}")))?;
     match verdict {

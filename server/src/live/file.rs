@@ -56,7 +56,7 @@ async fn file(
     };
     let verifier = ctx.catalog.verifier_for(&level);
     let (bytes, verdict) = tokio::task::spawn_blocking(move || {
-        let verdict = crate::worker::verify(&verifier, &bytes);
+        let verdict = crate::verdict::verify(&verifier, &bytes);
         (bytes, verdict)
     })
     .await

@@ -155,7 +155,7 @@ pub struct BestRun {
     pub splits: Option<String>,
 }
 
-/// Stored splits (`runs.splits`, written by `worker::splits_json`) back as `(checkpoint, tick)`
+/// Stored splits (`runs.splits`, written by `verdict::splits_json`) back as `(checkpoint, tick)`
 /// pairs; none if the text is missing or not that JSON.
 pub fn parse_splits(text: Option<&str>) -> Vec<(Option<u32>, u32)> {
     #[derive(serde::Deserialize)]
