@@ -1,5 +1,5 @@
 //! The C entry points: every `pogo_` symbol, each a thin wrapper that checks its pointers
-//! through `ptr.rs`, runs its body through `error::call` (no panic crosses the boundary; errors
+//! through `ptr.rs`, runs its body through [`call`] (no panic crosses the boundary; errors
 //! become a status and a message) and leaves the work to the modules of the crate.
 //!
 //! Lint note: this module allows `unsafe_code` only for `#[unsafe(no_mangle)]` and the
@@ -16,14 +16,32 @@ use pogo_core::bot::Bot;
 use pogo_core::{Fx, PLAYERS_MAX, RULES_VERSION, Simulation, Ticks, Tuning, Vec3};
 use pogo_replay::{BUILTIN_LEVELS, FORMAT_VERSION};
 
-use crate::error::{self, Error, call, call_value};
+use crate::error::{self, Error, call_value};
 use crate::handle::{self, Object};
 use crate::level::Level;
 use crate::ptr;
-use crate::recorder::{self, RecorderObject};
+use crate::recorder::RecorderObject;
 use crate::sim::{self, SimObject};
 use crate::types::*;
-use crate::{driver, memory, replay, track, tuning, verifier};
+use crate::{driver, memory, recording, replay, track, tuning, verifier};
+
+/// Runs one entry point's body: catches any panic (it must not unwind into C), and on error
+/// remembers the message for this thread (`error.rs`) and for the call's first handle
+/// `primary` (0: none; the registry's) and returns the status.
+fn call(primary: u32, body: impl FnOnce() -> Result<(), Error>) -> PogoStatus {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
+        .unwrap_or_else(|payload| Err(Error::internal(&*payload)));
+    match result {
+        Ok(()) => PogoStatus::Ok,
+        Err(error) => {
+            error::set_last(&error);
+            if primary != 0 {
+                handle::with(|r| r.set_error(primary, &error.message));
+            }
+            error.status
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Versions, status codes, errors
@@ -923,7 +941,7 @@ pub extern "C" fn pogo_recorder_free(recorder: PogoRecorder) -> PogoStatus {
 #[unsafe(no_mangle)]
 pub extern "C" fn pogo_recorder_record(recorder: PogoRecorder) -> PogoStatus {
     call(recorder.id, || {
-        handle::with(|r| recorder::record_tick(r, recorder))
+        handle::with(|r| recording::record_tick(r, recorder))
     })
 }
 
@@ -933,7 +951,7 @@ pub extern "C" fn pogo_recorder_record(recorder: PogoRecorder) -> PogoStatus {
 #[unsafe(no_mangle)]
 pub extern "C" fn pogo_recorder_finish(recorder: PogoRecorder) -> PogoStatus {
     call(recorder.id, || {
-        handle::with(|r| recorder::finish(r, recorder))
+        handle::with(|r| recording::finish(r, recorder))
     })
 }
 

@@ -12,7 +12,8 @@ use pogo_core::{Input, PLAYERS_MAX, TuningSpec};
 
 use crate::error::Error;
 use crate::handle::Registry;
-use crate::recorder::{self, RECORD_TICKS_MAX};
+use crate::recorder::RECORD_TICKS_MAX;
+use crate::recording;
 use crate::sim;
 use crate::types::{
     DRIVER_DEF_COOKIE, POGO_TICKS_PER_FRAME_LIMIT, PogoDriver, PogoDriverDef, PogoFrameInfo,
@@ -141,7 +142,7 @@ pub fn advance(
     for tick_inputs in inputs.chunks(players.max(1)) {
         reg.sim_mut(sim_h)?.step(tick_inputs);
         if recording {
-            recorder::record_tick(reg, recorder_h)?;
+            recording::record_tick(reg, recorder_h)?;
         }
     }
     Ok(PogoFrameInfo {

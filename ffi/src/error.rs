@@ -104,25 +104,7 @@ pub fn last() -> String {
     LAST_ERROR.with(|last| last.borrow().clone())
 }
 
-/// Runs one entry point's body: catches any panic (it must not unwind into C), and on error
-/// remembers the message for this thread and for the call's first handle `primary` (0: none)
-/// and returns the status.
-pub fn call(primary: u32, body: impl FnOnce() -> Result<(), Error>) -> PogoStatus {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
-        .unwrap_or_else(|payload| Err(Error::internal(&*payload)));
-    match result {
-        Ok(()) => PogoStatus::Ok,
-        Err(error) => {
-            set_last(&error);
-            if primary != 0 {
-                crate::handle::with(|r| r.set_error(primary, &error.message));
-            }
-            error.status
-        }
-    }
-}
-
-/// [`call`] for entry points that return a value rather than a status: `fallback` if the
+/// `api.rs`'s `call` for entry points that return a value rather than a status: `fallback` if the
 /// body panics (after remembering the error).
 pub fn call_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {

@@ -46,6 +46,7 @@ mod level;
 mod memory;
 mod ptr;
 mod recorder;
+mod recording;
 mod replay;
 mod sim;
 mod snapshot;

@@ -8,9 +8,8 @@ use pogo_core::{Input, PLAYERS_MAX};
 use pogo_replay::{Header, Recorder};
 
 use crate::error::Error;
-use crate::handle::Registry;
 use crate::sim::SimObject;
-use crate::types::{POGO_RECORD_TICKS_MAX, PogoRecorder, PogoSim};
+use crate::types::{POGO_RECORD_TICKS_MAX, PogoSim};
 
 /// Most ticks one recording holds: the verifier's default length limit, since a longer replay
 /// would be refused by every default verifier anyway. About 700 KiB of bot play.
@@ -25,57 +24,15 @@ pub struct RecorderObject {
 }
 
 /// What a simulation's last step gives its recorder.
-struct Stepped {
+pub(crate) struct Stepped {
     /// The simulation's tick now.
-    tick: u32,
+    pub tick: u32,
     /// The last step's tick, and its inputs (the first `players`).
-    last: Option<u32>,
-    inputs: [Input; PLAYERS_MAX],
-    players: usize,
+    pub last: Option<u32>,
+    pub inputs: [Input; PLAYERS_MAX],
+    pub players: usize,
     /// The state hash now, if the recorder stores this tick's.
-    hash: Option<u64>,
-}
-
-/// Records the tick the simulation of `recorder` just stepped (`pogo_recorder_record`).
-pub fn record_tick(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
-    let (sim_h, needs_hash) = {
-        let r = reg.recorder_mut(recorder)?;
-        (r.sim, r.needs_hash()?)
-    };
-    let sim = reg.sim(sim_h).map_err(|e| {
-        Error::new(
-            e.status,
-            format_args!("the recorder's simulation: {}", e.message),
-        )
-    })?;
-    let stepped = Stepped {
-        tick: sim.sim.state().tick.0,
-        last: sim.last_step.map(|t| t.0),
-        inputs: {
-            let mut inputs = [Input::default(); PLAYERS_MAX];
-            for (slot, input) in inputs.iter_mut().zip(&sim.last_inputs) {
-                *slot = *input;
-            }
-            inputs
-        },
-        players: sim.last_inputs.len(),
-        hash: needs_hash.then(|| sim.sim.state_hash()),
-    };
-    reg.recorder_mut(recorder)?.record(stepped)
-}
-
-/// Finishes `recorder` with the outcome its simulation reached (`pogo_recorder_finish`).
-pub fn finish(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
-    let sim_h = reg.recorder(recorder)?.sim;
-    let sim = reg.sim(sim_h).map_err(|e| {
-        Error::new(
-            e.status,
-            format_args!("the recorder's simulation: {}", e.message),
-        )
-    })?;
-    let state = sim.sim.state();
-    let (tick, finish, hash) = (state.tick.0, state.finish_ticks(), state.state_hash());
-    reg.recorder_mut(recorder)?.finish(tick, finish, hash)
+    pub hash: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -124,12 +81,12 @@ impl RecorderObject {
     }
 
     /// Whether the next tick's state hash is stored.
-    fn needs_hash(&mut self) -> Result<bool, Error> {
+    pub(crate) fn needs_hash(&mut self) -> Result<bool, Error> {
         Ok(self.recording()?.needs_hash())
     }
 
     /// Records the tick `stepped` describes, if it is the next one.
-    fn record(&mut self, stepped: Stepped) -> Result<(), Error> {
+    pub(crate) fn record(&mut self, stepped: Stepped) -> Result<(), Error> {
         let recorder = self.recording()?;
         let recorded = recorder.ticks();
         let inputs = match stepped.last {
@@ -160,7 +117,12 @@ impl RecorderObject {
 
     /// Writes the trailer with the outcome the simulation reached (`tick`, `finish`, `hash`:
     /// its tick, finish ticks and state hash); the bytes are kept for [`bytes`](Self::bytes).
-    fn finish(&mut self, tick: u32, finish: Vec<Option<u32>>, hash: u64) -> Result<(), Error> {
+    pub(crate) fn finish(
+        &mut self,
+        tick: u32,
+        finish: Vec<Option<u32>>,
+        hash: u64,
+    ) -> Result<(), Error> {
         let recorded = self.recording()?.ticks();
         if tick != recorded {
             return Err(Error::state(format_args!(

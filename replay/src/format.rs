@@ -74,8 +74,8 @@ pub const fn replay_bytes_max(ticks: u64, players: u8) -> u64 {
 /// Longest level name in a header (bytes of UTF-8): a level name of
 /// [`NAME_CHARS_MAX`](pogo_core::world::NAME_CHARS_MAX) ASCII characters fits.
 pub const LEVEL_NAME_BYTES_MAX: usize = 64;
-/// Longest player name in a header (bytes of UTF-8; see [`crate::names`] for the whole rule).
-pub const PLAYER_NAME_BYTES_MAX: usize = 64;
+/// Longest player name in a header (bytes of UTF-8): the names rule's, [`crate::names`].
+pub use crate::names::PLAYER_NAME_BYTES_MAX;
 /// Longest date in a header (bytes): an ISO 8601 date and time with fractions of a second
 /// and an offset fits (`2024-05-01T12:34:56.789+02:00` is 29).
 pub const DATE_BYTES_MAX: usize = 32;

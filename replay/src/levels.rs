@@ -268,4 +268,28 @@ mod tests {
         heights.dedup();
         assert!(heights.len() > 20);
     }
+
+    #[test]
+    fn builtin_levels_read_back_identically() {
+        for desc in [flat(), course(), sprawl()] {
+            desc.validate().unwrap();
+            let text = level_to_json(&desc);
+            assert!(text.starts_with("{\n") && text.ends_with("}\n"));
+            let back = parse_level_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(back.content_hash(), desc.content_hash());
+            assert_eq!(back, desc);
+        }
+    }
+
+    #[test]
+    fn writer_leaves_out_defaults_and_writes_every_list() {
+        let text = level_to_json(&flat());
+        for field in crate::level_file::TOP_FIELDS {
+            assert!(text.contains(&format!("\"{field}\": ")), "{field}\n{text}");
+        }
+        assert!(text.contains("\"ramps\": [],\n"));
+        assert!(text.contains("{\"min\": [-200, -1, -200], \"max\": [200, 0, 200]}\n"));
+        assert!(!text.contains("no_bounce"));
+        assert!(text.contains("  \"bot_path\": [\n    [20, 0, 0],\n"));
+    }
 }

@@ -5,7 +5,7 @@
 //! breaks, no terminal escapes, no invisible or direction-changing characters. The rule:
 //!
 //! - 1 to [`PLAYER_NAME_CHARS_MAX`] characters, and at most
-//!   [`PLAYER_NAME_BYTES_MAX`](crate::format::PLAYER_NAME_BYTES_MAX) (64) bytes of UTF-8;
+//!   [`PLAYER_NAME_BYTES_MAX`] (64, what a replay's header holds) bytes of UTF-8;
 //! - every character is a letter or a digit of any script (Unicode `Alphabetic` or `Numeric`,
 //!   Rust's [`char::is_alphanumeric`]), or one of the ASCII marks in [`PLAYER_NAME_MARKS`]
 //!   (space `-` `_` `.` `'`);
@@ -17,6 +17,10 @@
 //! whose header breaks it is malformed.
 
 use std::fmt;
+
+/// Longest player name (bytes of UTF-8), and so the most a replay's header holds
+/// (`format::PLAYER_NAME_BYTES_MAX` is this one).
+pub const PLAYER_NAME_BYTES_MAX: usize = 64;
 
 /// Most characters (Unicode scalar values) in a player name.
 pub const PLAYER_NAME_CHARS_MAX: usize = 32;
@@ -33,7 +37,7 @@ pub enum NameError {
     TooLong {
         /// [`PLAYER_NAME_CHARS_MAX`].
         max_chars: usize,
-        /// [`PLAYER_NAME_BYTES_MAX`](crate::format::PLAYER_NAME_BYTES_MAX).
+        /// [`PLAYER_NAME_BYTES_MAX`].
         max_bytes: usize,
     },
     /// A character outside the set, at this character index (0-based).
@@ -85,7 +89,7 @@ pub fn check_player_name(name: &str) -> Result<(), NameError> {
     {
         return Err(NameError::Character { found, index });
     }
-    let max_bytes = crate::format::PLAYER_NAME_BYTES_MAX;
+    let max_bytes = PLAYER_NAME_BYTES_MAX;
     if name.len() > max_bytes || name.chars().count() > PLAYER_NAME_CHARS_MAX {
         return Err(NameError::TooLong {
             max_chars: PLAYER_NAME_CHARS_MAX,

@@ -11,6 +11,7 @@ use axum::http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
+use crate::store::{Player, Store, StoreError};
 
 /// What every token starts with (so a leaked one is recognisable in logs and scanners).
 pub const TOKEN_PREFIX: &str = "pogo_";
@@ -49,6 +50,38 @@ pub fn is_player_token(token: &str) -> bool {
     token.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| {
         hex.len() == 2 * TOKEN_BYTES && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })
+}
+
+/// Why a token names no player who may play.
+#[derive(Debug)]
+pub enum TokenRefused {
+    /// Not of a player token's shape (refused without a database lookup).
+    NotAPlayerToken,
+    /// No player has it.
+    Unknown,
+    /// An admin hid the player.
+    Hidden { name: String },
+    /// The database could not answer.
+    Store(StoreError),
+}
+
+/// The player a player token names, registered and not hidden: the one rule for a request's
+/// bearer token (`api::caller::Player`) and a live socket's `hello` (`live::socket`), each of
+/// which words the refusal its own way.
+pub async fn player_of_token(store: &Store, token: &str) -> Result<Player, TokenRefused> {
+    if !is_player_token(token) {
+        return Err(TokenRefused::NotAPlayerToken);
+    }
+    let player = store
+        .players()
+        .player_by_token(&token_hash(token))
+        .await
+        .map_err(TokenRefused::Store)?
+        .ok_or(TokenRefused::Unknown)?;
+    if player.hidden {
+        return Err(TokenRefused::Hidden { name: player.name });
+    }
+    Ok(player)
 }
 
 /// The admin token, kept as its hash: comparing hashes takes the same time whatever the

@@ -29,7 +29,8 @@ use pogo_replay::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::store::{Store, StoreError};
+use crate::season::SeasonId;
+use crate::store::{Board, Category, Store, StoreError, hash_hex};
 
 /// Track levels whose worlds are kept built (least recently resolved dropped first). A
 /// track's world is at most `pogo_replay::track::TRACK_OBJECTS_MAX` (2 000) objects in a
@@ -191,7 +192,7 @@ impl Catalog {
             tracing::error!(level = %name, what = %what, "a stored track does not build");
             StoreError::Corrupt(format!("the stored track {name} does not build: {what}"))
         })?);
-        if crate::catalog::hash_hex(level.hash) != row.level_hash {
+        if hash_hex(level.hash) != row.level_hash {
             tracing::error!(level = %name, "a stored track's level hash differs from its row's");
             return Err(StoreError::Corrupt(format!(
                 "the stored track {name} is not the level its row names (damaged at rest?)"
@@ -232,16 +233,32 @@ impl Catalog {
         self.verifier_for(level).check_header(header).map(|_| ())
     }
 
-    /// `level`'s current board in `category`: its content under this server's tuning and
+    /// The season `level` is in on this server: its content under this server's tuning and
     /// rules.
-    pub fn board(&self, level: &Level, category: crate::store::Category) -> crate::store::Board {
-        crate::store::Board {
-            level: level.name.clone(),
-            level_hash: hash_hex(level.hash),
-            tuning_hash: hash_hex(self.tuning_hash()),
+    pub fn season(&self, level: &Level) -> SeasonId {
+        SeasonId {
             rules_version: RULES_VERSION,
-            category,
+            level_hash: level.hash,
+            tuning_hash: self.tuning_hash(),
         }
+    }
+
+    /// `level`'s current board in `category`: its [season](Catalog::season)'s board
+    /// ([`SeasonId::board`], the one way a board is built).
+    pub fn board(&self, level: &Level, category: Category) -> Board {
+        self.season(level).board(&level.name, category)
+    }
+
+    /// The current board in `category` of the level named `name`, if the server runs the
+    /// level (resolved as [`Catalog::resolve`] does; a hidden track's: none).
+    pub async fn current_board(
+        &self,
+        store: &Store,
+        name: &str,
+        category: Category,
+    ) -> Result<Option<Board>, StoreError> {
+        let level = self.resolve(store, name, Hidden::Refused).await?;
+        Ok(level.map(|level| self.board(&level, category)))
     }
 
     /// The level's geometry as JSON bytes.
@@ -285,11 +302,6 @@ impl Level {
             geometry: OnceLock::new(),
         }
     }
-}
-
-/// A hash as the API shows it: 16 lowercase hex digits (as `pogo levels` prints them).
-pub fn hash_hex(hash: u64) -> String {
-    format!("{hash:016x}")
 }
 
 /// A level in `GET /api/levels`.

@@ -31,8 +31,8 @@ use std::time::Instant;
 use pogo_replay::{Limits, Replay};
 use sha2::{Digest, Sha256};
 
-use crate::catalog::hash_hex;
 use crate::store::check::{Integrity, RunCheck, Thoroughness};
+use crate::store::hash_hex;
 use crate::store::{Store, StoreError, name_key};
 
 /// Rows read per query.

@@ -275,27 +275,8 @@ pub enum LogFormat {
     Json,
 }
 
-/// What the database URL names.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DatabaseUrl {
-    /// A SQLite file (created if missing).
-    Sqlite(PathBuf),
-    /// A PostgreSQL connection URL.
-    Postgres(String),
-}
-
-impl DatabaseUrl {
-    pub fn parse(text: &str) -> DatabaseUrl {
-        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            return DatabaseUrl::Postgres(text.to_string());
-        }
-        let path = text
-            .strip_prefix("sqlite://")
-            .or_else(|| text.strip_prefix("sqlite:"))
-            .unwrap_or(text);
-        DatabaseUrl::Sqlite(PathBuf::from(path))
-    }
-}
+/// What `--database` names: the store's own type (`store::DatabaseUrl`).
+pub use crate::store::DatabaseUrl;
 
 /// The limits' old environment variables (`POGO_MAX_…`), by the argument they set. clap
 /// reads one variable per argument (the new name); these are read after it, for an argument

@@ -55,6 +55,7 @@ pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod times;
+pub mod verdict;
 pub mod web;
 pub mod worker;
 
@@ -211,7 +212,7 @@ impl Server {
             work,
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
-            wasm: web::WasmModule::new(config.wasm.clone()),
+            wasm: Arc::new(web::WasmModule::new(config.wasm.clone())),
             ticket_rate: limits::TicketRate::new(),
             ticket_slack_ms: slack_ms,
             live,

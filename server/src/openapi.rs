@@ -1,10 +1,8 @@
-//! The OpenAPI 3 document, served at `/api/openapi.json`: the operations of the route list
-//! (`api::routes`, from the handlers' `#[utoipa::path]` attributes) on [`ApiDoc`] (the
+//! The OpenAPI 3 document, served at `/api/openapi.json` (`api::document`): the operations of
+//! the route list (`api::routes`, from the handlers' `#[utoipa::path]` attributes) on [`ApiDoc`] (the
 //! service's description, tags, the bearer scheme, and the schemas, those no route names
 //! among them). `tests/openapi.rs` checks that it parses as OpenAPI, that its references
 //! resolve, and that every route it lists is served.
-
-use std::sync::OnceLock;
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -61,12 +59,6 @@ use crate::live::wire;
     )
 )]
 pub struct ApiDoc;
-
-/// The whole document, built once.
-pub fn document() -> &'static utoipa::openapi::OpenApi {
-    static DOCUMENT: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    DOCUMENT.get_or_init(|| crate::api::routes().into_openapi())
-}
 
 /// The `bearer` security scheme the upload and admin routes name.
 struct BearerAuth;

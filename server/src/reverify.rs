@@ -10,8 +10,8 @@
 //!    `tuning_hash` and `level_hash` change. The inputs, every recorded state hash and the
 //!    trailer's claims (ticks, finish, final hash) are kept: they are the check. The file is
 //!    encoded again (new chunk and file checks over the new header).
-//! 2. The re-stamped file is verified by the server's verifier (`worker::verify`, the
-//!    workers' own function, with the operator's budget per run: player-ticks, hash interval,
+//! 2. The re-stamped file is verified by the server's verifier (`verdict::verify`, the
+//!    verdict rule of every run, with the operator's budget per run: player-ticks, hash interval,
 //!    wall-clock bound). It passes only if the new rules reproduce every recorded hash and
 //!    the claimed outcome.
 //! 3. A run that passes is **filed**: a new `runs` row on the target board — the same
@@ -44,7 +44,7 @@ use crate::state::AppState;
 use crate::store::reverify::{Candidate, Filed, Recheck, candidate_season};
 use crate::store::{Category, StoreError, Verdict};
 use crate::times::now_ms;
-use crate::worker;
+use crate::verdict;
 
 /// Most runs in one batch (one transaction): a batch's re-stamped replays sit in memory
 /// until it is committed.
@@ -161,9 +161,8 @@ pub async fn reverify(
                 escape(level)
             )));
         };
-        let target = state.catalog.board(&info, Category::Open);
-        let season = SeasonId::of(&target)
-            .ok_or_else(|| ReverifyError::Internal(format!("no season for level {level}")))?;
+        let season = state.catalog.season(&info);
+        let target = season.board(&info.name, Category::Open);
         pending += state
             .store
             .seasons()
@@ -279,7 +278,7 @@ pub fn recheck(verifier: &Verifier, bytes: &[u8], target: SeasonId) -> Recheck {
             };
         }
     };
-    match worker::verify(verifier, &restamped) {
+    match verdict::verify(verifier, &restamped) {
         verdict @ Verdict::Verified { .. } => Recheck::Verified {
             replay_hash: Sha256::digest(&restamped).into(),
             bytes: restamped,

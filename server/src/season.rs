@@ -18,8 +18,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::catalog::hash_hex;
-use crate::store::{Board, Category};
+use crate::store::{Board, Category, hash_hex};
 
 /// A season of some level: the board key but the level name and category.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,8 +53,9 @@ impl SeasonId {
         })
     }
 
-    /// The board of `level` in this season, in `category`. The one way a season's board is
-    /// built (the API and `reverify` both come through here).
+    /// The board of `level` in this season, in `category`. The one way a board is built: the
+    /// current one (`Catalog::board`, the season `Catalog::season` names) and a past season's
+    /// (the API and `reverify`) alike.
     pub fn board(&self, level: &str, category: Category) -> Board {
         Board {
             level: level.to_string(),

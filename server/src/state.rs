@@ -26,6 +26,13 @@ impl Deref for AppState {
     }
 }
 
+/// The WebAssembly route's part of the state (`web::wasm`, which knows no more of it).
+impl axum::extract::FromRef<AppState> for Arc<WasmModule> {
+    fn from_ref(state: &AppState) -> Arc<WasmModule> {
+        state.wasm.clone()
+    }
+}
+
 /// What the handlers share.
 #[derive(Debug)]
 pub struct Shared {
@@ -47,7 +54,7 @@ pub struct Shared {
     /// Ghost trajectories being computed (`limits::GHOSTS_IN_FLIGHT_MAX`).
     pub ghosts: Semaphore,
     /// The page's WebAssembly module, read from disk (`--wasm`).
-    pub wasm: WasmModule,
+    pub wasm: Arc<WasmModule>,
     /// Run tickets minted per player (`limits::TICKET_MINT_PERIOD`).
     pub ticket_rate: TicketRate,
     /// How late a ticket's commitment may arrive after its game time (ms, `--ticket-slack-ms`).

@@ -21,14 +21,13 @@ use std::time::SystemTime;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use crate::api::http::ApiPath;
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
 
 /// One embedded file.
 pub struct Asset {
@@ -260,9 +259,8 @@ pub async fn index(headers: HeaderMap) -> Result<Response, ApiError> {
     ))]
 pub async fn file(
     headers: HeaderMap,
-    name: Result<Path<String>, PathRejection>,
+    ApiPath(name): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let Path(name) = name?;
     if name.contains('/') {
         // `/web/play%2Fplay.js`: a folder's files have their own route.
         return Ok(unknown_file(&name));
@@ -286,9 +284,8 @@ pub async fn file(
     ))]
 pub async fn folder_file(
     headers: HeaderMap,
-    path: Result<Path<(String, String)>, PathRejection>,
+    ApiPath((folder, name)): ApiPath<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let Path((folder, name)) = path?;
     let path = format!("{folder}/{name}");
     if folder.contains('/') || name.contains('/') {
         // `/web/play/..%2Fapp.js`: one folder, one file name.
@@ -520,8 +517,11 @@ pub fn accepts_gzip(headers: &HeaderMap) -> bool {
         (status = 404, description = "Not built (`wasm_missing`): the message says how to build it", body = crate::error::ErrorBody),
         (status = 503, description = "Over the size limit or not WebAssembly (`wasm_unusable`): built with the wrong profile", body = crate::error::ErrorBody),
     ))]
-pub async fn wasm(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let module = state.wasm.current().await?;
+pub async fn wasm(
+    State(wasm): State<Arc<WasmModule>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let module = wasm.current().await?;
     let vary = (header::VARY, HeaderValue::from_static("accept-encoding"));
     let common = common_headers(module.etag.clone());
     let tag = module.etag.to_str().unwrap_or_default();

@@ -1,60 +1,27 @@
 //! The verification workers: a fixed number of tasks (one per core by default), each
 //! claiming a batch of runs at a time from the database (`--verify-batch`, 64 by default),
 //! re-simulating them one after the other on a blocking thread with the verifier's budget
-//! (`Limits`: player-ticks, hash interval, wall-clock bound) and writing the batch's verdicts
-//! under their claims in one transaction. At most `workers` verifications run at once, in this
-//! process; several processes on one PostgreSQL database share the queue.
+//! (`Limits`: player-ticks, hash interval, wall-clock bound) and the verdict rule
+//! ([`crate::verdict`]), and writing the batch's verdicts under their claims in one
+//! transaction. At most `workers` verifications run at once, in this process; several
+//! processes on one PostgreSQL database share the queue.
 //!
-//! # Exactly once
+//! A run gets exactly one verdict, whatever dies when. The argument, and what happens when a
+//! process dies, a lease expires or a verdict transaction fails, is docs/server.md's "Each
+//! run's verdict, exactly once"; in short:
 //!
-//! A run gets exactly one verdict, whatever dies when.
-//!
-//! - **Claims.** One statement ([`Queue::claim_batch`](crate::store::Queue::claim_batch)) moves up to N runs that are queued, or
-//!   `verifying` under a lease that has expired, to `verifying`, leased to this worker
-//!   (`lease_owner`, this process's random name and the worker's index) until now + the lease,
-//!   and numbers each claim (`attempts` + 1). Two claims never get the same run: PostgreSQL
-//!   locks the rows (`FOR UPDATE SKIP LOCKED`), SQLite serialises the statements (`BEGIN
-//!   IMMEDIATE`). On PostgreSQL the same statement returns the batch's replay bytes
-//!   ([`Queue::claim_and_read`](crate::store::Queue::claim_and_read)); SQLite reads them
-//!   in a second query.
-//! - **Fencing.** A verdict is an `UPDATE` conditional on the run still being `verifying` under
-//!   the same owner and attempt number; so is handing a run back. A claim that is no longer
-//!   the run's latest — its lease expired and the run was claimed again — writes nothing, and
-//!   once a verdict is written the run is no longer `verifying`, so nothing writes a second.
-//! - **One transaction per batch.** A batch's verdicts, and the release of its runs not yet
-//!   started (back to `queued`, the attempt not counted: nothing of it was tried), are one
-//!   transaction ([`Queue::write_verdicts`](crate::store::Queue::write_verdicts)): all of it is durable, or none of it is.
-//!   On PostgreSQL a batch with nothing to hand back is one `UPDATE` statement, which is its
-//!   own transaction.
-//! - **The lease covers the batch.** Every claim of a batch is leased from the claim. A worker
-//!   starts a run only if, at the verifier's wall-clock bound, it would end within
-//!   [`VERIFY_BATCH_LEASE_FRACTION`] of the lease (the first run of a batch: within the lease,
-//!   which the configuration makes longer than that bound); otherwise it writes what it has
-//!   and hands back the rest. A batch of slow runs is written run by run, and a run never
-//!   waits behind more than one slow run of its batch.
-//! - **One batch ahead.** While a batch is re-simulated, the worker claims the next one and
-//!   the batch before commits its verdicts, so the database's round trips and commits overlap
-//!   the re-simulation. A worker holds at most two batches and one open verdict transaction;
-//!   the batch claimed ahead is leased from its own claim (the rule above counts its wait), and
-//!   handed back if the server stops before starting it.
-//!
-//! What happens when:
-//!
-//! - **the process dies mid-batch** (or before the verdict transaction commits): nothing of
-//!   the batch was written; its runs stay `verifying` until their leases expire, then any
-//!   worker, in any process, claims them again (attempt 2) and writes their verdicts. If it
-//!   dies after the commit, the verdicts stand and the runs are never claimed again.
-//! - **a lease expires mid-batch** (the worker was paused, or the machine starved it): another
-//!   worker may claim those runs again; whichever verdict commits first is written and the
-//!   other claim's `UPDATE`s change nothing (the rest of its batch is written as usual).
-//!   Verification is deterministic, so both would have written the same verdict.
-//! - **the verdict transaction fails**: it is rolled back, nothing of it is written, and it is
-//!   tried again (three times in all, as the lease allows); if it never commits the runs are
-//!   claimed again when their leases expire. A commit whose answer was lost and is tried again
-//!   writes nothing the second time (the runs are no longer `verifying`) and is logged as a
-//!   lost claim.
-//! - **a run is claimed again and again** (every claim died): after
-//!   [`CLAIM_ATTEMPTS_MAX`] claims it is rejected `abandoned` without being simulated.
+//! - **Claims** ([`Queue::claim_batch`](crate::store::Queue::claim_batch)) lease up to N runs
+//!   to this worker and number each claim; two claims never get the same run.
+//! - **Fencing**: a verdict, or handing a run back, is written only under the run's latest
+//!   claim, and only while the run is `verifying`.
+//! - **One transaction per batch**
+//!   ([`Queue::write_verdicts`](crate::store::Queue::write_verdicts)): the batch's verdicts
+//!   and the hand-back of its runs not started.
+//! - **The lease covers the batch**: a run starts only if, at the verifier's wall-clock
+//!   bound, it would end within [`VERIFY_BATCH_LEASE_FRACTION`] of the lease.
+//! - **One batch ahead**: while a batch is re-simulated, the next is claimed and the one
+//!   before commits.
+//! - A run claimed more than [`CLAIM_ATTEMPTS_MAX`] times is rejected `abandoned` unsimulated.
 //!
 //! A run uploaded under a run ticket is judged real-time or not with its verdict
 //! ([`verify_ticketed`]): the batch's tickets and their commitments are read with its bytes.
@@ -64,8 +31,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
-use serde_json::json;
+use pogo_replay::Verifier;
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -73,10 +39,10 @@ use tokio::task::JoinHandle;
 use crate::catalog::{Catalog, Hidden};
 use crate::limits::{CLAIM_ATTEMPTS_MAX, VERIFY_BATCH_LEASE_FRACTION, WORKER_POLL_INTERVAL};
 use crate::metrics::Metrics;
-use crate::realtime;
 use crate::shutdown::Shutdown;
 use crate::store::{Claim, ClaimRead, RunState, RunTicket, Store, StoreError, Verdict};
 use crate::times::now_ms;
+use crate::verdict::verify_ticketed;
 
 /// What the verification workers share, and nothing the handlers do: each task holds a
 /// handle. The store, catalog and metrics are the handlers' too; `work` is the upload
@@ -384,132 +350,4 @@ fn labels(verdict: &Verdict) -> (&'static str, &str) {
         ),
         Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
     }
-}
-
-/// Re-simulates a replay; the verdict is only what the re-simulation shows. Runs the
-/// verifier with an `on_tick` that records the splits and nothing else (no positions, no
-/// snapshots): the same verdict as loading the replay as a `Ghost` and taking its first
-/// player's splits, at the cost of the re-simulation alone.
-pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
-    let mut splits = SplitRecorder::default();
-    match verifier.verify_with(bytes, |sim| splits.observe(sim)) {
-        Ok(verified) => {
-            if let Some(rejected) = not_single_player(&verified) {
-                return rejected;
-            }
-            Verdict::Verified {
-                ticks: verified.ticks,
-                finish_tick: verified.finish[0],
-                splits: splits_json(splits.player(0)),
-                final_hash: verified.final_hash,
-                realtime: false,
-                realtime_note: None,
-            }
-        }
-        Err(found) => {
-            let problem = first_problem(verifier, bytes, found);
-            Verdict::Rejected {
-                kind: problem.kind().into(),
-                reason: problem.to_string(),
-            }
-        }
-    }
-}
-
-/// A leaderboard run has exactly one player: the rejection of a verified replay with more.
-fn not_single_player(verified: &pogo_replay::Verified) -> Option<Verdict> {
-    (verified.finish.len() != 1).then(|| Verdict::Rejected {
-        kind: "not_single_player".into(),
-        reason: format!(
-            "a leaderboard run has exactly one player; this replay has {}",
-            verified.finish.len()
-        ),
-    })
-}
-
-/// The problem a replay is rejected for when it has several: a malformed byte anywhere in the
-/// file comes first (a `Ghost` decodes the whole file before simulating, and verdicts were
-/// written that way), then what the streaming verifier found — a header that does not match,
-/// the budget, a desync. Only a refused replay pays for the decoding (no simulation).
-fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> VerifyError {
-    if matches!(found, VerifyError::Replay(_)) {
-        // The stream stopped at the first malformed byte: the same one decoding stops at.
-        return found;
-    }
-    match Replay::decode(bytes, verifier.limits()) {
-        Err(malformed) => malformed.into(),
-        Ok(_) => found,
-    }
-}
-
-/// [`verify`], and for a run uploaded under a run ticket, the judgment of its commitments
-/// ([`realtime::judge`], with `slack_ms`): `realtime` and, if not, `realtime_note`. Without a
-/// ticket, [`verify`] itself (the light path); with one, the run is loaded as a [`Ghost`] to
-/// seek the committed states.
-///
-/// The state hashes the commitments are compared with are the ghost's: the state before the
-/// first tick (`seek(0)`) and after each split's tick `t` (`seek(t + 1)`, at most
-/// `SNAPSHOT_INTERVAL` ticks re-simulated from the nearest snapshot per split), the same
-/// states the verification went through. Measured 2026-12-03 on `samples/course-bot.pogo`
-/// (3 294 ticks, 5 splits; release build, medians of 41, one sitting on a loaded 2-core
-/// machine): `Ghost::load` 0.52 ms, with the ticket's seeks 0.70 ms (×1.35).
-pub fn verify_ticketed(
-    verifier: &Verifier,
-    bytes: &[u8],
-    ticket: Option<&RunTicket>,
-    slack_ms: i64,
-) -> Verdict {
-    let Some(ticket) = ticket else {
-        return verify(verifier, bytes);
-    };
-    match Ghost::load(bytes, verifier) {
-        Ok(ghost) => {
-            let verified = ghost.verified();
-            if let Some(rejected) = not_single_player(verified) {
-                return rejected;
-            }
-            let rules = realtime::Rules {
-                rate: verifier.tuning().spec().tick_rate,
-                slack_ms,
-            };
-            let splits = ghost.splits(0);
-            let run = realtime::Resimulated {
-                start_hash: ghost.seek(0).state_hash(),
-                splits: splits.iter().map(|s| (s.checkpoint, s.tick.0)).collect(),
-                split_hashes: splits
-                    .iter()
-                    .map(|s| ghost.seek(s.tick.0 + 1).state_hash())
-                    .collect(),
-            };
-            let (realtime, realtime_note) =
-                match realtime::judge(rules, ticket.go_ms, &ticket.commits, &run) {
-                    Ok(()) => (true, None),
-                    Err(note) => (false, Some(note)),
-                };
-            Verdict::Verified {
-                ticks: verified.ticks,
-                finish_tick: verified.finish[0],
-                splits: splits_json(ghost.splits(0)),
-                final_hash: verified.final_hash,
-                realtime,
-                realtime_note,
-            }
-        }
-        Err(found) => {
-            let problem = first_problem(verifier, bytes, found);
-            Verdict::Rejected {
-                kind: problem.kind().into(),
-                reason: problem.to_string(),
-            }
-        }
-    }
-}
-
-/// Splits as stored: `[{"checkpoint": 0, "tick": 812}, …, {"checkpoint": null, "tick": 3455}]`.
-pub fn splits_json(splits: &[Split]) -> String {
-    let list: Vec<_> = splits
-        .iter()
-        .map(|s| json!({"checkpoint": s.checkpoint, "tick": s.tick.0}))
-        .collect();
-    serde_json::Value::Array(list).to_string()
 }

@@ -76,7 +76,7 @@ async fn raw(backend: &Backend, url: &str) -> Raw {
     }
 }
 
-/// Splits as the verifier stores them (`worker::splits_json`).
+/// Splits as the verifier stores them (`verdict::splits_json`).
 fn splits(pairs: &[(Option<u32>, i64)]) -> String {
     let list: Vec<String> = pairs
         .iter()

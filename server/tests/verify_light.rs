@@ -1,4 +1,4 @@
-//! The worker's verification (`worker::verify`: the verifier with an `on_tick` that records
+//! The worker's verification (`verdict::verify`: the verifier with an `on_tick` that records
 //! splits only) gives the same verdicts, byte for byte, as loading the replay as a `Ghost` and
 //! taking its splits — the way verdicts were made before — on the sample replays and on
 //! forged ones: every reject kind and reason, the splits' JSON, the final hash, the finish.
@@ -8,7 +8,7 @@ mod support;
 use pogo_core::Tuning;
 use pogo_replay::{Ghost, Limits, Replay, Verifier};
 use pogo_server::store::Verdict;
-use pogo_server::worker::{splits_json, verify};
+use pogo_server::verdict::{splits_json, verify};
 use support::*;
 
 /// The verdict as a `Ghost` gives it: the reference.

@@ -9,12 +9,12 @@
 //! teach it, or another player's report). A player who asks is told by the operator.
 
 use axum::Json;
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Admin;
+use super::http::{ApiJson, ApiPath};
 use super::runs::{RunStatus, run_status};
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::HIDDEN_REASON_CHARS_MAX;
@@ -124,11 +124,9 @@ pub struct PlayerHidden {
 pub async fn hide_run(
     State(state): State<AppState>,
     _admin: Admin,
-    id: Result<Path<i64>, PathRejection>,
-    body: Result<Json<HideRun>, JsonRejection>,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(request): ApiJson<HideRun>,
 ) -> Result<Json<RunHidden>, ApiError> {
-    let Path(id) = id?;
-    let Json(request) = body?;
     let reason = checked_reason(request)?;
     if !state
         .store
@@ -162,9 +160,8 @@ pub async fn hide_run(
 pub async fn run(
     State(state): State<AppState>,
     _admin: Admin,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<AdminRun>, ApiError> {
-    let Path(id) = id?;
     let row = state
         .store
         .runs()
@@ -196,11 +193,9 @@ pub async fn run(
 pub async fn hide_player(
     State(state): State<AppState>,
     _admin: Admin,
-    name: Result<Path<String>, PathRejection>,
-    body: Result<Json<Hidden>, JsonRejection>,
+    ApiPath(name): ApiPath<String>,
+    ApiJson(Hidden { hidden }): ApiJson<Hidden>,
 ) -> Result<Json<PlayerHidden>, ApiError> {
-    let Path(name) = name?;
-    let Json(Hidden { hidden }) = body?;
     match state
         .store
         .players()

@@ -3,14 +3,16 @@
 //! [`Admin`] one, and there is no other way to get either from a request. A refusal is an
 //! [`ApiError`] (401 or 403), so it becomes a status where every failure does.
 //!
-//! A handler that must check something cheaper first (a malformed ticket id is 400 before
-//! the token is looked at) takes `Result<Player, ApiError>` and applies `?` when it is ready
-//! for the token's verdict; the upload does the same to count a refused token in its metrics.
+//! axum runs a handler's extractors in the order of its parameters, and answers the first
+//! refusal: a handler that checks something cheaper first (a malformed ticket id is 400
+//! before the token is looked at) takes that check's extractor before the `Player`
+//! (`tickets::TicketId`, `tracks::TrackId`). The upload takes `Result<Player, ApiError>`
+//! and applies `?` itself, to count a refused token in its metrics.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::auth::{self, AdminToken};
+use crate::auth::{self, AdminToken, TokenRefused};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -42,18 +44,13 @@ impl FromRequestParts<AppState> for Player {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Player, ApiError> {
         let token = auth::bearer(&parts.headers)?;
-        if !auth::is_player_token(token) {
-            return Err(ApiError::BadToken);
-        }
-        let player = state
-            .store
-            .players()
-            .player_by_token(&auth::token_hash(token))
-            .await?
-            .ok_or(ApiError::BadToken)?;
-        if player.hidden {
-            return Err(ApiError::PlayerHidden { name: player.name });
-        }
+        let player = auth::player_of_token(&state.store, token)
+            .await
+            .map_err(|refused| match refused {
+                TokenRefused::NotAPlayerToken | TokenRefused::Unknown => ApiError::BadToken,
+                TokenRefused::Hidden { name } => ApiError::PlayerHidden { name },
+                TokenRefused::Store(e) => e.into(),
+            })?;
         Ok(Player {
             id: player.id,
             name: player.name,

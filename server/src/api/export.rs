@@ -26,14 +26,14 @@
 //! limit of every `/api/` request, as one request.
 
 use axum::body::{Body, Bytes};
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::http::{ApiPath, ApiQuery};
 use super::leaderboard::EntryJson;
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
@@ -109,15 +109,13 @@ const CSV_HEADER: &str = "rank,player,run_id,finish_tick,time,uploaded_at,replay
     ))]
 pub async fn export(
     State(state): State<AppState>,
-    level: Result<Path<String>, PathRejection>,
-    query: Result<Query<ExportQuery>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let Path(level) = level?;
-    let Query(ExportQuery {
+    ApiPath(level): ApiPath<String>,
+    ApiQuery(ExportQuery {
         format,
         category,
         season,
-    }) = query?;
+    }): ApiQuery<ExportQuery>,
+) -> Result<Response, ApiError> {
     let (board, season, current) = season_board(
         &state,
         &level,

@@ -6,17 +6,17 @@
 //! finish and the rank are `GET /api/runs/{id}`'s; a forged run's page shows both side by side.
 
 use axum::Json;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use pogo_replay::Replay;
 use pogo_replay::format::FORMAT_VERSION;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::http::ApiPath;
 use super::runs::visible_run_bytes;
-use crate::catalog::hash_hex;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
+use crate::store::hash_hex;
 use crate::times::TickTime;
 
 /// A replay's header and trailer as the file states them (not verified).
@@ -70,9 +70,8 @@ pub struct Inspection {
     ))]
 pub async fn inspect(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Inspection>, ApiError> {
-    let Path(id) = id?;
     let (_, bytes) = visible_run_bytes(&state, id).await?;
     let limits = state.catalog.verifier().limits();
     // Checksumming a file of up to the body limit (megabytes) is kept off the async threads.

@@ -10,11 +10,11 @@
 //! faster one; `the_board_exports_as_csv_and_json`: the same on the export) holds it.
 
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::http::{ApiPath, ApiQuery};
 use super::runs::{SplitJson, split_times};
 use super::seasons::season_board;
 use crate::error::{ApiError, ErrorBody};
@@ -119,11 +119,9 @@ pub struct Leaderboard {
     ))]
 pub async fn leaderboard(
     State(state): State<AppState>,
-    level: Result<Path<String>, PathRejection>,
-    query: Result<Query<BoardQuery>, QueryRejection>,
+    ApiPath(level): ApiPath<String>,
+    ApiQuery(query): ApiQuery<BoardQuery>,
 ) -> Result<Json<Leaderboard>, ApiError> {
-    let Path(level) = level?;
-    let Query(query) = query?;
     let (board, season, current) = season_board(
         &state,
         &level,

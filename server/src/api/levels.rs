@@ -3,11 +3,11 @@
 //! rules) and `GET /api/levels/{level}` (the geometry, for drawing).
 
 use axum::Json;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 
+use super::http::ApiPath;
 use crate::catalog::{Hidden, LevelGeometry, LevelSummary};
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
@@ -36,9 +36,8 @@ pub async fn list(State(state): State<AppState>) -> Json<Vec<LevelSummary>> {
     ))]
 pub async fn geometry(
     State(state): State<AppState>,
-    level: Result<Path<String>, PathRejection>,
+    ApiPath(level): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let Path(level) = level?;
     let Some(info) = state
         .catalog
         .resolve(&state.store, &level, Hidden::Refused)

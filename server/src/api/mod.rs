@@ -7,6 +7,7 @@
 pub mod admin;
 pub mod caller;
 pub mod export;
+pub mod http;
 pub mod inspect;
 pub mod leaderboard;
 pub mod levels;
@@ -21,10 +22,11 @@ pub mod tracks;
 pub mod trajectory;
 
 use std::net::SocketAddr;
+use std::sync::OnceLock;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -51,7 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(web::folder_file))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::metrics))
-        .routes(routes!(ops::openapi))
+        .routes(routes!(openapi))
         .routes(routes!(levels::list))
         .routes(routes!(limits::limits))
         .routes(routes!(levels::geometry))
@@ -78,6 +80,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tracks::track, tracks::edit))
         .routes(routes!(tracks::level_json))
         .routes(routes!(tracks::hide))
+}
+
+/// The whole document, built once: [`routes()`]'s operations on `openapi::ApiDoc`.
+pub fn document() -> &'static utoipa::openapi::OpenApi {
+    static DOCUMENT: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    DOCUMENT.get_or_init(|| routes().into_openapi())
+}
+
+/// This document.
+#[utoipa::path(get, path = "/api/openapi.json", tag = "operations",
+    responses((status = 200, description = "OpenAPI 3 document", content_type = "application/json", body = Object)))]
+pub async fn openapi() -> Response {
+    axum::Json(document()).into_response()
 }
 
 /// The routes as (method, path) pairs: the operations of their document.
@@ -139,9 +154,4 @@ async fn limit_address(State(state): State<AppState>, request: Request, next: Ne
         }
     }
     next.run(request).await
-}
-
-/// A `201`/`202` with a JSON body.
-pub(crate) fn with_status<T: serde::Serialize>(status: StatusCode, body: T) -> Response {
-    (status, axum::Json(body)).into_response()
 }

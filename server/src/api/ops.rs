@@ -82,10 +82,3 @@ async fn count_run_totals(state: &AppState, states: &[RunState]) {
         Err(e) => tracing::warn!(error = %e, "metrics: cannot count runs"),
     }
 }
-
-/// This document.
-#[utoipa::path(get, path = "/api/openapi.json", tag = "operations",
-    responses((status = 200, description = "OpenAPI 3 document", content_type = "application/json", body = Object)))]
-pub async fn openapi() -> Response {
-    Json(crate::openapi::document()).into_response()
-}

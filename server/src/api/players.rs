@@ -1,13 +1,12 @@
 //! `POST /api/players`: register a name, get a token (shown once).
 
-use axum::Json;
 use axum::extract::State;
-use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::http::ApiJson;
 use crate::auth;
 use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
@@ -45,9 +44,8 @@ pub struct Registered {
     ))]
 pub async fn register(
     State(state): State<AppState>,
-    body: Result<Json<Registration>, JsonRejection>,
+    ApiJson(registration): ApiJson<Registration>,
 ) -> Result<Response, ApiError> {
-    let Json(registration) = body?;
     let name = registration.name;
     pogo_replay::check_player_name(&name).map_err(ApiError::BadName)?;
     let (token, hash) = auth::new_token()?;
@@ -59,7 +57,7 @@ pub async fn register(
     {
         Some(player) => {
             tracing::info!(player = %player.name, id = player.id, "registered");
-            Ok(super::with_status(
+            Ok(super::http::with_status(
                 StatusCode::CREATED,
                 Registered {
                     name: player.name,

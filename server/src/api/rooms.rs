@@ -3,15 +3,15 @@
 //! WebSocket (`GET /api/rooms/{id}/socket`; the messages are `LiveClientMessage` and
 //! `LiveServerMessage` here, the binary stream `docs/live.md`).
 
-use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::http::{ApiPath, ApiQuery};
 use crate::error::{ApiError, ErrorBody};
 use crate::live::wire::RoomView;
 use crate::live::{CreateError, limits, proxy, socket};
@@ -62,9 +62,8 @@ pub struct ListQuery {
     ))]
 pub async fn create_room(
     State(state): State<AppState>,
-    level: Result<Path<String>, PathRejection>,
+    ApiPath(level): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let Path(level) = level?;
     let room = state.live.create_room(&level).await.map_err(|e| match e {
         CreateError::UnknownLevel => ApiError::UnknownLevel {
             name: level.clone(),
@@ -82,7 +81,7 @@ pub async fn create_room(
         id: room.id.clone(),
         room,
     };
-    Ok(super::with_status(StatusCode::CREATED, created))
+    Ok(super::http::with_status(StatusCode::CREATED, created))
 }
 
 /// The races in progress (in a lobby, counting down or racing), of every level or of one:
@@ -96,9 +95,8 @@ pub async fn create_room(
     ))]
 pub async fn list_rooms(
     State(state): State<AppState>,
-    query: Result<Query<ListQuery>, QueryRejection>,
+    ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<axum::Json<RoomList>, ApiError> {
-    let Query(query) = query?;
     let since = now_ms() - i64::try_from(limits::ROOM_LISTED_FOR.as_millis()).unwrap_or(0);
     let rows = state
         .store
@@ -124,9 +122,8 @@ pub async fn list_rooms(
     ))]
 pub async fn room(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<axum::Json<RoomView>, ApiError> {
-    let Path(id) = id?;
     check_room_id(&id)?;
     if let Some(handle) = state.live.rooms.get(&id) {
         return Ok(axum::Json(handle.view.borrow().clone()));
@@ -158,10 +155,9 @@ pub async fn room(
     ))]
 pub async fn room_socket(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    ApiPath(id): ApiPath<String>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let Path(id) = id?;
     check_room_id(&id)?;
     let upgrade = upgrade
         .map_err(|e| ApiError::NotWebSocket(e.body_text()))?

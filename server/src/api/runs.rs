@@ -9,8 +9,7 @@
 //! 202. The verdict comes from the workers' re-simulation, never from the file's claims.
 
 use axum::body::Body;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, Limited};
@@ -20,12 +19,13 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::caller::Player;
-use crate::catalog::{Hidden, hash_hex};
+use super::http::{ApiPath, ApiQuery};
+use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{BODY_READ_TIMEOUT, RETRY_AFTER_BUSY_S, TICKET_UPLOAD_WINDOW_MS};
 use crate::season::SeasonId;
 use crate::state::AppState;
-use crate::store::{Board, Category, FeedSeq, Inserted, NewRun, RunRow, RunState};
+use crate::store::{Board, Category, FeedSeq, Inserted, NewRun, RunRow, RunState, hash_hex};
 use crate::times::{TickTime, now_ms, rfc3339};
 
 /// The content types an upload may have.
@@ -180,12 +180,14 @@ pub async fn upload(
     State(state): State<AppState>,
     player: Result<Player, ApiError>,
     headers: HeaderMap,
-    query: Result<Query<UploadQuery>, QueryRejection>,
+    query: Result<ApiQuery<UploadQuery>, ApiError>,
     body: Body,
 ) -> Result<Response, ApiError> {
     let outcome = match query {
-        Ok(Query(query)) => accept(&state, player, &headers, query.ticket.as_deref(), body).await,
-        Err(e) => Err(e.into()),
+        Ok(ApiQuery(query)) => {
+            accept(&state, player, &headers, query.ticket.as_deref(), body).await
+        }
+        Err(e) => Err(e),
     };
     state.metrics.upload(match &outcome {
         Ok(Uploaded {
@@ -202,7 +204,7 @@ pub async fn upload(
     } else {
         StatusCode::ACCEPTED
     };
-    let mut response = super::with_status(status, &uploaded);
+    let mut response = super::http::with_status(status, &uploaded);
     if let Ok(location) = HeaderValue::from_str(&uploaded.status_url) {
         response.headers_mut().insert(header::LOCATION, location);
     }
@@ -403,20 +405,6 @@ async fn run_bytes(state: &AppState, id: i64) -> Result<Vec<u8>, ApiError> {
         .ok_or_else(|| ApiError::Internal(format!("run {id} has no replay bytes")))
 }
 
-/// The current leaderboard of a level (its content under the server's tuning and rules),
-/// if the server runs the level (a hidden track's: none).
-pub async fn current_board(
-    state: &AppState,
-    level: &str,
-    category: Category,
-) -> Result<Option<Board>, ApiError> {
-    let info = state
-        .catalog
-        .resolve(&state.store, level, Hidden::Refused)
-        .await?;
-    Ok(info.map(|info| state.catalog.board(&info, category)))
-}
-
 /// A run's status and verdict.
 #[utoipa::path(get, path = "/api/runs/{id}", tag = "runs",
     params(("id" = i64, Path, description = "Run id")),
@@ -427,9 +415,8 @@ pub async fn current_board(
     ))]
 pub async fn status(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<axum::Json<RunStatus>, ApiError> {
-    let Path(id) = id?;
     let (run, seen) = match state.store.runs().run_and_feed(id).await? {
         Some((run, seen)) if !run.hidden => (run, seen),
         _ => return Err(ApiError::UnknownRun { id }),
@@ -453,7 +440,9 @@ async fn run_status_at(
     let rate = state.catalog.tick_rate();
     let finished = run.status == RunState::Verified && run.finish_tick.is_some();
     let mut boards = Vec::new();
-    let current = current_board(state, &run.level, Category::Open).await?;
+    let current = (state.catalog)
+        .current_board(&state.store, &run.level, Category::Open)
+        .await?;
     if finished {
         if let Some(open) = &current {
             boards.push(open.clone());
@@ -524,9 +513,8 @@ async fn run_status_at(
     ))]
 pub async fn replay(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Response, ApiError> {
-    let Path(id) = id?;
     let (_, bytes) = verified_run_bytes(&state, id).await?;
     let disposition = format!("attachment; filename=\"run-{id}.pogo\"");
     Ok((

@@ -2,13 +2,13 @@
 //! [`season_board`], the one way a route turns `?season=ID` into the board it reads.
 
 use axum::Json;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use std::sync::Arc;
 
+use super::http::ApiPath;
 use crate::catalog::{Hidden, Level};
 use crate::error::{ApiError, ErrorBody};
 use crate::season::SeasonId;
@@ -68,9 +68,8 @@ pub struct Seasons {
     ))]
 pub async fn list_seasons(
     State(state): State<AppState>,
-    level: Result<Path<String>, PathRejection>,
+    ApiPath(level): ApiPath<String>,
 ) -> Result<Json<Seasons>, ApiError> {
-    let Path(level) = level?;
     let current = current_season(&state, &level).await?;
     let mut rows = state.store.seasons().list(&level).await?;
     // Current first, then by start, newest first (ties: by id, for a stable order).
@@ -147,7 +146,7 @@ async fn current_level_season(
         .resolve(&state.store, level, Hidden::Refused)
         .await?
         .ok_or_else(unknown)?;
-    let season = SeasonId::of(&state.catalog.board(&info, Category::Open)).ok_or_else(unknown)?;
+    let season = state.catalog.season(&info);
     Ok((info, season))
 }
 

@@ -13,14 +13,15 @@
 //! the level has splits plus the start 409, minting too fast or holding too many unstarted
 //! tickets 429 with Retry-After.
 
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::{FromRequestParts, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Player;
+use super::http::{ApiJson, ApiPath};
 use crate::auth;
 use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
@@ -120,12 +121,11 @@ pub struct Committed {
     ))]
 pub async fn mint(
     State(state): State<AppState>,
-    player: Result<Player, ApiError>,
-    level: Result<Path<String>, PathRejection>,
+    ApiPath(level): ApiPath<String>,
+    player: Player,
 ) -> Result<Response, ApiError> {
-    let Path(level) = level?;
-    let player = player?;
-    let board = super::runs::current_board(&state, &level, Category::RealTime)
+    let board = (state.catalog)
+        .current_board(&state.store, &level, Category::RealTime)
         .await?
         .ok_or(ApiError::UnknownLevel {
             name: level.clone(),
@@ -172,7 +172,7 @@ pub async fn mint(
         commit_window_ms: commit_window_ms(&state),
         upload_window_ms: TICKET_UPLOAD_WINDOW_MS,
     };
-    Ok(super::with_status(StatusCode::CREATED, issued))
+    Ok(super::http::with_status(StatusCode::CREATED, issued))
 }
 
 /// Commit to a run: the start, a checkpoint or the finish, the moment it happens.
@@ -202,14 +202,10 @@ pub async fn mint(
     ))]
 pub async fn commit(
     State(state): State<AppState>,
-    player: Result<Player, ApiError>,
-    id: Result<Path<String>, PathRejection>,
-    body: Result<axum::Json<CommitBody>, JsonRejection>,
+    TicketId(id): TicketId,
+    player: Player,
+    ApiJson(body): ApiJson<CommitBody>,
 ) -> Result<Response, ApiError> {
-    let Path(id) = id?;
-    check_ticket_id(&id)?;
-    let player = player?;
-    let axum::Json(body) = body?;
     let received_ms = now_ms();
     let commit = Commit {
         kind: body.kind,
@@ -245,7 +241,23 @@ pub async fn commit(
         repeated: status == StatusCode::OK,
         on_time: rules.timing(ticket.go_ms, &first) == Timing::OnTime,
     };
-    Ok(super::with_status(status, committed))
+    Ok(super::http::with_status(status, committed))
+}
+
+/// A ticket id from the path, [checked](check_ticket_id) (400 `bad_parameter`): a handler
+/// takes it before the token and the body, so a malformed id is refused before either is
+/// looked at.
+#[derive(Debug)]
+pub struct TicketId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for TicketId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<TicketId, ApiError> {
+        let ApiPath(id) = ApiPath::<String>::from_request_parts(parts, state).await?;
+        check_ticket_id(&id)?;
+        Ok(TicketId(id))
+    }
 }
 
 /// A ticket id is 32 lowercase hex digits; anything else is refused before any lookup.

@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -42,13 +42,14 @@ use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 
 use super::caller::{Admin, Player};
-use crate::catalog::hash_hex;
+use super::http::{ApiJson, ApiPath, ApiQuery};
 use crate::error::{ApiError, ErrorBody};
 use crate::limits::{
     RETRY_AFTER_BUSY_S, TRACK_DESCRIPTION_CHARS_MAX, TRACK_LIST_LIMIT_DEFAULT,
     TRACK_LIST_LIMIT_MAX, TRACK_NAME_CHARS_MAX, TRACKS_PER_PLAYER_PER_DAY, publish_body_limit,
 };
 use crate::state::AppState;
+use crate::store::hash_hex;
 use crate::store::tracks::{CurrentRules, NewTrack, Published, TrackOrder, TrackQuery, TrackRow};
 use crate::store::{NewRun, Verdict};
 use crate::times::{clock, millis, now_ms, rfc3339};
@@ -402,7 +403,7 @@ pub async fn publish(
             return Err(ApiError::TrackHidden { id });
         }
         let view = TrackView::new(existing, rate, false, false);
-        return Ok(super::with_status(
+        return Ok(super::http::with_status(
             StatusCode::OK,
             TrackAnswer { track: view },
         ));
@@ -482,7 +483,10 @@ pub async fn publish(
         return Err(ApiError::TrackHidden { id });
     }
     let view = TrackView::new(row, rate, false, false);
-    Ok(super::with_status(status, TrackAnswer { track: view }))
+    Ok(super::http::with_status(
+        status,
+        TrackAnswer { track: view },
+    ))
 }
 
 /// A publish request's checks before the level file, cheapest first: the day's count, the
@@ -563,7 +567,7 @@ async fn prove(
     }
     let verifier = state.catalog.verifier().with_world(Arc::new(world));
     let bytes = replay.to_vec();
-    let verdict = tokio::task::spawn_blocking(move || crate::worker::verify(&verifier, &bytes))
+    let verdict = tokio::task::spawn_blocking(move || crate::verdict::verify(&verifier, &bytes))
         .await
         .map_err(|e| ApiError::Internal(format!("verifying an author's run: {e}")))?;
     match verdict {
@@ -648,12 +652,22 @@ pub fn is_track_id(id: &str) -> bool {
     id.len() == 16 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    let Path(id) = id?;
-    if is_track_id(&id) {
-        Ok(id)
-    } else {
-        Err(ApiError::UnknownTrack { id })
+/// A track id from the path: one that is not [a track id](is_track_id) names no track (404
+/// `unknown_track`), refused before anything else is looked at (a handler takes it before
+/// the token and the body).
+#[derive(Debug)]
+pub struct TrackId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for TrackId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<TrackId, ApiError> {
+        let ApiPath(id) = ApiPath::<String>::from_request_parts(parts, state).await?;
+        if is_track_id(&id) {
+            Ok(TrackId(id))
+        } else {
+            Err(ApiError::UnknownTrack { id })
+        }
     }
 }
 
@@ -686,9 +700,8 @@ async fn visible_track(state: &AppState, id: &str) -> Result<TrackRow, ApiError>
     ))]
 pub async fn track(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    TrackId(id): TrackId,
 ) -> Result<Json<TrackView>, ApiError> {
-    let id = checked_id(id)?;
     let row = visible_track(&state, &id).await?;
     Ok(Json(TrackView::new(
         row,
@@ -708,9 +721,8 @@ pub async fn track(
     ))]
 pub async fn level_json(
     State(state): State<AppState>,
-    id: Result<Path<String>, PathRejection>,
+    TrackId(id): TrackId,
 ) -> Result<Response, ApiError> {
-    let id = checked_id(id)?;
     visible_track(&state, &id).await?;
     let text = state
         .store
@@ -742,9 +754,8 @@ pub async fn level_json(
     ))]
 pub async fn list(
     State(state): State<AppState>,
-    query: Result<Query<ListQuery>, QueryRejection>,
+    ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Json<TrackList>, ApiError> {
-    let Query(query) = query?;
     let limit = query.limit.unwrap_or(TRACK_LIST_LIMIT_DEFAULT);
     if !(1..=TRACK_LIST_LIMIT_MAX).contains(&limit) {
         return Err(ApiError::BadParameter(format!(
@@ -911,13 +922,10 @@ impl std::fmt::Display for Cursor {
     ))]
 pub async fn edit(
     State(state): State<AppState>,
-    player: Result<Player, ApiError>,
-    id: Result<Path<String>, PathRejection>,
-    body: Result<Json<TrackEdit>, JsonRejection>,
+    TrackId(id): TrackId,
+    player: Player,
+    ApiJson(edit): ApiJson<TrackEdit>,
 ) -> Result<Json<TrackAnswer>, ApiError> {
-    let id = checked_id(id)?;
-    let player = player?;
-    let Json(edit) = body?;
     let row = visible_track(&state, &id).await?;
     if row.author_id != player.id() {
         return Err(ApiError::NotAuthor { id });
@@ -967,11 +975,9 @@ pub async fn edit(
 pub async fn hide(
     State(state): State<AppState>,
     _admin: Admin,
-    id: Result<Path<String>, PathRejection>,
-    body: Result<Json<super::admin::Hidden>, JsonRejection>,
+    TrackId(id): TrackId,
+    ApiJson(super::admin::Hidden { hidden }): ApiJson<super::admin::Hidden>,
 ) -> Result<Json<TrackView>, ApiError> {
-    let id = checked_id(id)?;
-    let Json(super::admin::Hidden { hidden }) = body?;
     if !state.store.tracks().set_hidden(&id, hidden).await? {
         return Err(ApiError::UnknownTrack { id });
     }

@@ -8,12 +8,12 @@
 //! around teleports.
 
 use axum::Json;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use pogo_replay::Ghost;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::http::{ApiPath, ApiQuery};
 use super::runs::{SplitJson, splits, verified_run_bytes};
 use crate::catalog::xyz;
 use crate::error::{ApiError, ErrorBody};
@@ -89,11 +89,9 @@ pub struct GhostJson {
     ))]
 pub async fn ghost(
     State(state): State<AppState>,
-    id: Result<Path<i64>, PathRejection>,
-    query: Result<Query<GhostQuery>, QueryRejection>,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(query): ApiQuery<GhostQuery>,
 ) -> Result<Json<GhostJson>, ApiError> {
-    let Path(id) = id?;
-    let Query(query) = query?;
     let every_requested = query.every.unwrap_or(1);
     if every_requested == 0 {
         return Err(ApiError::BadParameter("every=0: must be at least 1".into()));

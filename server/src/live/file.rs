@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 
 use super::LiveContext;
-use super::room::Command;
+use super::command::Command;
 use crate::catalog::Hidden;
 use crate::store::{Category, NewRun, Player, Verdict};
 use crate::times::now_ms;
@@ -56,7 +56,7 @@ async fn file(
     };
     let verifier = ctx.catalog.verifier_for(&level);
     let (bytes, verdict) = tokio::task::spawn_blocking(move || {
-        let verdict = crate::worker::verify(&verifier, &bytes);
+        let verdict = crate::verdict::verify(&verifier, &bytes);
         (bytes, verdict)
     })
     .await

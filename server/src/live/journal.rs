@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
 use super::LiveContext;
-use super::room::Command;
+use super::command::Command;
 use super::wire::RacerState;
 use crate::shutdown::Shutdown;
 use crate::store::Player;

@@ -53,6 +53,7 @@
 //! taken up by whichever process looks first.
 
 pub mod client;
+pub mod command;
 pub mod file;
 pub mod journal;
 pub mod limits;
@@ -74,7 +75,7 @@ use crate::catalog::{Catalog, Hidden, Level};
 use crate::shutdown::{Shutdown, Stop};
 use crate::store::{RoomRow, RoomWrite, Store};
 use crate::times::now_ms;
-use room::RoomHandle;
+use command::RoomHandle;
 use wire::RoomView;
 
 /// The timing a room runs on, and the test-only network faults.
@@ -309,7 +310,7 @@ pub async fn write_rooms(ctx: Arc<LiveContext>, mut stop: Shutdown) {
                 for id in moved {
                     if let Some(room) = ctx.rooms.get(&id) {
                         tracing::warn!(room = %id, "another process took this room up");
-                        let _ = room.commands.try_send(room::Command::Moved);
+                        let _ = room.commands.try_send(command::Command::Moved);
                     }
                 }
             }

@@ -19,9 +19,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use super::command::{Command, ConnId, Joining, Outbox, Outgoing, RoomHandle};
 use super::journal::{self, Record};
 use super::racer::{RacerRun, Taken};
 use super::wire::{
@@ -32,83 +33,6 @@ use super::{Close, LiveContext, limits};
 use crate::catalog::Level;
 use crate::store::Player;
 use crate::times::now_ms;
-
-/// A connection's number in its room.
-pub type ConnId = u64;
-
-/// What a connection's writer sends.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outgoing {
-    Text(String),
-    /// Shared, not copied, between the members a frame is relayed to.
-    Binary(Bytes),
-    Close(Close),
-}
-
-/// Where the room's messages to one member go (the member's writer sends them).
-#[derive(Clone, Debug)]
-pub struct Outbox(pub mpsc::Sender<super::socket::Queued>);
-
-impl Outbox {
-    /// Queues `message`; `false` if the member's outbox is full (too slow) or gone.
-    pub fn push(&self, message: Outgoing) -> bool {
-        self.0.try_send((Instant::now(), message)).is_ok()
-    }
-}
-
-/// Who asks to join.
-#[derive(Debug)]
-pub struct Joining {
-    pub role: Role,
-    /// The token's player, if a token was given and is valid.
-    pub player: Option<Player>,
-    /// A racer key from an earlier `welcome`.
-    pub resume: Option<String>,
-    /// Where the room's messages to this member go.
-    pub out: Outbox,
-}
-
-/// A command to a room.
-#[derive(Debug)]
-pub enum Command {
-    Join {
-        conn: ConnId,
-        joining: Joining,
-        done: oneshot::Sender<Result<(), Close>>,
-    },
-    Text {
-        conn: ConnId,
-        message: LiveClientMessage,
-    },
-    Binary {
-        conn: ConnId,
-        bytes: Vec<u8>,
-        /// When it arrived: the server's clock, Unix µs.
-        received_us: i64,
-    },
-    Gone {
-        conn: ConnId,
-    },
-    Filed {
-        racer: u8,
-        run_id: Option<i64>,
-    },
-    /// The room's last batch of journal records is committed: `acks`, each racer's last
-    /// message in it, may be acknowledged.
-    Journaled {
-        acks: Vec<(u8, u32)>,
-    },
-    /// Another process took the room up (this one stopped writing its row in time): the
-    /// members are sent there.
-    Moved,
-}
-
-/// A room's handle: where to send commands, and its latest view.
-#[derive(Clone, Debug)]
-pub struct RoomHandle {
-    pub commands: mpsc::Sender<Command>,
-    pub view: watch::Receiver<RoomView>,
-}
 
 struct Member {
     role: Role,

@@ -17,10 +17,10 @@ use governor::{Quota, RateLimiter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::room::{Command, Joining, Outbox, Outgoing, RoomHandle};
+use super::command::{Command, Joining, Outbox, Outgoing, Queued, RoomHandle};
 use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
-use crate::auth;
+use crate::auth::{self, TokenRefused};
 use crate::store::Player;
 
 /// Numbers connections (a room's `ConnId`s are unique in the process).
@@ -29,9 +29,6 @@ static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 /// The largest frame a member may send: a text message; a stream message is smaller.
 pub const FRAME_BYTES_MAX: usize = limits::TEXT_MESSAGE_BYTES_MAX;
 const _: () = assert!(STREAM_MESSAGE_BYTES_MAX <= FRAME_BYTES_MAX);
-
-/// What a member's outbox carries: each message with when it was queued.
-pub type Queued = (Instant, Outgoing);
 
 /// Serves one member of `room` on `socket` until either side closes.
 pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
@@ -97,22 +94,20 @@ async fn hello(
     Ok((role, player, resume))
 }
 
-/// The token's player (not hidden).
+/// The token's player (not hidden: [`auth::player_of_token`]), or why not as the socket
+/// closes.
 async fn player_of(ctx: &LiveContext, token: &str) -> Result<Player, Close> {
-    if !auth::is_player_token(token) {
-        return Err(Close::BadToken("not a player token".into()));
-    }
-    let player = ctx
-        .store
-        .players()
-        .player_by_token(&auth::token_hash(token))
+    let refused = |refused| {
+        Close::BadToken(match refused {
+            TokenRefused::NotAPlayerToken => "not a player token".into(),
+            TokenRefused::Unknown => "no player has it".into(),
+            TokenRefused::Hidden { name } => format!("{name} is hidden"),
+            TokenRefused::Store(e) => e.to_string(),
+        })
+    };
+    auth::player_of_token(&ctx.store, token)
         .await
-        .map_err(|e| Close::BadToken(e.to_string()))?
-        .ok_or(Close::BadToken("no player has it".into()))?;
-    if player.hidden {
-        return Err(Close::BadToken(format!("{} is hidden", player.name)));
-    }
-    Ok(player)
+        .map_err(refused)
 }
 
 async fn join(

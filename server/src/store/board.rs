@@ -20,7 +20,6 @@
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
-use super::board_sql::{WALK_COLUMNS, WalkRow};
 use super::{Board, Category, Entry, ExportCursor, Result, Store};
 
 /// The leaderboard, as common table expressions `best` (each player's best run: lowest
@@ -110,6 +109,38 @@ pub(super) fn board_rows_sql(board: &Board, columns: &str, walk: Walk) -> String
         .replace("{order}", order)
 }
 
+/// An entry as a walk of the board gives it (its rank counted by the walk), the splits
+/// still as stored.
+#[derive(sqlx::FromRow)]
+pub(super) struct WalkRow {
+    pub(super) run_id: i64,
+    pub(super) player: String,
+    pub(super) finish_tick: i64,
+    pub(super) uploaded_ms: i64,
+    pub(super) splits: Option<String>,
+}
+
+/// The columns of a [`WalkRow`], for `board_rows_sql`.
+pub(super) const WALK_COLUMNS: &str = concat!(
+    "r.id AS run_id, ",
+    player_name!(),
+    " AS player, r.finish_tick, r.uploaded_ms, r.splits"
+);
+
+impl WalkRow {
+    /// The entry, at `rank`.
+    pub(super) fn entry(self, rank: i64) -> Entry {
+        Entry {
+            rank,
+            run_id: self.run_id,
+            player: self.player,
+            finish_tick: self.finish_tick,
+            uploaded_ms: self.uploaded_ms,
+            splits: parse_splits(self.splits.as_deref()),
+        }
+    }
+}
+
 /// One entry the rank index keeps: a player's best run on a board, with what a page shows of
 /// it (so that a page reads no rows).
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -124,7 +155,7 @@ pub struct BestRun {
     pub splits: Option<String>,
 }
 
-/// Stored splits (`runs.splits`, written by `worker::splits_json`) back as `(checkpoint, tick)`
+/// Stored splits (`runs.splits`, written by `verdict::splits_json`) back as `(checkpoint, tick)`
 /// pairs; none if the text is missing or not that JSON.
 pub fn parse_splits(text: Option<&str>) -> Vec<(Option<u32>, u32)> {
     #[derive(serde::Deserialize)]

@@ -23,45 +23,13 @@
 use sqlx::Row;
 
 use super::board::Boards;
-use super::board::{BestRun, Walk, board_rows_sql, parse_splits};
+use super::board::{BestRun, WALK_COLUMNS, Walk, WalkRow, board_rows_sql};
 use super::ranks::{BoardPage, PageAt};
 use super::{Board, Category, Entry, Result};
 
 /// Most entries a page read from SQL finds by walking down from the top of the board (the
 /// cost of its rows): a page deeper at an offset is ranked by the reference.
 const TOP_ROWS_MAX: u64 = 1_000;
-
-/// An entry as a walk of the board gives it (its rank counted by the walk), the splits
-/// still as stored.
-#[derive(sqlx::FromRow)]
-pub(super) struct WalkRow {
-    run_id: i64,
-    player: String,
-    finish_tick: i64,
-    uploaded_ms: i64,
-    splits: Option<String>,
-}
-
-/// The columns of a [`WalkRow`], for `board_rows_sql`.
-pub(super) const WALK_COLUMNS: &str = concat!(
-    "r.id AS run_id, ",
-    player_name!(),
-    " AS player, r.finish_tick, r.uploaded_ms, r.splits"
-);
-
-impl WalkRow {
-    /// The entry, at `rank`.
-    pub(super) fn entry(self, rank: i64) -> Entry {
-        Entry {
-            rank,
-            run_id: self.run_id,
-            player: self.player,
-            finish_tick: self.finish_tick,
-            uploaded_ms: self.uploaded_ms,
-            splits: parse_splits(self.splits.as_deref()),
-        }
-    }
-}
 
 impl Boards<'_> {
     /// A page of the board and its size from SQL: what [`Boards::board_page`] answers from the

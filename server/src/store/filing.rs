@@ -71,7 +71,7 @@ impl<'a> VerdictColumns<'a> {
                 splits: Some(splits.as_str()),
                 reason_kind: None,
                 reason: None,
-                final_hash: Some(crate::catalog::hash_hex(*final_hash)),
+                final_hash: Some(super::hash_hex(*final_hash)),
                 realtime: *realtime,
                 realtime_note: realtime_note.as_deref(),
             },

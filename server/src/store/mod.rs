@@ -20,7 +20,7 @@
 //! survives a crash of the process and of the machine. Nothing half-written is visible: a
 //! run and its replay appear together or not at all, and a verdict is one `UPDATE`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -30,8 +30,6 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 
 use serde::Serialize;
 use utoipa::ToSchema;
-
-use crate::config::DatabaseUrl;
 
 /// Connections per pool. SQLite serialises writers anyway (a few connections let reads run
 /// beside a write in WAL mode); PostgreSQL's default `max_connections` is 100, and two or
@@ -51,6 +49,28 @@ const PING_IF_IDLE_FOR: Duration = Duration::from_secs(30);
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// What a database URL names (`--database`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// A SQLite file (created if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL.
+    Postgres(String),
+}
+
+impl DatabaseUrl {
+    pub fn parse(text: &str) -> DatabaseUrl {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            return DatabaseUrl::Postgres(text.to_string());
+        }
+        let path = text
+            .strip_prefix("sqlite://")
+            .or_else(|| text.strip_prefix("sqlite:"))
+            .unwrap_or(text);
+        DatabaseUrl::Sqlite(PathBuf::from(path))
+    }
+}
 
 /// A storage failure.
 #[derive(Debug)]
@@ -477,6 +497,12 @@ pub struct Board {
     pub tuning_hash: String,
     pub rules_version: u32,
     pub category: Category,
+}
+
+/// A hash as a board key stores it and the API shows it: 16 lowercase hex digits (as
+/// `pogo levels` prints them).
+pub fn hash_hex(hash: u64) -> String {
+    format!("{hash:016x}")
 }
 
 /// A board's category: which verified runs it ranks.

@@ -269,7 +269,7 @@ impl Tickets<'_> {
                 .bind(i64::try_from(seq).unwrap_or(i64::MAX))
                 .bind(commit.kind.as_str())
                 .bind(i64::from(commit.tick))
-                .bind(crate::catalog::hash_hex(commit.hash))
+                .bind(super::hash_hex(commit.hash))
                 .bind(commit.received_ms)
                 .execute(&mut *tx)
                 .await?;

@@ -1,0 +1,52 @@
+//! A recorder's two calls that read its simulation (`pogo_recorder_record`,
+//! `pogo_recorder_finish`): both objects are taken from the registry, so these sit above it
+//! (`handle.rs` holds the recorder, `recorder.rs` is the recording).
+
+use pogo_core::{Input, PLAYERS_MAX};
+
+use crate::error::Error;
+use crate::handle::Registry;
+use crate::recorder::Stepped;
+use crate::types::PogoRecorder;
+
+/// Records the tick the simulation of `recorder` just stepped (`pogo_recorder_record`).
+pub fn record_tick(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
+    let (sim_h, needs_hash) = {
+        let r = reg.recorder_mut(recorder)?;
+        (r.sim, r.needs_hash()?)
+    };
+    let sim = reg.sim(sim_h).map_err(|e| {
+        Error::new(
+            e.status,
+            format_args!("the recorder's simulation: {}", e.message),
+        )
+    })?;
+    let stepped = Stepped {
+        tick: sim.sim.state().tick.0,
+        last: sim.last_step.map(|t| t.0),
+        inputs: {
+            let mut inputs = [Input::default(); PLAYERS_MAX];
+            for (slot, input) in inputs.iter_mut().zip(&sim.last_inputs) {
+                *slot = *input;
+            }
+            inputs
+        },
+        players: sim.last_inputs.len(),
+        hash: needs_hash.then(|| sim.sim.state_hash()),
+    };
+    reg.recorder_mut(recorder)?.record(stepped)
+}
+
+/// Finishes `recorder` with the outcome its simulation reached (`pogo_recorder_finish`).
+pub fn finish(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
+    let sim_h = reg.recorder(recorder)?.sim;
+    let sim = reg.sim(sim_h).map_err(|e| {
+        Error::new(
+            e.status,
+            format_args!("the recorder's simulation: {}", e.message),
+        )
+    })?;
+    let state = sim.sim.state();
+    let (tick, finish, hash) = (state.tick.0, state.finish_ticks(), state.state_hash());
+    reg.recorder_mut(recorder)?.finish(tick, finish, hash)
+}

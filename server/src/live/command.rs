@@ -1,0 +1,91 @@
+//! What a room is told and what it sends: the commands to a room (from its members'
+//! connections, its filing, its journal) and a member's outbox. The room ([`super::room`])
+//! owns the race; these are all that the modules around it share with it.
+
+use axum::body::Bytes;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use super::Close;
+use super::wire::{LiveClientMessage, Role, RoomView};
+use crate::store::Player;
+
+/// A connection's number in its room.
+pub type ConnId = u64;
+
+/// What a connection's writer sends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outgoing {
+    Text(String),
+    /// Shared, not copied, between the members a frame is relayed to.
+    Binary(Bytes),
+    Close(Close),
+}
+
+/// What a member's outbox carries: each message with when it was queued.
+pub type Queued = (Instant, Outgoing);
+
+/// Where the room's messages to one member go (the member's writer sends them).
+#[derive(Clone, Debug)]
+pub struct Outbox(pub mpsc::Sender<Queued>);
+
+impl Outbox {
+    /// Queues `message`; `false` if the member's outbox is full (too slow) or gone.
+    pub fn push(&self, message: Outgoing) -> bool {
+        self.0.try_send((Instant::now(), message)).is_ok()
+    }
+}
+
+/// Who asks to join.
+#[derive(Debug)]
+pub struct Joining {
+    pub role: Role,
+    /// The token's player, if a token was given and is valid.
+    pub player: Option<Player>,
+    /// A racer key from an earlier `welcome`.
+    pub resume: Option<String>,
+    /// Where the room's messages to this member go.
+    pub out: Outbox,
+}
+
+/// A command to a room.
+#[derive(Debug)]
+pub enum Command {
+    Join {
+        conn: ConnId,
+        joining: Joining,
+        done: oneshot::Sender<Result<(), Close>>,
+    },
+    Text {
+        conn: ConnId,
+        message: LiveClientMessage,
+    },
+    Binary {
+        conn: ConnId,
+        bytes: Vec<u8>,
+        /// When it arrived: the server's clock, Unix µs.
+        received_us: i64,
+    },
+    Gone {
+        conn: ConnId,
+    },
+    Filed {
+        racer: u8,
+        run_id: Option<i64>,
+    },
+    /// The room's last batch of journal records is committed: `acks`, each racer's last
+    /// message in it, may be acknowledged.
+    Journaled {
+        acks: Vec<(u8, u32)>,
+    },
+    /// Another process took the room up (this one stopped writing its row in time): the
+    /// members are sent there.
+    Moved,
+}
+
+/// A room's handle: where to send commands, and its latest view.
+#[derive(Clone, Debug)]
+pub struct RoomHandle {
+    pub commands: mpsc::Sender<Command>,
+    pub view: watch::Receiver<RoomView>,
+}
