@@ -502,7 +502,9 @@ fn url_of(target: &Target, read: Read, n: usize) -> String {
             "{base}/api/tracks?author={}",
             target.authors[n % target.authors.len()]
         ),
-        Read::Search => format!("{base}/api/tracks?q={}", &WORDS[n % WORDS.len()][..3]),
+        // A name's first letter: a full page on 1 000 tracks as on 100 000 (with three, a
+        // page of 1 000 tracks was often short, and the ratio measured the page's length).
+        Read::Search => format!("{base}/api/tracks?q={}", &WORDS[n % WORDS.len()][..1]),
         Read::Track => format!("{base}/api/tracks/{id}"),
         Read::LevelFile => format!("{base}/api/tracks/{id}/level.json"),
         Read::Board => format!("{base}/api/levels/{level}/leaderboard?limit=10"),
