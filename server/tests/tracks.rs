@@ -919,7 +919,9 @@ async fn publish_cpu() {
     // Two shapes, ten geometries each: the longest (2 000 objects over 1 km) and the densest
     // (a floor at World::new's density limit: a tick's bound near the publish limit), each
     // finished after bouncing in place for most of 5 minutes.
-    let shapes: [(&str, u32, fn(i32) -> WorldDesc); 2] = [
+    /// A track shape: its name, the ticks its author run waits, the geometry number `k`.
+    type Shape = (&'static str, u32, fn(i32) -> WorldDesc);
+    let shapes: [Shape; 2] = [
         ("the longest (2 000 objects, 1 km)", WAIT, largest_track),
         (
             "the densest (1 568 tiles at the grid's density limit)",

@@ -227,7 +227,7 @@ impl Db {
     }
 }
 
-/// Text as an SQL string literal (the seed's own text: names from [`WORDS`], level files).
+/// Text as an SQL string literal (text this tool wrote: names from [`WORDS`], level files).
 fn text(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
