@@ -245,15 +245,58 @@ fn replay_hash(tag: &str, i: u64) -> [u8; 32] {
     Sha256::digest(format!("{tag}-{i}").as_bytes()).into()
 }
 
+/// What a seed writes, and the names and board key it writes them under.
+struct Seed {
+    db: Db,
+    started: Instant,
+    tracks: u64,
+    authors: u64,
+    recent: u64,
+    tuning: Tuning,
+    tuning_hash: String,
+    rules: i64,
+    now: i64,
+    /// Makes this seed's replay hashes its own.
+    tag: String,
+}
+
 async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<(), String> {
-    let started = Instant::now();
-    let db = Db::open(database).await?;
     let tuning = Tuning::default();
-    let tuning_hash = format!("{:016x}", tuning.content_hash());
-    let rules = i64::from(pogo_core::RULES_VERSION);
     let now = pogo_server::times::now_ms();
-    let tag = format!("tracks-{now}");
-    // Players: authors and racers (those already there are kept).
+    let seed = Seed {
+        db: Db::open(database).await?,
+        started: Instant::now(),
+        tracks,
+        authors,
+        recent,
+        tuning_hash: format!("{:016x}", tuning.content_hash()),
+        tuning,
+        rules: i64::from(pogo_core::RULES_VERSION),
+        now,
+        tag: format!("tracks-{now}"),
+    };
+    seed_players(&seed).await?;
+    let levels = seed_tracks(&seed).await?;
+    seed_recent(&seed, &levels).await?;
+    let Seed { db, started, .. } = seed;
+    db.finish().await;
+    eprintln!(
+        "seeded {tracks} tracks by {authors} authors and {recent} recent finishes in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The authors and the racers (those already there are kept).
+async fn seed_players(seed: &Seed) -> Result<(), String> {
+    let Seed {
+        db,
+        authors,
+        now,
+        tag,
+        ..
+    } = seed;
+    let (authors, now) = (*authors, *now);
     let players: Vec<String> = (1..=authors)
         .map(|a| format!("track-author-{a}"))
         .chain((1..=RACERS).map(|r| format!("track-racer-{r}")))
@@ -273,7 +316,25 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
         )])
         .await?;
     }
-    // Tracks, each with its author's run: published one a minute, up to now.
+    Ok(())
+}
+
+/// The tracks, each with its author's run: published one a minute, up to now. Each track's
+/// level name and level hash, in order.
+async fn seed_tracks(seed: &Seed) -> Result<Vec<(String, String)>, String> {
+    let Seed {
+        db,
+        started,
+        tracks,
+        authors,
+        tuning,
+        tuning_hash,
+        rules,
+        now,
+        tag,
+        ..
+    } = seed;
+    let (tracks, authors, rules, now) = (*tracks, *authors, *rules, *now);
     let mut levels = Vec::with_capacity(tracks as usize);
     let mut i = 0;
     while i < tracks {
@@ -282,11 +343,11 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
         let mut runs = Vec::new();
         let mut rows = Vec::new();
         for n in i..to {
-            let t = seed_track(n, &tuning)?;
+            let t = seed_track(n, tuning)?;
             let created = now - (tracks - n) as i64 * 60_000;
             let author = format!("track-author-{}", 1 + n % authors);
             let finish = 300 + mix(n) % 1200;
-            let hash = db.bytes(&replay_hash(&tag, n));
+            let hash = db.bytes(&replay_hash(tag, n));
             replays.push(format!("({hash}, {}, 64)", db.bytes(&[0; 64])));
             runs.push(format!(
                 "((SELECT id FROM players WHERE name_key = {a}), {hash}, {level}, {lh}, {th},
@@ -296,7 +357,7 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
                 a = text(&author),
                 level = text(&t.level),
                 lh = text(&t.level_hash),
-                th = text(&tuning_hash),
+                th = text(tuning_hash),
                 ticks = finish + 1,
                 verified = created + 500,
             ));
@@ -341,6 +402,23 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
             );
         }
     }
+    Ok(levels)
+}
+
+/// The recent finishes by the racers, spread over `levels`.
+async fn seed_recent(seed: &Seed, levels: &[(String, String)]) -> Result<(), String> {
+    let Seed {
+        db,
+        started,
+        tracks,
+        recent,
+        tuning_hash,
+        rules,
+        now,
+        tag,
+        ..
+    } = seed;
+    let (tracks, recent, rules, now) = (*tracks, *recent, *rules, *now);
     // Recent finishes by the racers: track j = ⌊tracks · u³⌋ for u uniform in [0, 1), so the
     // first tracks are raced most; verified in the last 7 days.
     let mut i = 0;
@@ -365,7 +443,7 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
                 r = text(&racer),
                 level = text(level),
                 lh = text(level_hash),
-                th = text(&tuning_hash),
+                th = text(tuning_hash),
                 uploaded = verified - 500,
                 ticks = finish + 1,
             ));
@@ -391,11 +469,6 @@ async fn seed(database: &str, tracks: u64, authors: u64, recent: u64) -> Result<
             );
         }
     }
-    db.finish().await;
-    eprintln!(
-        "seeded {tracks} tracks by {authors} authors and {recent} recent finishes in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
     Ok(())
 }
 
