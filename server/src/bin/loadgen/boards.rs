@@ -110,17 +110,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
             if requests == 0 || requests > READS_MAX {
                 return Err(format!("--requests must be within 1..={READS_MAX}"));
             }
-            if boards.len() > BOARDS_MAX {
-                return Err(format!("at most {BOARDS_MAX} --board"));
-            }
-            let mut labelled = Vec::new();
-            for board in boards {
-                let (label, url) = board
-                    .split_once('=')
-                    .ok_or_else(|| format!("--board {board}: LABEL=URL"))?;
-                super::check_loopback(url)?;
-                labelled.push((label.to_string(), url.trim_end_matches('/').to_string()));
-            }
+            let labelled = labelled(&boards)?;
             runtime.block_on(super::reads::run(&labelled, &level, requests))
         }
         Mode::Concurrent {
@@ -161,6 +151,22 @@ pub fn run(mode: Mode) -> Result<(), String> {
             }))
         }
     }
+}
+
+/// `--board LABEL=URL` arguments (at most [`BOARDS_MAX`], loopback only) as (label, base URL).
+pub fn labelled(boards: &[String]) -> Result<Vec<(String, String)>, String> {
+    if boards.len() > BOARDS_MAX {
+        return Err(format!("at most {BOARDS_MAX} --board"));
+    }
+    let mut labelled = Vec::new();
+    for board in boards {
+        let (label, url) = board
+            .split_once('=')
+            .ok_or_else(|| format!("--board {board}: LABEL=URL"))?;
+        super::check_loopback(url)?;
+        labelled.push((label.to_string(), url.trim_end_matches('/').to_string()));
+    }
+    Ok(labelled)
 }
 
 /// The board key of a built-in level under the default tuning and this build's rules.

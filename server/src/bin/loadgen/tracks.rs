@@ -107,14 +107,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
             if requests == 0 || requests > READS_MAX {
                 return Err(format!("--requests must be within 1..={READS_MAX}"));
             }
-            let mut labelled = Vec::new();
-            for board in boards {
-                let (label, url) = board
-                    .split_once('=')
-                    .ok_or_else(|| format!("--board {board}: LABEL=URL"))?;
-                super::check_loopback(url)?;
-                labelled.push((label.to_string(), url.trim_end_matches('/').to_string()));
-            }
+            let labelled = super::boards::labelled(&boards)?;
             runtime.block_on(reads(&labelled, requests))
         }
     }
@@ -232,6 +225,44 @@ fn text(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
+/// The columns a seeded run fills, for [`verified_run`]'s values.
+const INSERT_RUNS: &str = "INSERT INTO runs (player_id, replay_hash, level, level_hash,
+    tuning_hash, rules_version, uploaded_ms, status, ticks, finish_tick, splits, verified_ms,
+    final_hash) VALUES ";
+/// The columns of a placeholder replay.
+const INSERT_REPLAYS: &str = "INSERT INTO replays (hash, bytes, size) VALUES ";
+
+/// A verified finish, as [`INSERT_RUNS`] values: by `player` (a name key), of replay `hash`
+/// (a literal) on board `level`, `level_hash` of `seed`'s tuning and rules, uploaded at
+/// `uploaded` ms and verified 0.5 s later, finished on tick `finish`.
+fn verified_run(
+    seed: &Seed,
+    player: &str,
+    hash: &str,
+    board: (&str, &str),
+    uploaded: i64,
+    finish: u64,
+) -> String {
+    let (level, level_hash) = board;
+    format!(
+        "((SELECT id FROM players WHERE name_key = {p}), {hash}, {level}, {lh}, {th}, {rules},
+          {uploaded}, 'verified', {ticks}, {finish}, '[{{\"checkpoint\":null,\"tick\":{finish}}}]',
+          {verified}, '0000000000000000')",
+        p = text(player),
+        level = text(level),
+        lh = text(level_hash),
+        th = text(&seed.tuning_hash),
+        rules = seed.rules,
+        ticks = finish + 1,
+        verified = uploaded + 500,
+    )
+}
+
+/// A placeholder replay of `hash` (a literal), as [`INSERT_REPLAYS`] values.
+fn placeholder_replay(db: &Db, hash: &str) -> String {
+    format!("({hash}, {}, 64)", db.bytes(&[0; 64]))
+}
+
 /// A deterministic 64-bit mix of `i` (SplitMix64's finaliser).
 fn mix(i: u64) -> u64 {
     let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -328,13 +359,11 @@ async fn seed_tracks(seed: &Seed) -> Result<Vec<(String, String)>, String> {
         tracks,
         authors,
         tuning,
-        tuning_hash,
-        rules,
         now,
         tag,
         ..
     } = seed;
-    let (tracks, authors, rules, now) = (*tracks, *authors, *rules, *now);
+    let (tracks, authors, now) = (*tracks, *authors, *now);
     let mut levels = Vec::with_capacity(tracks as usize);
     let mut i = 0;
     while i < tracks {
@@ -348,18 +377,14 @@ async fn seed_tracks(seed: &Seed) -> Result<Vec<(String, String)>, String> {
             let author = format!("track-author-{}", 1 + n % authors);
             let finish = 300 + mix(n) % 1200;
             let hash = db.bytes(&replay_hash(tag, n));
-            replays.push(format!("({hash}, {}, 64)", db.bytes(&[0; 64])));
-            runs.push(format!(
-                "((SELECT id FROM players WHERE name_key = {a}), {hash}, {level}, {lh}, {th},
-                  {rules}, {created}, 'verified', {ticks}, {finish},
-                  '[{{\"checkpoint\":null,\"tick\":{finish}}}]', {verified},
-                  '0000000000000000')",
-                a = text(&author),
-                level = text(&t.level),
-                lh = text(&t.level_hash),
-                th = text(tuning_hash),
-                ticks = finish + 1,
-                verified = created + 500,
+            replays.push(placeholder_replay(db, &hash));
+            runs.push(verified_run(
+                seed,
+                &author,
+                &hash,
+                (&t.level, &t.level_hash),
+                created,
+                finish,
             ));
             let name = format!("{} {n}", WORDS[(mix(n ^ 0x5eed) % 64) as usize]);
             rows.push(format!(
@@ -376,16 +401,8 @@ async fn seed_tracks(seed: &Seed) -> Result<Vec<(String, String)>, String> {
             levels.push((t.level, t.level_hash));
         }
         db.in_transaction(&[
-            format!(
-                "INSERT INTO replays (hash, bytes, size) VALUES {}",
-                replays.join(", ")
-            ),
-            format!(
-                "INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
-                     rules_version, uploaded_ms, status, ticks, finish_tick, splits,
-                     verified_ms, final_hash) VALUES {}",
-                runs.join(", ")
-            ),
+            format!("{INSERT_REPLAYS}{}", replays.join(", ")),
+            format!("{INSERT_RUNS}{}", runs.join(", ")),
             format!(
                 "INSERT INTO tracks (id, level, level_json, level_hash, author_id, name,
                      name_key, description, created_ms, updated_ms, remix_of, hidden,
@@ -412,13 +429,11 @@ async fn seed_recent(seed: &Seed, levels: &[(String, String)]) -> Result<(), Str
         started,
         tracks,
         recent,
-        tuning_hash,
-        rules,
         now,
         tag,
         ..
     } = seed;
-    let (tracks, recent, rules, now) = (*tracks, *recent, *rules, *now);
+    let (tracks, recent, now) = (*tracks, *recent, *now);
     // Recent finishes by the racers: track j = ⌊tracks · u³⌋ for u uniform in [0, 1), so the
     // first tracks are raced most; verified in the last 7 days.
     let mut i = 0;
@@ -434,31 +449,19 @@ async fn seed_recent(seed: &Seed, levels: &[(String, String)]) -> Result<(), Str
             let finish = 320 + mix(n ^ 0xbeef) % 2400;
             let verified = now - (mix(n ^ 0xd00d) % WEEK_MS as u64) as i64;
             let hash = db.bytes(&replay_hash(&format!("{tag}-recent"), n));
-            replays.push(format!("({hash}, {}, 64)", db.bytes(&[0; 64])));
-            runs.push(format!(
-                "((SELECT id FROM players WHERE name_key = {r}), {hash}, {level}, {lh}, {th},
-                  {rules}, {uploaded}, 'verified', {ticks}, {finish},
-                  '[{{\"checkpoint\":null,\"tick\":{finish}}}]', {verified},
-                  '0000000000000000')",
-                r = text(&racer),
-                level = text(level),
-                lh = text(level_hash),
-                th = text(tuning_hash),
-                uploaded = verified - 500,
-                ticks = finish + 1,
+            replays.push(placeholder_replay(db, &hash));
+            runs.push(verified_run(
+                seed,
+                &racer,
+                &hash,
+                (level, level_hash),
+                verified - 500,
+                finish,
             ));
         }
         db.in_transaction(&[
-            format!(
-                "INSERT INTO replays (hash, bytes, size) VALUES {}",
-                replays.join(", ")
-            ),
-            format!(
-                "INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
-                     rules_version, uploaded_ms, status, ticks, finish_tick, splits,
-                     verified_ms, final_hash) VALUES {}",
-                runs.join(", ")
-            ),
+            format!("{INSERT_REPLAYS}{}", replays.join(", ")),
+            format!("{INSERT_RUNS}{}", runs.join(", ")),
         ])
         .await?;
         i = to;
