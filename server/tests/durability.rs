@@ -543,15 +543,8 @@ fn server_args<'a>(db: &'a TestDb, extra: &[&'a str]) -> Vec<&'a str> {
         "1500",
         "--duration-ms-max",
         "1000",
-        "--token-rate",
-        "100000",
-        "--token-burst",
-        "100000",
-        "--address-rate",
-        "100000",
-        "--address-burst",
-        "100000",
     ];
+    args.extend_from_slice(&NO_RATE_LIMITS);
     args.extend_from_slice(extra);
     args
 }

@@ -29,16 +29,9 @@ fn drill_args(database: &str) -> Vec<String> {
         "2",
         "--duration-ms-max",
         "1000",
-        "--token-rate",
-        "100000",
-        "--token-burst",
-        "100000",
-        "--address-rate",
-        "100000",
-        "--address-burst",
-        "100000",
     ]
     .iter()
+    .chain(&NO_RATE_LIMITS)
     .map(|s| s.to_string())
     .collect()
 }

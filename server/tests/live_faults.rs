@@ -42,7 +42,7 @@ const BEFORE_FAULT_US: i64 = 800_000;
 const SLACK_MS: &str = "12000";
 
 fn server_args<'a>(db: &'a TestDb, level: &'a str, slack_ms: &'a str) -> Vec<&'a str> {
-    vec![
+    let mut args = vec![
         "--database",
         db.url.as_str(),
         "--level",
@@ -51,15 +51,9 @@ fn server_args<'a>(db: &'a TestDb, level: &'a str, slack_ms: &'a str) -> Vec<&'a
         "1",
         "--ticket-slack-ms",
         slack_ms,
-        "--token-rate",
-        "100000",
-        "--token-burst",
-        "100000",
-        "--address-rate",
-        "100000",
-        "--address-burst",
-        "100000",
-    ]
+    ];
+    args.extend_from_slice(&NO_RATE_LIMITS);
+    args
 }
 
 /// Writes the dash level's file into `dir`; its path.

@@ -888,24 +888,9 @@ async fn publish_cpu() {
     const WAIT: u32 = 13_500;
     let db = TestDb::new(&Backend::Sqlite).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::start(
-        &[
-            "--database",
-            &db.url,
-            "--workers",
-            "1",
-            "--token-rate",
-            "100000",
-            "--token-burst",
-            "100000",
-            "--address-rate",
-            "100000",
-            "--address-burst",
-            "100000",
-        ],
-        &dir.path().join("server.log"),
-    )
-    .await;
+    let mut args = vec!["--database", &db.url, "--workers", "1"];
+    args.extend_from_slice(&NO_RATE_LIMITS);
+    let server = ServerProcess::start(&args, &dir.path().join("server.log")).await;
     let pid = server.child.lock().unwrap().id();
     let cpu = || {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

@@ -156,6 +156,19 @@ pub fn config(db: &TestDb) -> Config {
     }
 }
 
+/// The flags that lift a server process's rate limits out of a test's way (its requests come
+/// from one loopback address and a few tokens, many a second).
+pub const NO_RATE_LIMITS: [&str; 8] = [
+    "--token-rate",
+    "100000",
+    "--token-burst",
+    "100000",
+    "--address-rate",
+    "100000",
+    "--address-burst",
+    "100000",
+];
+
 /// A server running in this process, on an ephemeral loopback port.
 pub struct TestServer {
     pub base: String,
