@@ -287,7 +287,7 @@ struct Seed {
     tuning_hash: String,
     rules: i64,
     now: i64,
-    /// Makes this seed's replay hashes its own.
+    /// Makes the replay hashes of this run of the tool its own.
     tag: String,
 }
 
