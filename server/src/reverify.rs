@@ -108,8 +108,10 @@ pub struct Failure {
 /// What an invocation did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
-    /// Each level looked at, and its target (current) season.
+    /// Each level with runs of past seasons to re-verify, and its target (current) season.
     pub targets: Vec<(String, SeasonId)>,
+    /// Levels looked at with nothing of a past season to re-verify.
+    pub idle: u64,
     /// Runs re-verified in this invocation.
     pub checked: u64,
     /// Filed on the current board (new runs, by id).
@@ -163,11 +165,17 @@ pub async fn reverify(
         };
         let season = state.catalog.season(&info);
         let target = season.board(&info.name, Category::Open);
-        pending += state
+        let waiting = state
             .store
             .seasons()
             .reverify_pending(&target, options.season)
             .await?;
+        if waiting == 0 {
+            // Nothing from a past season (most tracks, on a server with many).
+            report.idle += 1;
+            continue;
+        }
+        pending += waiting;
         report.targets.push((level.clone(), season));
         targets.push((target, season, state.catalog.verifier_for(&info)));
     }
@@ -311,10 +319,18 @@ pub fn escape(text: &str) -> String {
 }
 
 impl fmt::Display for Report {
-    /// The counts, then each run that no longer verifies with its reason, one a line.
+    /// The levels with runs to re-verify, the count of the others, the counts, then each run
+    /// that no longer verifies with its reason, one a line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (level, season) in &self.targets {
             writeln!(f, "level {}: current season {season}", escape(level))?;
+        }
+        if self.idle > 0 {
+            writeln!(
+                f,
+                "{} other level(s) have nothing of a past season to re-verify",
+                self.idle
+            )?;
         }
         writeln!(
             f,
