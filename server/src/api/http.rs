@@ -21,6 +21,21 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
+/// When a request reached its handler (ms since the epoch, the server's clock): the first
+/// of a handler's parameters, it is read before any other extractor runs — before a token is
+/// looked up or a body is read — so nothing the caller sends can make it later or earlier.
+/// A run ticket's commitment is stamped with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for Arrival {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(_: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Arrival(crate::times::now_ms()))
+    }
+}
+
 /// axum's [`Path`], refused with 400 `bad_parameter`.
 #[derive(Debug)]
 pub struct ApiPath<T>(pub T);

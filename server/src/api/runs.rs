@@ -116,7 +116,7 @@ pub struct RunStatus {
     /// time and is reproduced by the replay. Such runs rank on the real-time board too.
     pub realtime: bool,
     /// Why a run uploaded under a ticket is not real-time, e.g. `checkpoint 2 was committed
-    /// 3.4 s after its game time since the start (at most 1.5 s allowed)`; `null` otherwise.
+    /// 3.4 s after its game time since GO (at most 1.5 s allowed)`; `null` otherwise.
     pub realtime_note: Option<String>,
     /// The run's place on the level's real-time board, if it is real-time and its player's
     /// best there.

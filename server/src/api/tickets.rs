@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Player;
-use super::http::{ApiJson, ApiPath};
+use super::http::{ApiJson, ApiPath, Arrival};
 use crate::auth;
 use crate::catalog::Hidden;
 use crate::error::{ApiError, ErrorBody};
@@ -177,7 +177,9 @@ pub async fn mint(
 
 /// Commit to a run: the start, a checkpoint or the finish, the moment it happens.
 ///
-/// The server stamps it with its own clock on first arrival. Commitments may arrive in any
+/// The server stamps it with its own clock on first arrival, as the request reaches the
+/// handler: before the token is looked up and the body read (neither a slow database nor a
+/// large body can make it later). Commitments may arrive in any
 /// order; one is identified by its kind and tick, and a copy of one taken before (a retry)
 /// is answered 200 with the first arrival, so a page retries until acknowledged. At most
 /// one per split and the start (`commits_max`). Taken until the upload names the ticket or
@@ -201,12 +203,12 @@ pub async fn mint(
         (status = 503, description = "Database unavailable; see Retry-After", body = ErrorBody),
     ))]
 pub async fn commit(
+    Arrival(received_ms): Arrival,
     State(state): State<AppState>,
     TicketId(id): TicketId,
     player: Player,
     ApiJson(body): ApiJson<CommitBody>,
 ) -> Result<Response, ApiError> {
-    let received_ms = now_ms();
     let commit = Commit {
         kind: body.kind,
         tick: body.tick,
