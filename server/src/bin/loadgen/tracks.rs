@@ -184,30 +184,15 @@ impl Db {
         }
     }
 
-    /// Runs `statements` in one transaction.
+    /// Runs `statements` in one transaction: one script between BEGIN and COMMIT (`raw_sql`
+    /// runs several statements). A failure ends the seed.
     async fn in_transaction(&self, statements: &[String]) -> Result<(), String> {
+        let script = format!("BEGIN; {}; COMMIT;", statements.join("; "));
         match self {
-            Db::Postgres(pool) => {
-                let mut tx = pool.begin().await.map_err(|e| e.to_string())?;
-                for sql in statements {
-                    sqlx::raw_sql(sql)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                }
-                tx.commit().await.map_err(|e| e.to_string())
-            }
-            Db::Sqlite(pool) => {
-                let mut tx = pool.begin().await.map_err(|e| e.to_string())?;
-                for sql in statements {
-                    sqlx::raw_sql(sql)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                }
-                tx.commit().await.map_err(|e| e.to_string())
-            }
+            Db::Postgres(pool) => sqlx::raw_sql(&script).execute(pool).await.map(drop),
+            Db::Sqlite(pool) => sqlx::raw_sql(&script).execute(pool).await.map(drop),
         }
+        .map_err(|e| e.to_string())
     }
 
     /// Closes the pool. No ANALYZE: the server gathers no statistics of its own either, so
