@@ -1,5 +1,5 @@
 //! The C entry points: every `pogo_` symbol, each a thin wrapper that checks its pointers
-//! through `ptr.rs`, runs its body through [`call`] (no panic crosses the boundary; errors
+//! through `ptr.rs`, runs its body through `call` (no panic crosses the boundary; errors
 //! become a status and a message) and leaves the work to the modules of the crate.
 //!
 //! Lint note: this module allows `unsafe_code` only for `#[unsafe(no_mangle)]` and the
