@@ -4,8 +4,9 @@
 #
 # Per backend, three databases, each holding one board of `course` (one player per run),
 # seeded by `pogo-loadgen seed` straight into the real schema (migrations, triggers, indexes;
-# no re-simulation); PostgreSQL's are then vacuumed, as a board grown to a million runs has
-# long been. Three release servers, one per database, are started one after the other: each
+# no re-simulation) and, as a board the server grew itself, without planner statistics: the
+# server gathers SQLite's at start (`store::statistics`), PostgreSQL's autovacuum its own.
+# ANALYZE=1 gathers them once seeded (and vacuums PostgreSQL's), as an operator would. Three release servers, one per database, are started one after the other: each
 # builds its rank index of every current board at start, and the script reports how long the
 # build took, the server's anonymous resident memory (RssAnon: the heap, not SQLite's
 # memory-mapped file) when it began answering, at its peak while building, and once built, and
@@ -21,6 +22,7 @@
 #   bash scripts/board-reads.sh                 # both backends: ~15 minutes on 2 cores (7 seeding)
 #   BACKENDS=postgres bash scripts/board-reads.sh
 #   KEEP=/var/tmp/pogo-boards bash scripts/board-reads.sh   # keep the seeded databases, reuse them
+#   ANALYZE=1 bash scripts/board-reads.sh        # statistics gathered once seeded
 #
 # PostgreSQL: POGO_TEST_POSTGRES_URL must reach one (`bash scripts/postgres.sh` prints it); the
 # script creates databases `pogo_board_reads_<size>` on it (dropped at the end unless KEEP).
@@ -31,6 +33,7 @@ backends="${BACKENDS:-sqlite postgres}"
 sizes="${SIZES:-1k:1000 100k:100000 1M:1000000}"
 requests="${REQUESTS:-300}"
 clients="${CLIENTS:-16}"
+analyze="${ANALYZE:-}"
 seconds="${SECONDS_TIMED:-20}"
 cargo build --release --locked -p pogo-server --bins >&2
 bin="${CARGO_TARGET_DIR:-target}/release"
@@ -114,8 +117,12 @@ measure() { # backend url-of-size-label (a function of the label)...
       db_create "$backend" "$label"
       echo "== $backend $label: seeding $runs runs of course" >&2
       local seeded=$SECONDS
-      "$bin/pogo-loadgen" seed --database "$url" --level course --runs "$runs" >&2
-      case "$url" in postgres*) PGOPTIONS='-c client_min_messages=error' psql "$url" -qc 'VACUUM ANALYZE' >&2 ;; esac
+      if [ -n "$analyze" ]; then
+        "$bin/pogo-loadgen" seed --database "$url" --level course --runs "$runs" --analyze >&2
+        case "$url" in postgres*) PGOPTIONS='-c client_min_messages=error' psql "$url" -qc 'VACUUM ANALYZE' >&2 ;; esac
+      else
+        "$bin/pogo-loadgen" seed --database "$url" --level course --runs "$runs" >&2
+      fi
       echo "== $backend $label: seeded in $((SECONDS - seeded)) s" >&2
       if [ -n "$keep" ]; then touch "$keep/$backend-$label.seeded"; fi
     fi

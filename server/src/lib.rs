@@ -166,6 +166,10 @@ impl Server {
                 },
                 config::DatabaseUrl::Sqlite(_) => ServerError::Store(error),
             })?;
+        // Before the first request is planned: a read planned without statistics on a big
+        // board can take seconds (`store::statistics`); gathering them takes one at most.
+        let mut said_autovacuum_off = false;
+        gather_statistics(&store, &mut said_autovacuum_off).await;
         let instance = {
             let mut bytes = [0u8; 6];
             getrandom::fill(&mut bytes).map_err(|e| ServerError::Config(e.to_string()))?;
@@ -259,6 +263,7 @@ impl Server {
         let tasks = [
             tokio::spawn(forget_idle_rates(state.clone(), stop_tasks.subscribe())),
             tokio::spawn(keep_ranks_up(state.clone(), stop_tasks.subscribe())),
+            tokio::spawn(keep_statistics(state.clone(), stop_tasks.subscribe())),
             tokio::spawn(count_popular_tracks(
                 state.clone(),
                 popular_every,
@@ -402,6 +407,46 @@ async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
     tokio::select! {
         () = keep_up => {}
         () = stop.recv() => {}
+    }
+}
+
+/// Keeps the query planner's statistics up to date every [`limits::STATISTICS_EVERY`] (the
+/// first round ran before serving: `Server::new`), until `stop`.
+async fn keep_statistics(state: AppState, mut stop: Shutdown) {
+    let keep = async {
+        let mut said_autovacuum_off = true;
+        loop {
+            tokio::time::sleep(limits::STATISTICS_EVERY).await;
+            gather_statistics(&state.store, &mut said_autovacuum_off).await;
+        }
+    };
+    tokio::select! {
+        () = keep => {}
+        () = stop.recv() => {}
+    }
+}
+
+/// One round of `store::statistics`, logged: what was analyzed, and once (`said_autovacuum_off`)
+/// that PostgreSQL's autovacuum is off.
+async fn gather_statistics(store: &store::Store, said_autovacuum_off: &mut bool) {
+    match store.keep_statistics().await {
+        Ok(gathered) => {
+            if !gathered.analyzed.is_empty() {
+                tracing::info!(
+                    tables = %gathered.analyzed.join("; "),
+                    ms = gathered.ms,
+                    "planner statistics gathered"
+                );
+            }
+            if gathered.autovacuum == Some(false) && !*said_autovacuum_off {
+                *said_autovacuum_off = true;
+                tracing::warn!(
+                    "PostgreSQL's autovacuum is off: the planner's statistics are not kept up \
+                     as the boards grow; run ANALYZE after large changes"
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot gather the planner's statistics"),
     }
 }
 

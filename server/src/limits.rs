@@ -71,6 +71,11 @@ pub const TRACK_POPULAR_WINDOW_MS: i64 = 7 * 86_400_000;
 /// `--tracks-popular-every-s`): fifty pages of twenty.
 pub const TRACKS_POPULAR_MAX: i64 = 1_000;
 
+/// How often the server brings the planner's statistics up to date (`store::statistics`):
+/// often enough that a board growing by uploads is re-analyzed soon after each tenfold, and a
+/// round that finds nothing to do costs a look at each table's size (well under a millisecond).
+pub const STATISTICS_EVERY: Duration = Duration::from_secs(60);
+
 /// Tracks on one page of `GET /api/tracks` at most, and the default.
 pub const TRACK_LIST_LIMIT_MAX: i64 = 100;
 pub const TRACK_LIST_LIMIT_DEFAULT: i64 = 20;
@@ -213,8 +218,8 @@ pub const RETRY_AFTER_STOPPING_S: u64 = 5;
 pub const TICKET_UPLOAD_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
 
 /// Run tickets one player may mint: one per [`TICKET_MINT_PERIOD`] sustained, a burst of
-/// [`TICKET_MINT_BURST`]. A run takes at least the countdown (3 s) and a restart or two in
-/// quick succession is normal play; faster than that is no person playing.
+/// [`TICKET_MINT_BURST`]. A run takes at least the page's countdown (3 s) and a restart or
+/// two in quick succession is normal play; faster than that is no person playing.
 pub const TICKET_MINT_PERIOD: Duration = Duration::from_secs(2);
 pub const TICKET_MINT_BURST: u32 = 3;
 

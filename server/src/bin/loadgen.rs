@@ -126,6 +126,11 @@ struct Args {
     /// Uploads in flight at once.
     #[arg(long, default_value_t = 8)]
     concurrency: usize,
+    /// Start the uploads this many ms apart (0: as fast as `--concurrency` allows). Spaced
+    /// wider than a verification takes, each upload meets an idle queue: "upload to verdict"
+    /// is then a fresh upload's wait for its verdict.
+    #[arg(long, default_value_t = 0)]
+    every_ms: u64,
     /// Tasks reading the leaderboard in a loop.
     #[arg(long, default_value_t = 2)]
     readers: usize,
@@ -269,7 +274,15 @@ async fn run(args: &Args) -> Result<(), String> {
     readers.loaded.store(true, Ordering::Relaxed);
 
     let upload_started = Instant::now();
-    let uploaded = upload_all(&http, &api, &replays, tokens, args.concurrency).await;
+    let uploaded = upload_all(
+        &http,
+        &api,
+        &replays,
+        tokens,
+        args.concurrency,
+        args.every_ms,
+    )
+    .await;
     let uploaded_s = upload_started.elapsed().as_secs_f64();
     // The reads were of the storing server, which stops now if it was ours.
     let verifying: Vec<String> = match (&args.spawn, &args.database) {
@@ -403,21 +416,25 @@ struct Uploaded {
     ack_ms: Vec<f64>,
 }
 
-/// Uploads every replay with its player's token, `concurrency` at a time, round robin over
-/// the servers in `api`.
+/// Uploads every replay with its player's token, `concurrency` at a time (and each
+/// `every_ms` after the one before, if not 0), round robin over the servers in `api`.
 async fn upload_all(
     http: &reqwest::Client,
     api: &[String],
     replays: &[Vec<u8>],
     tokens: Vec<String>,
     concurrency: usize,
+    every_ms: u64,
 ) -> Uploaded {
     let semaphore = Arc::new(tokio::sync::Semaphore::new(concurrency));
     let mut uploads = tokio::task::JoinSet::new();
+    let start = tokio::time::Instant::now();
     for (i, (bytes, token)) in replays.iter().cloned().zip(tokens).enumerate() {
         let server = api[i % api.len()].clone();
         let (http, semaphore) = (http.clone(), semaphore.clone());
+        let at = start + Duration::from_millis(every_ms.saturating_mul(i as u64));
         uploads.spawn(async move {
+            tokio::time::sleep_until(at).await;
             let _permit = semaphore.acquire_owned().await.ok()?;
             let t = Instant::now();
             let response = http
@@ -482,7 +499,7 @@ struct Outcome {
     /// The re-simulation alone before and after (runs/s).
     resim: (f64, f64),
     /// Verdicts in the database: their count, the first's and the last's time (ms).
-    span: Option<(i64, i64, i64)>,
+    span: Option<Span>,
     /// The board's read times, idle and while verifying (ms).
     reads: (Vec<f64>, Vec<f64>),
 }
@@ -522,7 +539,13 @@ fn report(args: &Args, o: &Outcome) {
     } else {
         args.servers.len() * args.workers
     };
-    if let Some((count, first_ms, last_ms)) = span {
+    if let Some(Span {
+        count,
+        first_ms,
+        last_ms,
+        waits_ms,
+    }) = span
+    {
         let seconds = (last_ms - first_ms) as f64 / 1000.0;
         // Verdicts after the first, over the time from the first to the last.
         let rate = (count.saturating_sub(1)) as f64 / seconds.max(0.001);
@@ -531,6 +554,12 @@ fn report(args: &Args, o: &Outcome) {
             "verdicts in the database: {count} from the first to the last in {seconds:.2} s: {rate:.1} runs/s; \
              {workers} workers: {per_worker:.1} runs/s per worker = {:.1} % of the re-simulation alone",
             100.0 * per_worker / resim
+        );
+        println!(
+            "upload to verdict: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+            pct(waits_ms, 50.0),
+            pct(waits_ms, 99.0),
+            pct(waits_ms, 100.0)
         );
     }
     if args.spawn.is_none() {
@@ -586,29 +615,43 @@ fn resimulate(replays: &[Vec<u8>]) -> Result<f64, String> {
     Ok(pct(&rates, 50.0))
 }
 
-/// `(verdicts, first, last verified_ms)` of this run's uploads (players `load-<tag>-…`), read
-/// from the database.
-async fn verdict_span(database: &str, tag: &str) -> Result<(i64, i64, i64), String> {
-    const SQL: &str = "SELECT COUNT(*), MIN(r.verified_ms), MAX(r.verified_ms)
+/// This run's verdicts (players `load-<tag>-…`), read from the database: their count, the
+/// first's and the last's time (ms), and each one's wait from its upload (`verified_ms −
+/// uploaded_ms`, ms: the queue and the verification).
+async fn verdict_span(database: &str, tag: &str) -> Result<Span, String> {
+    const SQL: &str = "SELECT r.uploaded_ms, r.verified_ms
                        FROM runs r JOIN players p ON p.id = r.player_id
                        WHERE p.name LIKE $1 AND r.verified_ms IS NOT NULL";
     let pattern = format!("load-{tag}-%");
-    let row: (i64, Option<i64>, Option<i64>) = if database.starts_with("sqlite:") {
+    let rows: Vec<(i64, i64)> = if database.starts_with("sqlite:") {
         let pool = sqlx::SqlitePool::connect(database)
             .await
             .map_err(|e| e.to_string())?;
-        let row = sqlx::query_as(SQL).bind(&pattern).fetch_one(&pool).await;
+        let rows = sqlx::query_as(SQL).bind(&pattern).fetch_all(&pool).await;
         pool.close().await;
-        row.map_err(|e| e.to_string())?
+        rows.map_err(|e| e.to_string())?
     } else {
         let pool = sqlx::PgPool::connect(database)
             .await
             .map_err(|e| e.to_string())?;
-        let row = sqlx::query_as(SQL).bind(&pattern).fetch_one(&pool).await;
+        let rows = sqlx::query_as(SQL).bind(&pattern).fetch_all(&pool).await;
         pool.close().await;
-        row.map_err(|e| e.to_string())?
+        rows.map_err(|e| e.to_string())?
     };
-    Ok((row.0, row.1.unwrap_or(0), row.2.unwrap_or(0)))
+    Ok(Span {
+        count: rows.len(),
+        first_ms: rows.iter().map(|r| r.1).min().unwrap_or(0),
+        last_ms: rows.iter().map(|r| r.1).max().unwrap_or(0),
+        waits_ms: rows.iter().map(|r| (r.1 - r.0) as f64).collect(),
+    })
+}
+
+/// What [`verdict_span`] reads.
+struct Span {
+    count: usize,
+    first_ms: i64,
+    last_ms: i64,
+    waits_ms: Vec<f64>,
 }
 
 /// Server processes this load generator started; stopped (SIGKILL) when dropped, so a

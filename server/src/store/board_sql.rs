@@ -123,7 +123,7 @@ impl Boards<'_> {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let sql = board_rows_sql(board, WALK_COLUMNS, walk);
+        let sql = board_rows_sql(self.store, board, WALK_COLUMNS, walk);
         let rows = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query_as(&sql), board)
                 .bind(from.0)

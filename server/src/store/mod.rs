@@ -2,8 +2,9 @@
 //! server processes on one database). The SQL is written once where the dialects agree —
 //! which is everywhere but the schema's types (two migration folders, their differences named
 //! at the top of each), the claim query (PostgreSQL adds `FOR UPDATE SKIP LOCKED`) and the
-//! seasons list (SQLite is told which index to walk: `seasons::season_end_hint`) — and each
-//! query sits next to the code that runs it.
+//! statements SQLite is told which index to walk ([`Store::sqlite_index`]) — and each query
+//! sits next to the code that runs it. The planner's statistics are the server's to keep:
+//! `statistics.rs`.
 //!
 //! The queries are grouped by concern, each behind a handle that borrows the store:
 //! [`Store::queue`] (uploads, claims, verdicts), [`Store::runs`] (a run by id),
@@ -254,6 +255,7 @@ pub mod reverify;
 mod rooms;
 mod runs;
 pub mod seasons;
+pub mod statistics;
 mod tickets;
 pub mod tracks;
 
@@ -604,6 +606,17 @@ impl Store {
         };
         store.migrate().await?;
         Ok(store)
+    }
+
+    /// `INDEXED BY index` on SQLite, nothing on PostgreSQL: for a statement with one good
+    /// plan, which walks `index`, and that SQLite's planner has been seen to miss (without
+    /// statistics, or with misleading ones: `statistics.rs`). SQLite then refuses the
+    /// statement if the index cannot serve it, rather than planning around it.
+    pub(super) fn sqlite_index(&self, index: &str) -> String {
+        match self.pool {
+            Pool::Sqlite(_) => format!("INDEXED BY {index}"),
+            Pool::Postgres(_) => String::new(),
+        }
     }
 
     /// `"sqlite"` or `"postgres"`.

@@ -37,7 +37,12 @@ const SEASON_RUNS: &str = "
 
 /// A season's first (`ASC`) or last (`DESC`) verification among its counting runs of shown
 /// players, for the season row `s`: the end of `runs_season_verified`, passing over hidden
-/// runs and players (as many as are hidden at that end). `{index}` is [`season_end_hint`]'s.
+/// runs and players (as many as are hidden at that end). `{index}` tells SQLite to walk that
+/// index (`Store::sqlite_index`): given a season whose runs share one verification time (a
+/// bulk import: the seeded boards of `pogo-loadgen seed` before they spread them), its
+/// statistics made `runs_ranked` look the better walk, and it sorted the whole season for the
+/// first row (27 s at a million runs). PostgreSQL picks `runs_season_verified` from the
+/// `ORDER BY … LIMIT 1` (0.2 ms).
 const VERIFIED_END: &str = "
     (SELECT r.verified_ms FROM runs r {index} JOIN players p ON p.id = r.player_id
      WHERE r.level = s.level AND r.rules_version = s.rules_version
@@ -46,23 +51,11 @@ const VERIFIED_END: &str = "
        AND r.verified_ms IS NOT NULL AND r.hidden = FALSE AND p.hidden = FALSE
      ORDER BY r.verified_ms {order} LIMIT 1)";
 
-/// The one difference between the dialects here: SQLite is told which index to walk. Given a
-/// season whose runs share one verification time (a bulk import: the seeded boards of
-/// `pogo-loadgen seed` before they spread them), its statistics make `runs_ranked` look the
-/// better walk, and it sorted the whole season for the first row (27 s at a million runs).
-/// PostgreSQL picks `runs_season_verified` from the `ORDER BY … LIMIT 1` (0.2 ms).
-fn season_end_hint(backend: &str) -> &'static str {
-    match backend {
-        "sqlite" => "INDEXED BY runs_season_verified",
-        _ => "",
-    }
-}
-
 /// Every season of a level (`$1`) with a counting run, from `season_counts`.
-fn seasons_sql_text(backend: &str) -> String {
+fn seasons_sql_text(store: &Store) -> String {
     let end = |order: &str| {
         VERIFIED_END
-            .replace("{index}", season_end_hint(backend))
+            .replace("{index}", &store.sqlite_index("runs_season_verified"))
             .replace("{order}", order)
     };
     format!(
@@ -84,8 +77,7 @@ impl Seasons<'_> {
     /// Every season of `level` with at least one visible verified finish, in no particular
     /// order (the API orders them): a few rows per season (see the module doc).
     pub async fn list(&self, level: &str) -> Result<Vec<SeasonRow>> {
-        self.season_rows(&seasons_sql_text(self.store.backend()), level)
-            .await
+        self.season_rows(&seasons_sql_text(self.store), level).await
     }
 
     /// [`Seasons::list`] by grouping every counting run of the level: the reference the

@@ -48,6 +48,11 @@ pub enum Mode {
         /// Players they belong to, in turn (default: one run each).
         #[arg(long)]
         players: Option<u64>,
+        /// Gather the planner's statistics (`ANALYZE`) once seeded. Off by default: the board
+        /// is then read as one the server grew itself, with only the statistics the server
+        /// gathers (`store::statistics`).
+        #[arg(long)]
+        analyze: bool,
     },
     /// Time every public route on servers whose boards differ in size (see `reads.rs`).
     Reads {
@@ -101,7 +106,14 @@ pub fn run(mode: Mode) -> Result<(), String> {
             level,
             runs,
             players,
-        } => runtime.block_on(seed(&database, &level, runs, players.unwrap_or(runs))),
+            analyze,
+        } => runtime.block_on(seed(
+            &database,
+            &level,
+            runs,
+            players.unwrap_or(runs),
+            analyze,
+        )),
         Mode::Reads {
             boards,
             level,
@@ -182,7 +194,13 @@ fn board_key(level: &str) -> Result<(String, String, i64), String> {
     ))
 }
 
-async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<(), String> {
+async fn seed(
+    database: &str,
+    level: &str,
+    runs: u64,
+    players: u64,
+    analyze: bool,
+) -> Result<(), String> {
     if runs == 0 || runs > SEED_RUNS_MAX || players == 0 || players > runs {
         return Err(format!(
             "--runs within 1..={SEED_RUNS_MAX}, --players within 1..=runs"
@@ -202,6 +220,7 @@ async fn seed(database: &str, level: &str, runs: u64, players: u64) -> Result<()
         rules,
         runs,
         players,
+        analyze,
         now: pogo_server::times::now_ms(),
         started: Instant::now(),
     };
@@ -224,6 +243,8 @@ struct Seed<'a> {
     rules: i64,
     runs: u64,
     players: u64,
+    /// Whether to `ANALYZE` once seeded.
+    analyze: bool,
     /// The newest upload time (ms since the epoch); each earlier run 10 ms before the next.
     now: i64,
     started: Instant,
@@ -244,9 +265,24 @@ impl Seed<'_> {
 const SEED_SLICE: u64 = 100_000;
 
 /// Seeds on PostgreSQL: players first (those already there are kept), then replays and runs
-/// in slices of [`SEED_SLICE`], each slice one statement.
+/// in slices of [`SEED_SLICE`], each slice one statement. A run's player is looked up by a
+/// subquery (one probe of `players`' unique name each), not a join. The connection plans
+/// every statement afresh (`plan_cache_mode = force_custom_plan`): from its sixth run, a
+/// PL/pgSQL function's statement may keep a generic plan, made without knowing the size of
+/// the array it is given, and the board triggers' plans for a slice (100 000 changed runs,
+/// where the server changes a handful) then did not end in 5 minutes; the first five slices
+/// took 6 s each.
 async fn seed_postgres(url: &str, seed: &Seed<'_>) -> Result<(), String> {
-    let pool = sqlx::PgPool::connect(url)
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                sqlx::query("SET plan_cache_mode = force_custom_plan")
+                    .execute(conn)
+                    .await
+                    .map(drop)
+            })
+        })
+        .connect(url)
         .await
         .map_err(|e| e.to_string())?;
     sqlx::query(
@@ -279,13 +315,13 @@ async fn seed_postgres(url: &str, seed: &Seed<'_>) -> Result<(), String> {
             "INSERT INTO runs (player_id, replay_hash, level, level_hash, tuning_hash,
                  rules_version, uploaded_ms, status, ticks, finish_tick, splits,
                  verified_ms, final_hash)
-             SELECT p.id, sha256(($3 || i)::bytea), $4, $5, $6, $7,
+             SELECT (SELECT p.id FROM players p WHERE p.name_key = 'seed-' || (1 + (i - 1) % $9)),
+                    sha256(($3 || i)::bytea), $4, $5, $6, $7,
                     $8 - ($10 - i) * 10, 'verified',
                     f + 1, f, '[{\"checkpoint\":null,\"tick\":' || f || '}]',
                     $8 - ($10 - i) * 10 + 500, '0000000000000000'
              FROM (SELECT i, 1200 + (i * 7919) % 34800 AS f
                    FROM generate_series($1, $2) AS i) AS g
-             JOIN players p ON p.name_key = 'seed-' || (1 + (i - 1) % $9)
              ORDER BY i",
         )
         .bind(from as i64 + 1)
@@ -304,10 +340,12 @@ async fn seed_postgres(url: &str, seed: &Seed<'_>) -> Result<(), String> {
         from = to;
         seed.progress(to);
     }
-    sqlx::query("ANALYZE")
-        .execute(&pool)
-        .await
-        .map_err(|e| e.to_string())?;
+    if seed.analyze {
+        sqlx::query("ANALYZE")
+            .execute(&pool)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     pool.close().await;
     Ok(())
 }
@@ -386,10 +424,12 @@ async fn seed_sqlite(path: &std::path::Path, seed: &Seed<'_>) -> Result<(), Stri
         from = to;
         seed.progress(to);
     }
-    sqlx::query("ANALYZE")
-        .execute(&pool)
-        .await
-        .map_err(|e| e.to_string())?;
+    if seed.analyze {
+        sqlx::query("ANALYZE")
+            .execute(&pool)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     pool.close().await;
     Ok(())
 }
