@@ -13,11 +13,19 @@
 //!     GO + g  ≤  W  ≤  GO + g + slack
 //! ```
 //!
-//! (`--ticket-slack-ms`, default [`SLACK_MS_DEFAULT`]). Both bounds hang on the same GO, so
-//! **the most a run can bank over its whole length is the slack**, however its messages are
-//! timed. Compared in integers (`(W − GO) · per_ms ≥ game`, the game time a fraction of
-//! milliseconds, [`GameTime`]): a message exactly on a bound passes, one millisecond past it
-//! fails.
+//! (`--ticket-slack-ms`, default [`SLACK_MS_DEFAULT`]). Both bounds hang on the same GO, so a
+//! game begun at GO can fall at most the slack behind the wall clock at any message, however
+//! its messages are timed. Compared in integers (`(W − GO) · per_ms ≥ game`, the game time a
+//! fraction of milliseconds, [`GameTime`]): a message exactly on a bound passes, one
+//! millisecond past it fails.
+//!
+//! **What a run can bank.** Nothing in a run depends on its ticket or on GO (the start is the
+//! level's fixed starting state), so a game may begin before GO, as soon as the ticket is
+//! issued, and hold each message until its window opens: it then banks the countdown too.
+//! The true bound, from the ticket's issue, is [`TICKET_COUNTDOWN_MS`] + slack (2.5 s by
+//! default), and the countdown is only what a page needs for the ticket's answer to arrive
+//! before GO. A game begun before the ticket was even asked for is a run computed ahead,
+//! which real time does not catch (docs/server.md, "Real-time runs").
 //!
 //! [`judge`]: real-time iff the start was committed, every split of the re-simulation has a
 //! commitment of its kind at its tick and no other commitment was made, every committed hash
@@ -29,9 +37,11 @@
 /// slowed-down game can bank over a whole run.
 pub const SLACK_MS_DEFAULT: u64 = 1500;
 
-/// The countdown a run ticket's GO is set after its issue (ms): the page's 3 s countdown,
-/// shown the moment the ticket arrives.
-pub const TICKET_COUNTDOWN_MS: i64 = 3000;
+/// The countdown a run ticket's GO is set after its issue (ms): what a page needs for the
+/// ticket's answer to reach it before GO, and all it needs. The page shows its own 3 s
+/// countdown and asks for the ticket in its last second (`play/ticket.js`). A game begun at
+/// the issue banks this on top of the slack (see the module doc), so it is kept short.
+pub const TICKET_COUNTDOWN_MS: i64 = 1000;
 
 /// A game time, exactly: `num / per_ms` milliseconds after GO (both ≥ 0, `per_ms` ≥ 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,9 +23,11 @@
 // - join (live, `#/play/LEVEL`): a room of one is made and joined, and this racer is ready at
 //   once; the room's countdown (the server's GO, seen through play/clock.js) follows. A room
 //   that cannot be made or joined leaves the race offline: `start`.
-// - start (offline): a new run; with a token, a run ticket is asked for (play/ticket.js) and
-//   the countdown ends at its GO (`run.goAtMs`), else COUNTDOWN_S from now; with the manual
-//   clock (tests) GO comes at once without a ticket, at the ticket's GO with one.
+// - start (offline): a new run; the countdown is COUNTDOWN_S. With a token, a run ticket is
+//   asked for (play/ticket.js) in its last TICKET_ASK_BEFORE_GO_MS, and the countdown then
+//   ends at the ticket's GO (`run.goAtMs`: the server's 1 s countdown, from the answer's
+//   arrival). With the manual clock (tests) GO comes at once without a ticket; with one, the
+//   ticket is asked for at once and GO comes at its GO.
 // - countdown: the live race's GO is known: a fresh run whose replay header is dated GO (to
 //   the second, as the server's recording), the rivals seated.
 // - go: GO at a frame's time: the run's clock starts; the stream (live) or the ticket's start
@@ -48,8 +50,13 @@ import { makeRoom } from '../shared/rooms.js';
 import { seatState } from './seat.js';
 import { RunTicket } from './ticket.js';
 
-/** The countdown before GO (s) of an offline run without a ticket. */
+/** The countdown before GO (s) of an offline run. */
 export const COUNTDOWN_S = 3;
+/** How long before the countdown's end a run ticket is asked for (ms): the server's own
+ * countdown (`TICKET_COUNTDOWN_MS`), so that the ticket's GO falls where the page's
+ * countdown ends, one answer's trip later. A game can begin at the ticket's issue, so the
+ * server's countdown is what a run can bank beyond the slack: kept to what a page needs. */
+const TICKET_ASK_BEFORE_GO_MS = 1000;
 /** Longest run (s): past it the run ends unfinished (a forgotten tab is not a race). */
 export const RUN_SECONDS_MAX = 600;
 /** How long a finished live run waits for the server to file it before it is offered for
@@ -348,9 +355,16 @@ export class Race {
     // GO: COUNTDOWN_S from now, or the run ticket's GO once its answer is here.
     run.goAtMs = performance.now() + COUNTDOWN_S * 1000;
     if (why) run.offlineWhy = why;
+    if (!this.manual) {
+      this.#take('start');
+      // The ticket in the countdown's last second (nothing if the run is over by then).
+      setTimeout(() => {
+        if (this.run === run && this.#state === 'countdown') this.#askTicket(run);
+      }, COUNTDOWN_S * 1000 - TICKET_ASK_BEFORE_GO_MS);
+      return Promise.resolve();
+    }
     const asked = this.#askTicket(run);
     this.#take('start');
-    if (!this.manual) return Promise.resolve();
     // The manual clock: GO at once without a ticket; with one, at its GO (a timer), so that
     // the commitments the test's frames make are never before the server's GO.
     const goNow = () => {

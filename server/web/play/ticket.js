@@ -1,9 +1,10 @@
 // A run ticket for one race (the server's `api::tickets`; what it proves: the README's
 // "Real-time runs"). It is the fallback path's: a race the server's live rooms cannot take
-// (play/live-race.js) asks for a ticket when its countdown starts. The server sets the
-// ticket's GO when it issues it (`go_in_ms` after its answer); the page counts down to the
-// answer's arrival plus `go_in_ms` (`goAtMs`, on the performance clock), so its GO is never
-// before the server's. At GO it commits the start (tick 0, the state hash before the first
+// (play/live-race.js) asks for a ticket in its countdown's last second (play/race.js). The
+// server sets the ticket's GO when it issues it (`go_in_ms` after its answer, 1 s: a game
+// begun at the issue banks that, so it is no longer than a page needs); the page's countdown
+// ends at the answer's arrival plus `go_in_ms` (`goAtMs`, on the performance clock), so its
+// GO is never before the server's. At GO it commits the start (tick 0, the state hash before the first
 // tick), then each checkpoint reached for the first time and the finish (the split's tick,
 // the state hash after it), each the moment it happens. The server stamps every commitment
 // with its clock on first arrival; the upload names the ticket (`POST /api/runs?ticket=ID`)
