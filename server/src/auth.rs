@@ -11,7 +11,7 @@ use axum::http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
-use crate::store::{Player, Store, StoreError};
+use crate::store::{PlayerRow, Store, StoreError};
 
 /// What every token starts with (so a leaked one is recognisable in logs and scanners).
 pub const TOKEN_PREFIX: &str = "pogo_";
@@ -68,7 +68,7 @@ pub enum TokenRefused {
 /// The player a player token names, registered and not hidden: the one rule for a request's
 /// bearer token (`api::caller::Player`) and a live socket's `hello` (`live::socket`), each of
 /// which words the refusal its own way.
-pub async fn player_of_token(store: &Store, token: &str) -> Result<Player, TokenRefused> {
+pub async fn player_of_token(store: &Store, token: &str) -> Result<PlayerRow, TokenRefused> {
     if !is_player_token(token) {
         return Err(TokenRefused::NotAPlayerToken);
     }

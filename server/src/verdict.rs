@@ -1,7 +1,7 @@
 //! The verdict rule: what a replay's re-simulation shows is the one judgment of a run,
 //! whichever way it comes — an upload claimed by a worker ([`crate::worker`], which adds a
 //! ticket's real-time judgment: [`verify_ticketed`]), a live room's finished run
-//! (`live::file`), an author's run published with a track (`api::tracks`), a past season's
+//! (`live::filer`), an author's run published with a track (`api::tracks`), a past season's
 //! run re-stamped by `reverify`. A run is ranked on [`Verified::finish`] alone, never on what
 //! the replay claims; a leaderboard run has exactly one player; a replay with several
 //! problems is rejected for the first a reader meets (`first_problem`).

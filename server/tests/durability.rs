@@ -203,7 +203,7 @@ async fn file_by(store: Store, way: Way, player: i64, bytes: Vec<u8>) -> (i64, O
     match way {
         Way::Live => {
             let id = store
-                .rooms()
+                .room_rows()
                 .file_live_run(&run, &verdict, "room")
                 .await
                 .unwrap();

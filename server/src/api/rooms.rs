@@ -100,7 +100,7 @@ pub async fn list_rooms(
     let since = now_ms() - i64::try_from(limits::ROOM_LISTED_FOR.as_millis()).unwrap_or(0);
     let rows = state
         .store
-        .rooms()
+        .room_rows()
         .live_rooms(query.level.as_deref(), since, limits::ROOMS_LISTED_MAX)
         .await?;
     let rooms = rows
@@ -130,7 +130,7 @@ pub async fn room(
     }
     let row = state
         .store
-        .rooms()
+        .room_rows()
         .room(&id)
         .await?
         .ok_or(ApiError::UnknownRoom { id: id.clone() })?;
@@ -169,7 +169,7 @@ pub async fn room_socket(
             .on_upgrade(move |ws| socket::serve(ws, live, room))
             .into_response());
     }
-    let Some(row) = state.store.rooms().room(&id).await? else {
+    let Some(row) = state.store.room_rows().room(&id).await? else {
         return Err(ApiError::UnknownRoom { id });
     };
     // A room whose home is gone (this process before a restart, or another whose row went
@@ -184,7 +184,7 @@ pub async fn room_socket(
                 .into_response());
         }
     }
-    match state.store.rooms().room(&id).await? {
+    match state.store.room_rows().room(&id).await? {
         Some(row) if row.home != state.live.home() && row.phase != "over" => Ok(upgrade
             .on_upgrade(move |ws| proxy::serve(ws, row.home, id))
             .into_response()),

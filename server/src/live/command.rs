@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::Close;
 use super::wire::{LiveClientMessage, Role, RoomView};
-use crate::store::Player;
+use crate::store::PlayerRow;
 
 /// A connection's number in its room.
 pub type ConnId = u64;
@@ -41,7 +41,7 @@ impl Outbox {
 pub struct Joining {
     pub role: Role,
     /// The token's player, if a token was given and is valid.
-    pub player: Option<Player>,
+    pub player: Option<PlayerRow>,
     /// A racer key from an earlier `welcome`.
     pub resume: Option<String>,
     /// Where the room's messages to this member go.

@@ -38,7 +38,7 @@ use super::LiveContext;
 use super::command::Command;
 use super::wire::RacerState;
 use crate::shutdown::Shutdown;
-use crate::store::Player;
+use crate::store::PlayerRow;
 
 /// The seats and GO, recorded when the countdown starts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,8 +60,8 @@ pub struct Seat {
 }
 
 impl Seat {
-    pub fn player(&self) -> Option<Player> {
-        self.player.map(|(id, hidden)| Player {
+    pub fn player(&self) -> Option<PlayerRow> {
+        self.player.map(|(id, hidden)| PlayerRow {
             id,
             name: self.name.clone(),
             hidden,
@@ -250,7 +250,7 @@ pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
             let ops = drain(&mut queue, first);
             write_once(&ctx, ops).await.map_err(|(_, e)| e)?;
         }
-        ctx.store.rooms().hand_over(ctx.home()).await
+        ctx.store.room_rows().hand_over(ctx.home()).await
     };
     match tokio::time::timeout(LAST_WRITE_MAX, last).await {
         Ok(Ok(rooms)) => tracing::info!(rooms, "live rooms handed over"),
@@ -305,7 +305,7 @@ async fn write_once(
             Op::Forget(_) => None,
         })
         .collect();
-    let written = match ctx.store.rooms().append_journal(ctx.home(), &rows).await {
+    let written = match ctx.store.room_rows().append_journal(ctx.home(), &rows).await {
         Ok(written) => written,
         Err(e) => return Err((ops, e)),
     };
@@ -328,7 +328,7 @@ async fn write_once(
                 }
             }
             Op::Forget(room_id) => {
-                if let Err(e) = ctx.store.rooms().forget_journal(&room_id).await {
+                if let Err(e) = ctx.store.room_rows().forget_journal(&room_id).await {
                     tracing::warn!(room = %room_id, error = %e, "cannot delete a closed room's journal");
                 }
             }

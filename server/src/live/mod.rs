@@ -54,7 +54,7 @@
 
 pub mod client;
 pub mod command;
-pub mod file;
+pub mod filer;
 pub mod journal;
 pub mod limits;
 pub mod proxy;
@@ -266,7 +266,7 @@ impl LiveContext {
                 view: json,
             })
             .collect();
-        self.store.rooms().write_rooms(&writes).await
+        self.store.room_rows().write_rooms(&writes).await
     }
 }
 
@@ -335,7 +335,7 @@ impl LiveContext {
         if let Some(handle) = self.rooms.get(&row.id) {
             return Ok(Some(handle));
         }
-        let rooms = self.store.rooms();
+        let rooms = self.store.room_rows();
         if row.phase == "over" && rooms.journal(&row.id).await?.is_empty() {
             // Closed in the normal way: nothing to take up.
             return Ok(None);
@@ -406,7 +406,7 @@ pub async fn take_up_rooms(ctx: Arc<LiveContext>, mut stop: Shutdown) {
         let home = own.take().unwrap_or_default();
         let found = ctx
             .store
-            .rooms()
+            .room_rows()
             .orphans(&home, stale_before, ROOMS_PER_SWEEP_MAX)
             .await;
         match found {

@@ -31,7 +31,7 @@ use super::wire::{
 };
 use super::{Close, LiveContext, limits};
 use crate::catalog::Level;
-use crate::store::Player;
+use crate::store::PlayerRow;
 use crate::times::now_ms;
 
 struct Member {
@@ -43,7 +43,7 @@ struct Member {
 struct Racer {
     number: u8,
     name: String,
-    player: Option<Player>,
+    player: Option<PlayerRow>,
     key: String,
     ready: bool,
     conn: Option<ConnId>,
@@ -62,7 +62,7 @@ struct Racer {
 }
 
 impl Racer {
-    fn new(number: u8, name: String, player: Option<Player>, key: String) -> Racer {
+    fn new(number: u8, name: String, player: Option<PlayerRow>, key: String) -> Racer {
         Racer {
             number,
             name,
@@ -751,7 +751,7 @@ impl Room {
                 } else {
                     Some(format!("the run did not finish ({state:?})").to_lowercase())
                 };
-                super::file::spawn(
+                super::filer::spawn(
                     self.ctx.clone(),
                     self.commands.clone(),
                     self.id.clone(),

@@ -21,7 +21,7 @@ use super::command::{Command, Joining, Outbox, Outgoing, Queued, RoomHandle};
 use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
 use crate::auth::{self, TokenRefused};
-use crate::store::Player;
+use crate::store::PlayerRow;
 
 /// Numbers connections (a room's `ConnId`s are unique in the process).
 static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
@@ -70,7 +70,7 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
 async fn hello(
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
     ctx: &LiveContext,
-) -> Result<(Role, Option<Player>, Option<String>), Close> {
+) -> Result<(Role, Option<PlayerRow>, Option<String>), Close> {
     let first = tokio::time::timeout(limits::HELLO_TIMEOUT, stream.next())
         .await
         .map_err(|_| Close::HelloTimeout)?;
@@ -96,7 +96,7 @@ async fn hello(
 
 /// The token's player (not hidden: [`auth::player_of_token`]), or why not as the socket
 /// closes.
-async fn player_of(ctx: &LiveContext, token: &str) -> Result<Player, Close> {
+async fn player_of(ctx: &LiveContext, token: &str) -> Result<PlayerRow, Close> {
     let refused = |refused| {
         Close::BadToken(match refused {
             TokenRefused::NotAPlayerToken => "not a player token".into(),
@@ -113,7 +113,7 @@ async fn player_of(ctx: &LiveContext, token: &str) -> Result<Player, Close> {
 async fn join(
     room: &RoomHandle,
     conn: u64,
-    (role, player, resume): (Role, Option<Player>, Option<String>),
+    (role, player, resume): (Role, Option<PlayerRow>, Option<String>),
     out: mpsc::Sender<Queued>,
 ) -> Result<(), Close> {
     let (done, answer) = oneshot::channel();

@@ -5,7 +5,7 @@
 //! - an upload (`Queue::insert_run`): filed `queued`, after the queue's limit is checked; its
 //!   ticket consumed in the same transaction; the verdict comes later, through a claim
 //!   (`Queue::write_verdicts`);
-//! - a live run (`Rooms::file_live_run`): filed verified by the room it was raced in, with
+//! - a live run (`RoomRows::file_live_run`): filed verified by the room it was raced in, with
 //!   its `room_id`, verified at its upload time;
 //! - a re-verified copy (`Seasons::file_reverified`): filed verified on the current season,
 //!   with the original's player, upload time, hiding and real-time judgment, and

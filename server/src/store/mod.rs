@@ -9,8 +9,8 @@
 //! The queries are grouped by concern, each behind a handle that borrows the store:
 //! [`Store::queue`] (uploads, claims, verdicts), [`Store::runs`] (a run by id),
 //! [`Store::boards`] (leaderboards, ranks and the rank index, exports), [`Store::players`],
-//! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::rooms`],
-//! [`Store::tracks`]; a caller
+//! [`Store::tickets`], [`Store::seasons`] (and re-verification), [`Store::room_rows`] (the
+//! live rooms' rows; the rooms themselves are `live::Rooms`), [`Store::tracks`]; a caller
 //! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
 //! only opens, pings and closes the database, and reads it through for `pogo-server check`
 //! (`check.rs`). A run enters one way, whichever handle files it (an upload, a live room,
@@ -264,7 +264,7 @@ pub use board::{BestRun, BoardChange, parse_splits};
 pub use players::Players;
 pub use queue::{ClaimRead, Queue};
 pub use ranks::{BoardPage, BoardVersion, FEED_STALE, PageAt, Ranks};
-pub use rooms::Rooms;
+pub use rooms::RoomRows;
 pub use rooms::{RoomRow, RoomWrite};
 pub use runs::Runs;
 pub use seasons::Seasons;
@@ -288,9 +288,10 @@ pub struct Store {
     ranks: std::sync::Arc<Ranks>,
 }
 
-/// A registered player.
+/// A registered player, as its row (`players`): what the store hands out. The caller a token
+/// names is `api::caller::Player`.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct Player {
+pub struct PlayerRow {
     pub id: i64,
     pub name: String,
     pub hidden: bool,
@@ -670,8 +671,8 @@ impl Store {
     }
 
     /// The live rooms' rows, and filing a live run (`rooms.rs`).
-    pub fn rooms(&self) -> Rooms<'_> {
-        Rooms { store: self }
+    pub fn room_rows(&self) -> RoomRows<'_> {
+        RoomRows { store: self }
     }
 
     /// Player-made tracks, and publishing one with its author's run (`tracks.rs`).

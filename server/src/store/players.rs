@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{FEED_END, FeedSeq, Player, Result, Store, name_key};
+use super::{FEED_END, FeedSeq, PlayerRow, Result, Store, name_key};
 
 /// The players' queries: `store.players()`.
 #[derive(Clone, Copy, Debug)]
@@ -17,7 +17,7 @@ impl Players<'_> {
         name: &str,
         token_hash: &[u8; 32],
         now_ms: i64,
-    ) -> Result<Option<Player>> {
+    ) -> Result<Option<PlayerRow>> {
         const SQL: &str = "INSERT INTO players (name, name_key, token_hash, created_ms)
                            VALUES ($1, $2, $3, $4) RETURNING id";
         let inserted = on_pool!(self.store, |pool| {
@@ -31,7 +31,7 @@ impl Players<'_> {
                 .map(|row| row.get::<i64, _>(0))
         });
         match inserted {
-            Ok(id) => Ok(Some(Player {
+            Ok(id) => Ok(Some(PlayerRow {
                 id,
                 name: name.to_string(),
                 hidden: false,
@@ -42,7 +42,7 @@ impl Players<'_> {
     }
 
     /// The player a token (by its hash) belongs to.
-    pub async fn player_by_token(&self, token_hash: &[u8; 32]) -> Result<Option<Player>> {
+    pub async fn player_by_token(&self, token_hash: &[u8; 32]) -> Result<Option<PlayerRow>> {
         const SQL: &str = concat!(
             "SELECT p.id, ",
             player_name!(),
@@ -58,13 +58,13 @@ impl Players<'_> {
     }
 
     /// The player of a name (ignoring case).
-    pub async fn player_by_name(&self, name: &str) -> Result<Option<Player>> {
+    pub async fn player_by_name(&self, name: &str) -> Result<Option<PlayerRow>> {
         Ok(self.player_by_name_and_feed(name).await?.0)
     }
 
     /// The player of a name (ignoring case), and where the board change feed ended when it
     /// was read (one statement: see [`Runs::run_and_feed`](super::Runs::run_and_feed)).
-    pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<Player>, FeedSeq)> {
+    pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<PlayerRow>, FeedSeq)> {
         let sql = format!(
             "SELECT p.id, {name}, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
              LEFT JOIN players p ON p.name_key = $1",
@@ -76,7 +76,7 @@ impl Players<'_> {
                 .fetch_one(pool)
                 .await?;
             let player = match row.try_get::<Option<i64>, _>(0)? {
-                Some(id) => Some(Player {
+                Some(id) => Some(PlayerRow {
                     id,
                     name: row.try_get(1)?,
                     hidden: row.try_get(2)?,

@@ -41,13 +41,13 @@ const WRITE_ROOM: &str = "
     ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7
     WHERE rooms.home = $3";
 
-/// The live rooms' rows, and filing a live run: `store.rooms()`.
+/// The live rooms' rows, and filing a live run: `store.room_rows()`.
 #[derive(Clone, Copy, Debug)]
-pub struct Rooms<'a> {
+pub struct RoomRows<'a> {
     pub(super) store: &'a Store,
 }
 
-impl Rooms<'_> {
+impl RoomRows<'_> {
     /// Writes rooms' rows (`WRITE_ROOM`), all in one transaction: a process writes every
     /// room it holds with one commit (SQLite: one sync to disk), however many there are.
     /// The ids of the rooms not written: another home took them up.
@@ -146,7 +146,7 @@ impl Rooms<'_> {
 pub type JournalAppend<'a> = (&'a str, &'a [u8]);
 
 /// The live rooms' journals (migration 0015; what they hold is `crate::live::journal`'s).
-impl Rooms<'_> {
+impl RoomRows<'_> {
     /// Appends `rows` in one transaction (one commit for every room of the process), each
     /// only while its room's home is still `home`: whether each row was written (`false`:
     /// another process took the room up). The row lock the check takes (PostgreSQL's `FOR

@@ -44,7 +44,7 @@
 // whenever the room changes); the frame loop (play/loop.js) runs the ticks. A ranked run
 // cannot be paused.
 
-import { LiveRun } from './live-run.js';
+import { PlayRun } from './run.js';
 import { LiveRace } from './live-race.js';
 import { makeRoom } from '../shared/rooms.js';
 import { seatState } from './seat.js';
@@ -111,7 +111,7 @@ export class Race {
     this.liveWanted = live;
     /** 'solo' (`#/play/LEVEL`: Play makes a room of one) or 'room' (`#/room/ID`). */
     this.mode = mode;
-    /** The current run (a LiveRun), from `loaded` on. */
+    /** The current run (a PlayRun), from `loaded` on. */
     this.run = null;
     /** The live race (a LiveRace) of the current run or of the room, or null (offline). */
     this.live = null;
@@ -517,7 +517,7 @@ export class Race {
     const { pogo, tuning, level, rate, identity, ghosts, playerName } = this.setup;
     this.run?.free();
     this.filing = null;
-    this.run = new LiveRun({ pogo, level, tuning, rate, playerName: playerName ?? identity?.name ?? '', date });
+    this.run = new PlayRun({ pogo, level, tuning, rate, playerName: playerName ?? identity?.name ?? '', date });
     for (const ghost of ghosts) ghost.reset();
     return this.run;
   }

@@ -1,6 +1,7 @@
-//! Filing a live run: the replay the room recorded, verified by the same verifier an upload
-//! meets (it cannot fail, the room having re-simulated it; if it ever does, nothing is filed
-//! and the log says why), stored as verified in one transaction, and its id told to the room.
+//! The filer: the task that files a finished live run — the replay the room recorded,
+//! verified by the same verifier an upload meets (it cannot fail, the room having
+//! re-simulated it; if it ever does, nothing is filed and the log says why), stored as
+//! verified in one transaction, and its id told to the room.
 //! Runs in a task of its own, so the room never waits on the verifier or the database.
 
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use tokio::sync::mpsc;
 use super::LiveContext;
 use super::command::Command;
 use crate::catalog::Hidden;
-use crate::store::{Category, NewRun, Player, Verdict};
+use crate::store::{Category, NewRun, PlayerRow, Verdict};
 use crate::times::now_ms;
 
 /// Files racer `racer`'s run (`bytes`, the room's recording) for `player`; real-time iff
@@ -21,7 +22,7 @@ pub fn spawn(
     room: mpsc::Sender<Command>,
     room_id: String,
     racer: u8,
-    player: Player,
+    player: PlayerRow,
     bytes: Vec<u8>,
     realtime_note: Option<String>,
 ) {
@@ -34,7 +35,7 @@ pub fn spawn(
 async fn file(
     ctx: &LiveContext,
     room_id: &str,
-    player: &Player,
+    player: &PlayerRow,
     bytes: Vec<u8>,
     realtime_note: Option<String>,
 ) -> Option<i64> {
@@ -103,7 +104,7 @@ async fn file(
     loop {
         match ctx
             .store
-            .rooms()
+            .room_rows()
             .file_live_run(&run, &verdict, room_id)
             .await
         {

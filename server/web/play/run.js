@@ -1,7 +1,8 @@
-// One run of the player's in the play view: the simulation, the frame driver that decides
-// when each tick runs (Fix Your Timestep's accumulator) and the recorder that writes the
-// replay the server will verify; the run's clock (GO on the performance clock); what the run
-// has done (splits, finish) and, once over, its replay bytes and final state hash.
+// One run of the player's in the play view, live or offline (`PlayRun`): the simulation, the
+// frame driver that decides when each tick runs (Fix Your Timestep's accumulator) and the
+// recorder that writes the replay the server will verify; the run's clock (GO on the
+// performance clock); what the run has done (splits, finish) and, once over, its replay bytes
+// and final state hash.
 //
 // Ticks run only here, one driver call per tick (`advance`), so the view sees each tick's
 // events (a checkpoint, a perfect landing) and its ghosts step the same tick in lockstep.
@@ -11,7 +12,7 @@ import { hex } from '../pogo.mjs';
 /** A neutral input: no steering, no buttons. */
 const NEUTRAL = Object.freeze({ steerX: 0, steerZ: 0, buttons: 0 });
 
-export class LiveRun {
+export class PlayRun {
   /**
    * A fresh run on `level` under `tuning` (pogo: the loaded core), recorded under
    * `playerName` with `date` in its header ('' for none).
