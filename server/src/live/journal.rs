@@ -305,7 +305,12 @@ async fn write_once(
             Op::Forget(_) => None,
         })
         .collect();
-    let written = match ctx.store.room_rows().append_journal(ctx.home(), &rows).await {
+    let written = match ctx
+        .store
+        .room_rows()
+        .append_journal(ctx.home(), &rows)
+        .await
+    {
         Ok(written) => written,
         Err(e) => return Err((ops, e)),
     };

@@ -64,7 +64,10 @@ impl Players<'_> {
 
     /// The player of a name (ignoring case), and where the board change feed ended when it
     /// was read (one statement: see [`Runs::run_and_feed`](super::Runs::run_and_feed)).
-    pub async fn player_by_name_and_feed(&self, name: &str) -> Result<(Option<PlayerRow>, FeedSeq)> {
+    pub async fn player_by_name_and_feed(
+        &self,
+        name: &str,
+    ) -> Result<(Option<PlayerRow>, FeedSeq)> {
         let sql = format!(
             "SELECT p.id, {name}, p.hidden, f.seq FROM (SELECT {FEED_END} AS seq) f
              LEFT JOIN players p ON p.name_key = $1",
