@@ -18,7 +18,7 @@
 //!    member at once, and re-simulates the racer with the same core and driver
 //!    ([`racer::RacerRun`]); a page whose hash differs at a split is desynced (named to
 //!    everyone and in the log).
-//! 4. At a racer's finish the room files the run ([`file`](mod@file)): the replay bytes it recorded
+//! 4. At a racer's finish the room files the run ([`filer`](mod@filer)): the replay bytes it recorded
 //!    from the stream (byte-identical to `pogo simulate --inputs … --record` of the same
 //!    events, name and date), verified, on the level's board, and on the real-time board if
 //!    every message came on time. A racer who leaves, is cut off for good or runs out of time

@@ -2,7 +2,7 @@
 //! server processes on one database). The SQL is written once where the dialects agree —
 //! which is everywhere but the schema's types (two migration folders, their differences named
 //! at the top of each), the claim query (PostgreSQL adds `FOR UPDATE SKIP LOCKED`) and the
-//! statements SQLite is told which index to walk ([`Store::sqlite_index`]) — and each query
+//! statements SQLite is told which index to walk (`Store::sqlite_index`) — and each query
 //! sits next to the code that runs it. The planner's statistics are the server's to keep:
 //! `statistics.rs`.
 //!

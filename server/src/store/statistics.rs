@@ -1,6 +1,6 @@
 //! The query planner's statistics, kept by the server itself: no operator runs `ANALYZE`.
 //!
-//! - **SQLite** keeps none unless asked. The server asks with `PRAGMA optimize` ([`OPTIMIZE`])
+//! - **SQLite** keeps none unless asked. The server asks with `PRAGMA optimize` (`OPTIMIZE`)
 //!   at start and every [`crate::limits::STATISTICS_EVERY`] after: SQLite (3.46 and later)
 //!   then analyzes each table with rows that has an index never analyzed, or whose size
 //!   changed tenfold since its last analysis, reading a bounded sample of it, and does nothing
