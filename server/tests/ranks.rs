@@ -506,8 +506,8 @@ async fn analyzed(sql: &Raw) -> Vec<String> {
 
 /// Issue 38: the planner's statistics need no operator. A round on a new database analyzes
 /// no empty table; once the tables have rows it analyzes each of them (SQLite's `PRAGMA optimize`:
-/// never analyzed; PostgreSQL: no statistics), and the next rounds, with nothing changed,
-/// analyze nothing. (Without the server's round, neither database has any: the
+/// never analyzed; PostgreSQL: no statistics), the next rounds, with nothing changed, analyze
+/// nothing, and tables emptied (one never analyzed, one analyzed) are nothing to report. (Without the server's round, neither database has any: the
 /// assertion in the middle fails on both.)
 #[tokio::test]
 async fn the_store_gathers_the_planners_statistics_itself() {
@@ -516,7 +516,15 @@ async fn the_store_gathers_the_planners_statistics_itself() {
         let store = Store::open(&DatabaseUrl::parse(&db.url)).await.unwrap();
         let sql = raw(&backend, &db.url).await;
         let what = backend.name();
-        // The migrations' own rows are analyzed; the empty tables are not.
+        // A replay stored and deleted: `replays` has a page and no row.
+        exec!(
+            sql,
+            "INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, 1)",
+            vec![7u8; 32],
+            vec![0u8]
+        );
+        exec!(sql, "DELETE FROM replays");
+        // The migrations' own rows are analyzed; the empty tables are not listed.
         let round = store.keep_statistics().await.unwrap();
         for table in ["players", "replays", "runs"] {
             assert!(
@@ -556,6 +564,17 @@ async fn the_store_gathers_the_planners_statistics_itself() {
                 round.analyzed,
                 Vec::<String>::new(),
                 "{what}: round {again}, nothing changed"
+            );
+        }
+        // Emptied: nothing to say, then or later.
+        exec!(sql, "DELETE FROM runs");
+        exec!(sql, "DELETE FROM replays");
+        for again in 0..3 {
+            let round = store.keep_statistics().await.unwrap();
+            assert_eq!(
+                round.analyzed,
+                Vec::<String>::new(),
+                "{what}: round {again}, emptied"
             );
         }
         store.close().await;
