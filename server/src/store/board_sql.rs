@@ -4,8 +4,7 @@
 //! all of it as the reference's window functions do.
 //!
 //! What each costs:
-//! - the top of the board: its own rows (a page within the first [`TOP_ROWS_MAX`] entries
-//!   walks down from the top);
+//! - the top of the board: its own rows (walked down from the top);
 //! - the open board's size: one row of `season_counts`; the real-time board's is counted;
 //! - a player's or a run's rank: the players whose best is before its entry, counted over
 //!   `season_bests` (migration 0014: each player's best per board, kept by triggers) less the
@@ -15,10 +14,13 @@
 //!   0.26–0.34 s);
 //! - the page around a player: that rank, then its entries walked up and down from the
 //!   player's (the page's own rows);
-//! - a page deeper than [`TOP_ROWS_MAX`] at an offset: the reference's window functions (a
-//!   pass over the board, and a sort).
+//! - a page at an offset: the entry just before it, found by walking `season_bests` in board
+//!   order past the offset's players (`Boards::key_at`: hidden players' bests stepped over),
+//!   then the page's own rows walked down from it. Linear in the offset, but an index walk:
+//!   0.1–0.2 s half way down a million-run board, where the reference's window functions (a
+//!   pass over the board and a sort) took 5.2 s.
 //!
-//! These last seconds at a million runs; they are asked of a board only while it builds.
+//! They are asked of a board only while its index builds.
 
 use sqlx::Row;
 
@@ -27,9 +29,39 @@ use super::board::{BestRun, WALK_COLUMNS, Walk, WalkRow, board_rows_sql};
 use super::ranks::{BoardPage, PageAt};
 use super::{Board, Category, Entry, Result};
 
-/// Most entries a page read from SQL finds by walking down from the top of the board (the
-/// cost of its rows): a page deeper at an offset is ranked by the reference.
-const TOP_ROWS_MAX: u64 = 1_000;
+/// The walks [`Boards::key_at`] takes past hidden players' bests before it looks at every
+/// best's player instead.
+const KEY_AT_WALKS_MAX: usize = 8;
+
+/// A board's bests in `season_bests` (the board's columns `$1`…`$5`), for `concat!`.
+macro_rules! bests_of_board {
+    () => {
+        "b.level = $1 AND b.rules_version = $4 AND b.level_hash = $2
+         AND b.tuning_hash = $3 AND b.realtime = $5"
+    };
+}
+
+/// The hidden players' bests on the board, through `players_hidden` (few rows).
+const HIDDEN_BESTS: &str = concat!(
+    "SELECT b.finish_tick, b.run_id FROM players p JOIN season_bests b ON b.player_id = p.id
+     WHERE p.hidden AND ",
+    bests_of_board!()
+);
+
+/// Every player's best at offset `$6` in board order: a walk of `season_bests_ranked` alone.
+const BEST_AT: &str = concat!(
+    "SELECT b.finish_tick, b.run_id FROM season_bests b {index} WHERE ",
+    bests_of_board!(),
+    " ORDER BY b.finish_tick, b.run_id LIMIT 1 OFFSET $6"
+);
+
+/// A shown player's best at offset `$6` in board order: the walk, each best's player looked at.
+const SHOWN_BEST_AT: &str = concat!(
+    "SELECT b.finish_tick, b.run_id FROM season_bests b {index} WHERE ",
+    bests_of_board!(),
+    " AND NOT EXISTS (SELECT 1 FROM players p WHERE p.id = b.player_id AND p.hidden)
+     ORDER BY b.finish_tick, b.run_id LIMIT 1 OFFSET $6"
+);
 
 impl Boards<'_> {
     /// A page of the board and its size from SQL: what [`Boards::board_page`] answers from the
@@ -138,17 +170,69 @@ impl Boards<'_> {
 
     /// `limit` entries from the 0-based `offset`.
     async fn page_at_offset(&self, board: &Board, offset: u64, limit: u32) -> Result<Vec<Entry>> {
-        let end = offset.saturating_add(u64::from(limit));
-        if end > TOP_ROWS_MAX {
-            return self.leaderboard_sql(board, limit, offset).await;
-        }
-        // From before the first entry: finish ticks are at least 0, run ids at least 1.
-        let rows = self.walk(board, (-1, 0), Walk::Down, end).await?;
-        Ok((1..)
+        // From before the first entry (finish ticks are at least 0, run ids at least 1), or
+        // from the entry before the page's.
+        let from = match offset.checked_sub(1) {
+            None => (-1, 0),
+            Some(before) => match self.key_at(board, before).await? {
+                Some(key) => key,
+                None => return Ok(Vec::new()),
+            },
+        };
+        let rows = self.walk(board, from, Walk::Down, u64::from(limit)).await?;
+        Ok((offset.saturating_add(1)..)
             .zip(rows)
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .map(|(rank, row)| row.entry(rank))
+            .map(|(rank, row)| row.entry(i64::try_from(rank).unwrap_or(i64::MAX)))
             .collect())
+    }
+
+    /// The board key `(finish_tick, run_id)` of the entry at the 0-based `offset`, if the
+    /// board has one there, from `season_bests` (each player's best per board) walked in board
+    /// order: the best at position `j` of every player's, where `j` is `offset` plus the hidden
+    /// players' bests up to it — found by a few walks, each moving `j` past the hidden bests
+    /// the last one passed (the least such `j`: the bests of hidden players are few). With
+    /// more than [`KEY_AT_WALKS_MAX`] walks needed, one walk that looks at every best's
+    /// player.
+    async fn key_at(&self, board: &Board, offset: u64) -> Result<Option<(i64, i64)>> {
+        let mut hidden: Vec<(i64, i64)> = self.bests_sql(board, HIDDEN_BESTS, None).await?;
+        hidden.sort_unstable();
+        let mut at = offset;
+        for _ in 0..KEY_AT_WALKS_MAX {
+            let Some(key) = self.bests_sql(board, BEST_AT, Some(at)).await?.pop() else {
+                return Ok(None);
+            };
+            let hidden_before = hidden.partition_point(|h| *h <= key) as u64;
+            let next = offset.saturating_add(hidden_before);
+            if next == at {
+                return Ok(Some(key));
+            }
+            at = next;
+        }
+        Ok(self
+            .bests_sql(board, SHOWN_BEST_AT, Some(offset))
+            .await?
+            .pop())
+    }
+
+    /// The `(finish_tick, run_id)` rows of `sql` (one of the `season_bests` statements below)
+    /// on `board`, with `$6` the offset if any.
+    async fn bests_sql(
+        &self,
+        board: &Board,
+        sql: &str,
+        offset: Option<u64>,
+    ) -> Result<Vec<(i64, i64)>> {
+        let sql = sql.replace("{index}", &self.store.sqlite_index("season_bests_ranked"));
+        let rows = on_pool!(self.store, |pool| {
+            let query = bind_board!(sqlx::query_as::<_, (i64, i64)>(&sql), board);
+            match offset {
+                Some(offset) => query.bind(i64::try_from(offset).unwrap_or(i64::MAX)),
+                None => query,
+            }
+            .fetch_all(pool)
+            .await?
+        });
+        Ok(rows)
     }
 
     /// The page of `limit` entries with `player`'s in the middle (or as near as the top of
