@@ -168,8 +168,7 @@ impl Server {
             })?;
         // Before the first request is planned: a read planned without statistics on a big
         // board can take seconds (`store::statistics`); gathering them takes one at most.
-        let mut said_autovacuum_off = false;
-        gather_statistics(&store, &mut said_autovacuum_off).await;
+        gather_statistics(&store, true).await;
         let instance = {
             let mut bytes = [0u8; 6];
             getrandom::fill(&mut bytes).map_err(|e| ServerError::Config(e.to_string()))?;
@@ -414,10 +413,9 @@ async fn keep_ranks_up(state: AppState, mut stop: Shutdown) {
 /// first round ran before serving: `Server::new`), until `stop`.
 async fn keep_statistics(state: AppState, mut stop: Shutdown) {
     let keep = async {
-        let mut said_autovacuum_off = true;
         loop {
             tokio::time::sleep(limits::STATISTICS_EVERY).await;
-            gather_statistics(&state.store, &mut said_autovacuum_off).await;
+            gather_statistics(&state.store, false).await;
         }
     };
     tokio::select! {
@@ -426,9 +424,9 @@ async fn keep_statistics(state: AppState, mut stop: Shutdown) {
     }
 }
 
-/// One round of `store::statistics`, logged: what was analyzed, and once (`said_autovacuum_off`)
-/// that PostgreSQL's autovacuum is off.
-async fn gather_statistics(store: &store::Store, said_autovacuum_off: &mut bool) {
+/// One round of `store::statistics`, logged: what was analyzed, and (the round at start,
+/// `at_start`) that PostgreSQL's autovacuum is off.
+async fn gather_statistics(store: &store::Store, at_start: bool) {
     match store.keep_statistics().await {
         Ok(gathered) => {
             if !gathered.analyzed.is_empty() {
@@ -438,8 +436,7 @@ async fn gather_statistics(store: &store::Store, said_autovacuum_off: &mut bool)
                     "planner statistics gathered"
                 );
             }
-            if gathered.autovacuum == Some(false) && !*said_autovacuum_off {
-                *said_autovacuum_off = true;
+            if gathered.autovacuum == Some(false) && at_start {
                 tracing::warn!(
                     "PostgreSQL's autovacuum is off: the planner's statistics are not kept up \
                      as the boards grow; run ANALYZE after large changes"

@@ -504,6 +504,18 @@ async fn analyzed(sql: &Raw) -> Vec<String> {
     }
 }
 
+/// Three rounds of statistics that report nothing.
+async fn quiet_rounds(store: &Store, what: &str) {
+    for round in 0..3 {
+        let gathered = store.keep_statistics().await.unwrap();
+        assert_eq!(
+            gathered.analyzed,
+            Vec::<String>::new(),
+            "{what}: round {round}"
+        );
+    }
+}
+
 /// Issue 38: the planner's statistics need no operator. A round on a new database analyzes
 /// no empty table; once the tables have rows it analyzes each of them (SQLite's `PRAGMA optimize`:
 /// never analyzed; PostgreSQL: no statistics), the next rounds, with nothing changed, analyze
@@ -558,25 +570,11 @@ async fn the_store_gathers_the_planners_statistics_itself() {
             ["players", "replays", "runs"],
             "{what}"
         );
-        for again in 0..3 {
-            let round = store.keep_statistics().await.unwrap();
-            assert_eq!(
-                round.analyzed,
-                Vec::<String>::new(),
-                "{what}: round {again}, nothing changed"
-            );
-        }
+        quiet_rounds(&store, &format!("{what}, nothing changed")).await;
         // Emptied: nothing to say, then or later.
         exec!(sql, "DELETE FROM runs");
         exec!(sql, "DELETE FROM replays");
-        for again in 0..3 {
-            let round = store.keep_statistics().await.unwrap();
-            assert_eq!(
-                round.analyzed,
-                Vec::<String>::new(),
-                "{what}: round {again}, emptied"
-            );
-        }
+        quiet_rounds(&store, &format!("{what}, emptied")).await;
         store.close().await;
         db.remove().await;
     }

@@ -252,6 +252,22 @@ async fn play_on(
     }
 }
 
+/// A ticket for the trek, `run` committed to it on `schedule`, uploaded naming it (202): the
+/// run's status once judged.
+async fn race_trek(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    run: &Played,
+    schedule: &Schedule,
+) -> Value {
+    let issued = ticket_for(http, base, token, "trek").await;
+    play_on(http, base, token, &issued, run, schedule).await;
+    let (status, up) = upload_with(http, base, token, &run.bytes, &issued.id).await;
+    assert_eq!(status, 202, "{up}");
+    verdict(http, base, up["id"].as_i64().unwrap()).await
+}
+
 /// Commits `run` as a page playing it at real speed would: the start at GO, each split at
 /// its game time since GO plus `delay_ms`.
 async fn play(
@@ -439,11 +455,7 @@ async fn slowed_bursty_or_mistimed_runs_are_not_real_time_whatever_the_start() {
         for (what, schedule, real_time, token, run) in ready {
             let (http, base) = (http.clone(), base.clone());
             tasks.spawn(async move {
-                let issued = ticket_for(&http, &base, &token, "trek").await;
-                play_on(&http, &base, &token, &issued, &run, &schedule).await;
-                let (status, up) = upload_with(&http, &base, &token, &run.bytes, &issued.id).await;
-                assert_eq!(status, 202, "{what}: {up}");
-                let status = verdict(&http, &base, up["id"].as_i64().unwrap()).await;
+                let status = race_trek(&http, &base, &token, &run, &schedule).await;
                 (what, real_time, status)
             });
         }
@@ -498,21 +510,17 @@ async fn a_game_begun_at_the_issue_banks_at_most_the_countdown_and_the_slack() {
             let run = played_on(&trek_level(), &name, 127);
             let finish_ms = run.game_ms(run.splits.len() - 1) as i64;
             let (http, base) = (http.clone(), base.clone());
+            // Game time g is reached at issue + g · (1 + banked / finish), that is
+            // GO + g + g · banked / finish − countdown; held until GO + g if sooner.
+            let schedule = Schedule {
+                start_ms: 0,
+                split_ms: Box::new(move |g| {
+                    let g = g as i64;
+                    g.max(g + g * banked / finish_ms - TICKET_COUNTDOWN_MS)
+                }),
+            };
             tasks.spawn(async move {
-                let issued = ticket_for(&http, &base, &token, "trek").await;
-                // Game time g is reached at issue + g · (1 + banked / finish), that is
-                // GO + g + g · banked / finish − countdown; held until GO + g if sooner.
-                let schedule = Schedule {
-                    start_ms: 0,
-                    split_ms: Box::new(move |g| {
-                        let g = g as i64;
-                        g.max(g + g * banked / finish_ms - TICKET_COUNTDOWN_MS)
-                    }),
-                };
-                play_on(&http, &base, &token, &issued, &run, &schedule).await;
-                let (status, up) = upload_with(&http, &base, &token, &run.bytes, &issued.id).await;
-                assert_eq!(status, 202, "{up}");
-                let status = verdict(&http, &base, up["id"].as_i64().unwrap()).await;
+                let status = race_trek(&http, &base, &token, &run, &schedule).await;
                 (banked, real_time, status)
             });
         }
