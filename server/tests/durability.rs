@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use pogo_server::store::reverify::{Candidate, Filed, Recheck};
-use pogo_server::store::{Board, Category, Inserted, NewRun, Store, Verdict};
+use pogo_server::store::{Board, Category, Claim, Inserted, NewRun, Store, Verdict};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use sqlx::Connection;
@@ -93,39 +93,16 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
             realtime_note: None,
         };
         assert!(
-            !store
-                .queue()
-                .write_verdict(&a, &verdict, now)
-                .await
-                .unwrap(),
+            !write_one(&store, &a, &verdict, now).await,
             "stale claim refused"
         );
-        assert!(
-            store
-                .queue()
-                .write_verdict(&c, &verdict, now)
-                .await
-                .unwrap()
-        );
-        assert!(
-            !store
-                .queue()
-                .write_verdict(&c, &verdict, now)
-                .await
-                .unwrap(),
-            "written once"
-        );
+        assert!(write_one(&store, &c, &verdict, now).await);
+        assert!(!write_one(&store, &c, &verdict, now).await, "written once");
         let rejected = Verdict::Rejected {
             kind: "desync".into(),
             reason: "desync at tick 5".into(),
         };
-        assert!(
-            store
-                .queue()
-                .write_verdict(&b, &rejected, now)
-                .await
-                .unwrap()
-        );
+        assert!(write_one(&store, &b, &rejected, now).await);
         let run = store.runs().run(ids[0]).await.unwrap().unwrap();
         assert_eq!(
             (
@@ -944,4 +921,14 @@ async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
     drop((b, c));
     audit.close().await;
     db.remove().await;
+}
+
+/// Writes one verdict under `claim` (a batch of one): whether it was written.
+async fn write_one(store: &Store, claim: &Claim, verdict: &Verdict, now_ms: i64) -> bool {
+    let written = store
+        .queue()
+        .write_verdicts(&[(claim, verdict)], &[], now_ms)
+        .await
+        .unwrap();
+    written == [true]
 }

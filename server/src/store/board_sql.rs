@@ -1,7 +1,10 @@
-//! A board's reads answered from SQL while its rank index is being built (`store::ranks`):
-//! exact, as the index would answer (tests/ranks.rs holds them to the reference ranking), and
-//! walking the board in board order (`runs_ranked`, `board::BOARD_ROWS`) rather than ranking
-//! all of it as the reference's window functions do.
+//! A board read from SQL, walking it in board order (`runs_ranked`: migration 0011, one
+//! season's counting runs by (finish tick, id); the real-time boards `runs_ranked_realtime`),
+//! so that a read meets the board's rows and no other season's or category's, and a player's
+//! best run is the first of theirs met: the export's keyset batches ([`Boards::board_batch`]),
+//! and a board's reads while its rank index is being built (`store::ranks`) — exact, as the
+//! index would answer (tests/ranks.rs holds them to the reference ranking), rather than
+//! ranking all of the board as the reference's window functions do.
 //!
 //! What each costs:
 //! - the top of the board: its own rows (walked down from the top);
@@ -24,10 +27,8 @@
 
 use sqlx::Row;
 
-use super::board::Boards;
-use super::board::{BestRun, WALK_COLUMNS, Walk, WalkRow, board_rows_sql};
-use super::ranks::{BoardPage, PageAt};
-use super::{Board, Category, Entry, Result};
+use super::board::{BestRun, BoardPage, Boards, PageAt, category_filter, parse_splits};
+use super::{Board, Category, Entry, ExportCursor, Result, Store};
 
 /// The walks [`Boards::key_at`] takes past hidden players' bests before it looks at every
 /// best's player instead.
@@ -63,10 +64,136 @@ const SHOWN_BEST_AT: &str = concat!(
      ORDER BY b.finish_tick, b.run_id LIMIT 1 OFFSET $6"
 );
 
+/// A board's counting runs of shown players after the keyset cursor `($6, $7)` in board
+/// order (or before it, walking back: [`Walk`]), each the best of its player's runs (no run of
+/// theirs on the board comes before it: a `NOT EXISTS` probe of `runs_player`), verified by
+/// `$8` (ms); `{columns}`, `{category}`, `{from}`, `{order}` and `{player_index}` filled in by
+/// [`board_rows_sql`]. `$1`…`$5` are the [`Board`], `$9` the limit.
+///
+/// The probe walks `runs_player`, told so on SQLite: without statistics its planner walked
+/// `runs_season_verified` instead, every run of the season verified before `$8`, for each
+/// candidate (a top-20 read took 3.1 s on a million-run board; 1 ms with the hint).
+const BOARD_ROWS: &str = "
+    SELECT {columns}
+    FROM runs r JOIN players p ON p.id = r.player_id
+    WHERE r.level = $1 AND r.rules_version = $4 AND r.level_hash = $2 AND r.tuning_hash = $3
+      AND r.status = 'verified' AND r.finish_tick IS NOT NULL {category}
+      AND {from}
+      AND (r.realtime = TRUE OR $5 = FALSE)
+      AND r.verified_ms <= $8 AND r.hidden = FALSE AND p.hidden = FALSE
+      AND NOT EXISTS (
+          SELECT 1 FROM runs o {player_index}
+          WHERE o.player_id = r.player_id AND o.level = r.level
+            AND o.status = 'verified' AND o.finish_tick IS NOT NULL
+            AND o.level_hash = r.level_hash AND o.tuning_hash = r.tuning_hash
+            AND o.rules_version = r.rules_version
+            AND (o.realtime = TRUE OR $5 = FALSE)
+            AND o.verified_ms <= $8 AND o.hidden = FALSE
+            AND (o.finish_tick < r.finish_tick
+                 OR (o.finish_tick = r.finish_tick AND o.id < r.id)))
+    ORDER BY {order}
+    LIMIT $9";
+
+/// Which way [`BOARD_ROWS`] walks from its cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// The entries after the cursor, best first.
+    Down,
+    /// The entries before it, nearest first.
+    Up,
+}
+
+/// [`BOARD_ROWS`] for `board`, selecting `columns`, walking `walk`.
+pub(super) fn board_rows_sql(store: &Store, board: &Board, columns: &str, walk: Walk) -> String {
+    let (from, order) = match walk {
+        Walk::Down => (
+            "r.finish_tick >= $6 AND (r.finish_tick > $6 OR r.id > $7)",
+            "r.finish_tick, r.id",
+        ),
+        Walk::Up => (
+            "r.finish_tick <= $6 AND (r.finish_tick < $6 OR r.id < $7)",
+            "r.finish_tick DESC, r.id DESC",
+        ),
+    };
+    BOARD_ROWS
+        .replace("{columns}", columns)
+        .replace("{category}", category_filter(board))
+        .replace("{from}", from)
+        .replace("{order}", order)
+        .replace("{player_index}", &store.sqlite_index("runs_player"))
+}
+
+/// An entry as a walk of the board gives it (its rank counted by the walk), the splits
+/// still as stored.
+#[derive(sqlx::FromRow)]
+pub(super) struct WalkRow {
+    pub(super) run_id: i64,
+    pub(super) player: String,
+    pub(super) finish_tick: i64,
+    pub(super) uploaded_ms: i64,
+    pub(super) splits: Option<String>,
+}
+
+/// The columns of a [`WalkRow`], for `board_rows_sql`.
+pub(super) const WALK_COLUMNS: &str = concat!(
+    "r.id AS run_id, ",
+    player_name!(),
+    " AS player, r.finish_tick, r.uploaded_ms, r.splits"
+);
+
+impl WalkRow {
+    /// The entry, at `rank`.
+    pub(super) fn entry(self, rank: i64) -> Entry {
+        Entry {
+            rank,
+            run_id: self.run_id,
+            player: self.player,
+            finish_tick: self.finish_tick,
+            uploaded_ms: self.uploaded_ms,
+            splits: parse_splits(self.splits.as_deref()),
+        }
+    }
+}
+
+impl Boards<'_> {
+    /// The next `limit` entries of the board after `after`, in rank order (ranked on from
+    /// `after.rank`), as the board stood at `as_of_ms` (runs verified later are left out, so
+    /// a long export does not see a player move past its cursor and list them twice or not at
+    /// all; hiding during an export does show).
+    ///
+    /// Keyset pagination, not `OFFSET` and not `BOARD_CTE` (`BOARD_ROWS`): candidates are
+    /// read from `runs_ranked` starting at the cursor, each probed for a better run of its
+    /// player. Each batch costs its own rows (plus the player's other runs), not the whole
+    /// board, where the window functions of `BOARD_CTE` would rank every run of the level for
+    /// every batch (quadratic over an export of a million).
+    pub async fn board_batch(
+        &self,
+        board: &Board,
+        as_of_ms: i64,
+        after: ExportCursor,
+        limit: u32,
+    ) -> Result<Vec<Entry>> {
+        let sql = board_rows_sql(self.store, board, WALK_COLUMNS, Walk::Down);
+        let rows: Vec<WalkRow> = on_pool!(self.store, |pool| {
+            bind_board!(sqlx::query_as(&sql), board)
+                .bind(after.finish_tick)
+                .bind(after.run_id)
+                .bind(as_of_ms)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?
+        });
+        Ok((after.rank + 1..)
+            .zip(rows)
+            .map(|(rank, row)| row.entry(rank))
+            .collect())
+    }
+}
+
 impl Boards<'_> {
     /// A page of the board and its size from SQL: what [`Boards::board_page`] answers from the
     /// index. `None` if `at` is a player with no entry. Each statement is exact when it runs.
-    pub async fn board_page_sql(
+    pub(super) async fn board_page_sql(
         &self,
         board: &Board,
         at: PageAt,
@@ -89,7 +216,7 @@ impl Boards<'_> {
 
     /// How many players are on the board, from SQL: `season_counts`' row for an open board,
     /// counted by the reference for a real-time one.
-    pub async fn board_size_fast(&self, board: &Board) -> Result<i64> {
+    pub(super) async fn board_size_fast(&self, board: &Board) -> Result<i64> {
         match board.category {
             Category::Open => self.store.seasons().season_players(board).await,
             Category::RealTime => self.board_size_sql(board).await,
@@ -97,7 +224,7 @@ impl Boards<'_> {
     }
 
     /// The rank of a player's entry, from SQL (see the module doc).
-    pub async fn player_rank_walk(&self, board: &Board, player: i64) -> Result<Option<i64>> {
+    pub(super) async fn player_rank_walk(&self, board: &Board, player: i64) -> Result<Option<i64>> {
         match self.board_best_of(board, &[player]).await?.pop() {
             Some(best) => Ok(Some(self.rank_of(board, &best).await?)),
             None => Ok(None),
@@ -105,7 +232,12 @@ impl Boards<'_> {
     }
 
     /// The rank of a run if it is its player's entry, from SQL (see the module doc).
-    pub async fn run_rank_walk(&self, board: &Board, run: i64, player: i64) -> Result<Option<i64>> {
+    pub(super) async fn run_rank_walk(
+        &self,
+        board: &Board,
+        run: i64,
+        player: i64,
+    ) -> Result<Option<i64>> {
         match self.board_best_of(board, &[player]).await?.pop() {
             Some(best) if best.run_id == run => Ok(Some(self.rank_of(board, &best).await?)),
             _ => Ok(None),

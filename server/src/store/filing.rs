@@ -31,7 +31,57 @@
 
 use sqlx::Row;
 
-use super::{NewRun, Result, RunState, StoreError, Verdict};
+use super::{Result, RunState, StoreError};
+
+/// What an upload stores beside its bytes: the replay header's claims, checked already.
+#[derive(Clone, Debug)]
+pub struct NewRun<'a> {
+    pub player_id: i64,
+    pub bytes: &'a [u8],
+    /// SHA-256 of `bytes`.
+    pub replay_hash: [u8; 32],
+    pub level: &'a str,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: u32,
+    pub uploaded_ms: i64,
+    /// The run ticket the upload names (checked already), consumed with the insert.
+    pub ticket: Option<&'a str>,
+}
+
+/// The result of an upload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    /// A new run, queued.
+    New(i64),
+    /// These exact bytes were uploaded before: that run.
+    Duplicate(i64),
+    /// The queue holds `queued` runs, at or over the limit: nothing was stored.
+    QueueFull { queued: i64 },
+    /// The ticket the upload names was consumed by another upload first: nothing was stored.
+    TicketUsed,
+}
+
+/// A verification's outcome, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Verified {
+        ticks: u32,
+        finish_tick: Option<u32>,
+        /// JSON array of `{"checkpoint", "tick"}` (checkpoint `null` for the finish).
+        splits: String,
+        /// The re-simulation's final state hash (`Verified::final_hash`).
+        final_hash: u64,
+        /// Played in real time under a run ticket (`crate::realtime`).
+        realtime: bool,
+        /// Why a ticketed run is not real-time (`None` if it is, or had no ticket).
+        realtime_note: Option<String>,
+    },
+    Rejected {
+        kind: String,
+        reason: String,
+    },
+}
 
 /// A verdict's columns as stored (`None` is SQL `NULL`): a new verdict field is one more
 /// field here, one more column in [`RUN`], one more bind in `queue`'s `bind_verdict!` and one

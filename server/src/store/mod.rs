@@ -14,7 +14,9 @@
 //! names the concern it uses (`state.store.boards().leaderboard(…)`). The `Store` itself
 //! only opens, pings and closes the database, and reads it through for `pogo-server check`
 //! (`check.rs`). A run enters one way, whichever handle files it (an upload, a live room,
-//! reverify): `filing.rs`.
+//! reverify): `filing.rs`. Each row type sits with the queries that hand it out (`RunRow` in
+//! `runs.rs`, `Board` and `Entry` in `board.rs`, …), re-exported here; the reference queries
+//! the tests hold the fast reads to are [`reference`](mod@reference)'s.
 //!
 //! Durability: an upload is one transaction (replay bytes, run row) committed before the
 //! server answers 202; SQLite runs in WAL mode with `synchronous = FULL`, so a commit
@@ -28,9 +30,6 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqliteSynchronous;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-
-use serde::Serialize;
-use utoipa::ToSchema;
 
 /// Connections per pool. SQLite serialises writers anyway (a few connections let reads run
 /// beside a write in WAL mode); PostgreSQL's default `max_connections` is 100, and two or
@@ -238,7 +237,7 @@ macro_rules! bind_board {
             .bind($board.level_hash.as_str())
             .bind($board.tuning_hash.as_str())
             .bind(i64::from($board.rules_version))
-            .bind($board.category == $crate::store::Category::RealTime)
+            .bind($board.real_time_only())
     };
 }
 
@@ -251,6 +250,7 @@ mod filing;
 mod players;
 mod queue;
 mod ranks;
+pub mod reference;
 pub mod reverify;
 mod rooms;
 mod runs;
@@ -260,25 +260,23 @@ mod tickets;
 pub mod tracks;
 
 pub use board::Boards;
-pub use board::{BestRun, BoardChange, parse_splits};
+pub use board::{
+    Board, BoardPage, BoardVersion, Category, Entry, ExportCursor, FeedSeq, PageAt, hash_hex,
+    parse_splits,
+};
+pub use filing::{Inserted, NewRun, Verdict};
 pub use players::Players;
-pub use queue::{ClaimRead, Queue};
-pub use ranks::{BoardPage, BoardVersion, FEED_STALE, PageAt, Ranks};
+pub use players::{PlayerRow, name_key};
+pub use queue::{Claim, ClaimRead, Queue};
+pub use ranks::{FEED_STALE, Ranks};
 pub use rooms::RoomRows;
 pub use rooms::{RoomRow, RoomWrite};
 pub use runs::Runs;
+pub use runs::{RunRow, RunState, UnknownRunState};
 pub use seasons::Seasons;
 pub use tickets::Tickets;
 pub use tickets::{Added, Minted, NewTicket, RunTicket, Ticket};
 pub use tracks::Tracks;
-
-/// What the claim query returns.
-#[derive(sqlx::FromRow)]
-struct ClaimRow {
-    id: i64,
-    replay_hash: Vec<u8>,
-    attempts: i64,
-}
 
 /// The database, behind the queries the server runs.
 #[derive(Clone, Debug)]
@@ -286,293 +284,6 @@ pub struct Store {
     pool: Pool,
     /// The leaderboards' rank index, shared by the store's clones ([`ranks`]).
     ranks: std::sync::Arc<Ranks>,
-}
-
-/// A registered player, as its row (`players`): what the store hands out. The caller a token
-/// names is `api::caller::Player`.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct PlayerRow {
-    pub id: i64,
-    pub name: String,
-    pub hidden: bool,
-}
-
-/// What an upload stores beside its bytes: the replay header's claims, checked already.
-#[derive(Clone, Debug)]
-pub struct NewRun<'a> {
-    pub player_id: i64,
-    pub bytes: &'a [u8],
-    /// SHA-256 of `bytes`.
-    pub replay_hash: [u8; 32],
-    pub level: &'a str,
-    pub level_hash: String,
-    pub tuning_hash: String,
-    pub rules_version: u32,
-    pub uploaded_ms: i64,
-    /// The run ticket the upload names (checked already), consumed with the insert.
-    pub ticket: Option<&'a str>,
-}
-
-/// The result of an upload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Inserted {
-    /// A new run, queued.
-    New(i64),
-    /// These exact bytes were uploaded before: that run.
-    Duplicate(i64),
-    /// The queue holds `queued` runs, at or over the limit: nothing was stored.
-    QueueFull { queued: i64 },
-    /// The ticket the upload names was consumed by another upload first: nothing was stored.
-    TicketUsed,
-}
-
-/// A run claimed for verification.
-#[derive(Clone, Debug)]
-pub struct Claim {
-    pub run_id: i64,
-    pub replay_hash: Vec<u8>,
-    /// The claim's number (1 for the first): the fencing token the verdict is written under.
-    pub attempt: i64,
-    pub owner: String,
-}
-
-/// A run's state: the `runs.status` column, whose `CHECK` in the schema lists these four
-/// names (the SQL below writes them as literals: `'queued'`, `'verifying'`, `'verified'`).
-///
-/// queued → verifying (claimed by a worker) → verified or rejected; verifying → verifying
-/// again when a claim's lease expires; verifying → queued when a worker hands back a run of
-/// its batch it did not start. Shown as is in the API's `status`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RunState {
-    /// Stored, waiting for a worker.
-    Queued,
-    /// A worker is re-simulating it.
-    Verifying,
-    /// Re-simulated: it is what it claims. Ranked if it finished.
-    Verified,
-    /// Re-simulated (or checked) and refused: `reason` says why.
-    Rejected,
-}
-
-impl RunState {
-    /// Every state, in the order a run goes through them.
-    pub const ALL: [RunState; 4] = [
-        RunState::Queued,
-        RunState::Verifying,
-        RunState::Verified,
-        RunState::Rejected,
-    ];
-
-    /// The name stored in `runs.status` and shown in the API.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RunState::Queued => "queued",
-            RunState::Verifying => "verifying",
-            RunState::Verified => "verified",
-            RunState::Rejected => "rejected",
-        }
-    }
-}
-
-impl std::fmt::Display for RunState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A `runs.status` that is none of [`RunState`]'s names (the schema's `CHECK` forbids it, so
-/// reading one is a corrupt or foreign database).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRunState(pub String);
-
-impl std::fmt::Display for UnknownRunState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "a run with status {:?}, not one of ", self.0)?;
-        let names: Vec<_> = RunState::ALL.iter().map(|s| s.as_str()).collect();
-        f.write_str(&names.join(", "))
-    }
-}
-
-impl std::error::Error for UnknownRunState {}
-
-impl TryFrom<String> for RunState {
-    type Error = UnknownRunState;
-
-    fn try_from(name: String) -> std::result::Result<RunState, UnknownRunState> {
-        RunState::ALL
-            .into_iter()
-            .find(|s| s.as_str() == name)
-            .ok_or(UnknownRunState(name))
-    }
-}
-
-/// A verification's outcome, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Verified {
-        ticks: u32,
-        finish_tick: Option<u32>,
-        /// JSON array of `{"checkpoint", "tick"}` (checkpoint `null` for the finish).
-        splits: String,
-        /// The re-simulation's final state hash (`Verified::final_hash`).
-        final_hash: u64,
-        /// Played in real time under a run ticket (`crate::realtime`).
-        realtime: bool,
-        /// Why a ticketed run is not real-time (`None` if it is, or had no ticket).
-        realtime_note: Option<String>,
-    },
-    Rejected {
-        kind: String,
-        reason: String,
-    },
-}
-
-/// A run as the API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct RunRow {
-    pub id: i64,
-    pub player_id: i64,
-    pub player: String,
-    pub level: String,
-    pub level_hash: String,
-    pub tuning_hash: String,
-    pub rules_version: i64,
-    #[sqlx(try_from = "String")]
-    pub status: RunState,
-    pub ticks: Option<i64>,
-    pub finish_tick: Option<i64>,
-    pub reason_kind: Option<String>,
-    pub reason: Option<String>,
-    pub splits: Option<String>,
-    /// The verifier's final state hash, 16 lowercase hex digits (verified runs).
-    pub final_hash: Option<String>,
-    pub uploaded_ms: i64,
-    pub verified_ms: Option<i64>,
-    /// The run or its player is hidden.
-    pub hidden: bool,
-    /// The run itself is hidden (by `PUT /api/admin/runs/{id}/hidden`).
-    pub run_hidden: bool,
-    /// The player is hidden (and so all their runs).
-    pub player_hidden: bool,
-    /// Why an admin hid the run itself (`None` while it is shown).
-    pub hidden_reason: Option<String>,
-    /// Played in real time under a run ticket (`crate::realtime`).
-    pub realtime: bool,
-    /// Why a ticketed run is not real-time.
-    pub realtime_note: Option<String>,
-    /// The run this one is a re-verified copy of (`pogo-server reverify`).
-    pub reverified_from: Option<i64>,
-}
-
-/// The columns of a [`RunRow`], for `FROM runs r JOIN players p` ([`RUN_FROM`]).
-pub(super) const RUN_COLUMNS: &str = concat!(
-    "
-    r.id, r.player_id, ",
-    player_name!(),
-    " AS player, r.level, r.level_hash, r.tuning_hash,
-    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
-    r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
-    (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
-    p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note,
-    r.reverified_from"
-);
-/// Run `$1` and its player.
-pub(super) const RUN_FROM: &str =
-    "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
-/// Where the board change feed ends, as a scalar subquery (`MAX(seq)`: one probe of its
-/// primary key; 0 while empty).
-pub(super) const FEED_END: &str = "(SELECT COALESCE(MAX(seq), 0) FROM board_changes)";
-
-/// Where the board change feed ended (its last `seq`) when a read looked: a read of the rank
-/// index that knows it applies the feed that far first, without a query of its own
-/// (`store::ranks`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FeedSeq(pub i64);
-
-/// Which leaderboard: a level's content under one tuning and rules version (a run verified
-/// under other rules stays in the database but is not on this board), in one category.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Board {
-    pub level: String,
-    /// 16 hex digits, as stored.
-    pub level_hash: String,
-    pub tuning_hash: String,
-    pub rules_version: u32,
-    pub category: Category,
-}
-
-/// A hash as a board key stores it and the API shows it: 16 lowercase hex digits (as
-/// `pogo levels` prints them).
-pub fn hash_hex(hash: u64) -> String {
-    format!("{hash:016x}")
-}
-
-/// A board's category: which verified runs it ranks.
-///
-/// **Open** ranks every verified run — the CLI's, files made offline, tool-assisted runs and
-/// real-time runs alike: anything the re-simulation accepts. **Real-time** ranks only runs
-/// the server saw played in real time (`runs.realtime`: a run ticket whose every commitment
-/// arrived on time and was reproduced by the replay). A run without a valid ticket is never
-/// on the real-time board.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize, ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Category {
-    #[default]
-    Open,
-    #[serde(rename = "realtime")]
-    RealTime,
-}
-
-impl Category {
-    /// The name in the API (`open`, `realtime`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Category::Open => "open",
-            Category::RealTime => "realtime",
-        }
-    }
-}
-
-/// One leaderboard entry: a player's best run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub rank: i64,
-    pub run_id: i64,
-    pub player: String,
-    pub finish_tick: i64,
-    pub uploaded_ms: i64,
-    /// `(checkpoint, tick)` at each split, the finish last (`None` checkpoint).
-    pub splits: Vec<(Option<u32>, u32)>,
-}
-
-/// Where a leaderboard export stands: the last entry sent, as its rank and the board's order
-/// key (finish tick, run id); [`ExportCursor::START`] before the first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExportCursor {
-    pub rank: i64,
-    pub finish_tick: i64,
-    pub run_id: i64,
-}
-
-impl ExportCursor {
-    /// Before every entry (ranks start at 1, finish ticks at 0, run ids at 1).
-    pub const START: ExportCursor = ExportCursor {
-        rank: 0,
-        finish_tick: -1,
-        run_id: 0,
-    };
-
-    /// Just after `entry`.
-    pub fn after(entry: &Entry) -> ExportCursor {
-        ExportCursor {
-            rank: entry.rank,
-            finish_tick: entry.finish_tick,
-            run_id: entry.run_id,
-        }
-    }
 }
 
 impl Store {
@@ -745,12 +456,6 @@ async fn sqlite_reusable(conn: &mut sqlx::SqliteConnection) -> Result<bool, sqlx
         return Ok(false);
     }
     Ok(true)
-}
-
-/// The key names are unique on: the name in lower case (Unicode's default case mapping,
-/// the same on every machine), so `Bot` and `bot` are the same name.
-pub fn name_key(name: &str) -> String {
-    name.to_lowercase()
 }
 
 #[cfg(test)]

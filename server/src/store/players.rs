@@ -2,7 +2,23 @@
 
 use sqlx::Row;
 
-use super::{FEED_END, FeedSeq, PlayerRow, Result, Store, name_key};
+use super::board::FEED_END;
+use super::{FeedSeq, Result, Store};
+
+/// A registered player, as its row (`players`): what the store hands out. The caller a token
+/// names is `api::caller::Player`.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct PlayerRow {
+    pub id: i64,
+    pub name: String,
+    pub hidden: bool,
+}
+
+/// The key names are unique on: the name in lower case (Unicode's default case mapping,
+/// the same on every machine), so `Bot` and `bot` are the same name.
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
 
 /// The players' queries: `store.players()`.
 #[derive(Clone, Copy, Debug)]

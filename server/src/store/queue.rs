@@ -14,10 +14,25 @@ use std::collections::HashMap;
 use sqlx::Row;
 
 use super::filing::{FileRun, RunFiled, RunInsert, VerdictColumns};
-use super::{
-    BeginWrite, Claim, ClaimRow, Inserted, NewRun, Pool, Result, RunState, RunTicket, Store,
-    Verdict,
-};
+use super::{BeginWrite, Inserted, NewRun, Pool, Result, RunState, RunTicket, Store, Verdict};
+
+/// What the claim query returns.
+#[derive(sqlx::FromRow)]
+struct ClaimRow {
+    id: i64,
+    replay_hash: Vec<u8>,
+    attempts: i64,
+}
+
+/// A run claimed for verification.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub run_id: i64,
+    pub replay_hash: Vec<u8>,
+    /// The claim's number (1 for the first): the fencing token the verdict is written under.
+    pub attempt: i64,
+    pub owner: String,
+}
 
 /// A claimed batch and what verifying it needs ([`Queue::claim_and_read`]).
 #[derive(Debug, Default)]
@@ -201,21 +216,6 @@ impl Queue<'_> {
             .next())
     }
 
-    /// Writes a verdict, once: only while `claim` is still the run's latest claim and the run
-    /// is still being verified. `false` if the claim was lost (the lease expired and another
-    /// worker took the run over; its verdict stands). [`Queue::write_verdicts`] of one.
-    pub async fn write_verdict(
-        &self,
-        claim: &Claim,
-        verdict: &Verdict,
-        now_ms: i64,
-    ) -> Result<bool> {
-        let written = self
-            .write_verdicts(&[(claim, verdict)], &[], now_ms)
-            .await?;
-        Ok(written == [true])
-    }
-
     /// Runs per state (the states no run is in are absent): a pass over every run.
     pub async fn status_counts(&self) -> Result<Vec<(RunState, i64)>> {
         const SQL: &str = "SELECT status, COUNT(*) FROM runs GROUP BY status ORDER BY status";
@@ -357,7 +357,7 @@ impl Queue<'_> {
 
     /// The replay bytes of the claimed runs, by run id, in one query (a run whose replay is
     /// missing is absent).
-    pub async fn claimed_bytes(&self, claims: &[Claim]) -> Result<HashMap<i64, Vec<u8>>> {
+    async fn claimed_bytes(&self, claims: &[Claim]) -> Result<HashMap<i64, Vec<u8>>> {
         if claims.is_empty() {
             return Ok(HashMap::new());
         }

@@ -44,6 +44,7 @@
 //! categories).
 
 mod entries;
+mod source;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -53,8 +54,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, watch};
 
 use super::board::BestRun;
-use super::board::Boards;
-use super::{Board, Entry, FeedSeq, Result, Store, StoreError};
+use super::{Board, Result, Store, StoreError};
 use entries::Entries;
 
 /// Feed rows read per query.
@@ -113,7 +113,7 @@ pub struct Ranks {
     epoch: AtomicU64,
     /// Taken for reading by a build before it publishes; [`Boards::hold_rank_builds`] takes it
     /// for writing, so that a test can read a board while its build is held.
-    publish: Arc<tokio::sync::RwLock<()>>,
+    pub(super) publish: Arc<tokio::sync::RwLock<()>>,
 }
 
 /// [`Ranks::applied`] before the feed is first read.
@@ -259,7 +259,7 @@ impl Ranks {
     }
 
     /// The board's entries if it is built.
-    fn ready(&self, board: &Board) -> Option<Arc<RwLock<Entries>>> {
+    pub(super) fn ready(&self, board: &Board) -> Option<Arc<RwLock<Entries>>> {
         match read_lock(&self.boards).get(board) {
             Some(BoardState::Ready(entries)) => Some(entries.clone()),
             _ => None,
@@ -269,7 +269,7 @@ impl Ranks {
     /// Runs `read` on the board's entries once every change up to the feed's end `seen` (or,
     /// if `None`, as it ends now) is in; `None` if the board is not built (its build is
     /// started): read SQL instead.
-    async fn read<T>(
+    pub(super) async fn read<T>(
         &self,
         store: &Store,
         board: &Board,
@@ -387,7 +387,7 @@ impl Ranks {
 
     /// Reads the feed now (the server does every second, so that reads find little to apply
     /// and the feed never goes stale), and builds `boards` if not built yet, one at a time.
-    pub async fn keep_up(&self, store: &Store, boards: &[Board]) -> Result<()> {
+    pub(super) async fn keep_up(&self, store: &Store, boards: &[Board]) -> Result<()> {
         let seen = store.boards().board_changes_last().await?;
         self.catch_up_to(store, seen).await?;
         for board in boards {
@@ -455,204 +455,4 @@ fn prunable(marks: &mut VecDeque<(Instant, i64)>) -> Option<i64> {
         marks.pop_front();
     }
     cut
-}
-
-/// Where a page of a board starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PageAt {
-    /// After this many entries.
-    Offset(u64),
-    /// With this player's entry in the middle (or as near as the top of the board allows).
-    Around(i64),
-}
-
-/// A page of a board, read at one instant of the index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BoardPage {
-    /// Entries before the page.
-    pub offset: u64,
-    /// Players on the board.
-    pub total: i64,
-    pub entries: Vec<Entry>,
-}
-
-/// One state of a board's index: equal versions, the same entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BoardVersion(u64);
-
-/// While a [`Boards::hold_rank_builds`] hold lives, no rank index build is published.
-pub type BuildHold = tokio::sync::OwnedRwLockWriteGuard<()>;
-
-impl Boards<'_> {
-    /// A page of the board and its size, from one look at the index: the feed applied up to
-    /// its end, then the entries as the index keeps them (no row is read); from SQL while the
-    /// board's index is being built. `None` if `at` is a player with no entry.
-    pub async fn board_page(
-        &self,
-        board: &Board,
-        at: PageAt,
-        limit: u32,
-    ) -> Result<Option<BoardPage>> {
-        self.board_page_at(board, at, limit, None).await
-    }
-
-    /// [`Boards::board_page`], the feed applied up to `seen` (where it ended when the caller
-    /// read its other rows, [`Players::player_by_name_and_feed`](super::Players::player_by_name_and_feed)) rather than to where it ends
-    /// now: one query fewer.
-    pub async fn board_page_at(
-        &self,
-        board: &Board,
-        at: PageAt,
-        limit: u32,
-        seen: Option<FeedSeq>,
-    ) -> Result<Option<BoardPage>> {
-        let page = self
-            .store
-            .ranks
-            .read(self.store, board, &mut seen.map(|s| s.0), |entries| {
-                let offset = match at {
-                    PageAt::Offset(offset) => offset,
-                    PageAt::Around(player) => {
-                        let rank = entries.player_rank(player)?;
-                        u64::try_from(rank - 1)
-                            .unwrap_or(0)
-                            .saturating_sub(u64::from(limit / 2))
-                    }
-                };
-                Some(BoardPage {
-                    offset,
-                    total: entries.len(),
-                    entries: entries.page(offset, limit),
-                })
-            })
-            .await?;
-        match page {
-            Some(page) => Ok(page),
-            None => self.board_page_sql(board, at, limit).await,
-        }
-    }
-
-    /// A page of the leaderboard, best first: `limit` entries from rank `offset + 1`.
-    pub async fn leaderboard(&self, board: &Board, limit: u32, offset: u64) -> Result<Vec<Entry>> {
-        let page = self
-            .board_page(board, PageAt::Offset(offset), limit)
-            .await?;
-        Ok(page.map(|p| p.entries).unwrap_or_default())
-    }
-
-    /// How many players are on the board.
-    pub async fn board_size(&self, board: &Board) -> Result<i64> {
-        let size = self
-            .store
-            .ranks
-            .read(self.store, board, &mut None, Entries::len)
-            .await?;
-        match size {
-            Some(size) => Ok(size),
-            None => self.board_size_fast(board).await,
-        }
-    }
-
-    /// The rank of a player's entry on the board, if they have one.
-    pub async fn player_rank(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
-        let rank = self
-            .store
-            .ranks
-            .read(self.store, board, &mut None, |entries| {
-                entries.player_rank(player_id)
-            })
-            .await?;
-        match rank {
-            Some(rank) => Ok(rank),
-            None => self.player_rank_walk(board, player_id).await,
-        }
-    }
-
-    /// The rank of a run, if it is its player's entry on the board.
-    pub async fn run_rank(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
-        let Some(player) = self.run_player(run_id).await? else {
-            return Ok(None);
-        };
-        let ranks = self
-            .run_ranks(std::slice::from_ref(board), run_id, player, None)
-            .await?;
-        Ok(ranks.into_iter().next().flatten())
-    }
-
-    /// The rank of run `run_id` of player `player_id` on each of `boards` (where it is its
-    /// player's entry): one look at the feed for them all (none if `seen`, where it ended
-    /// when the caller read the run: [`Runs::run_and_feed`](super::Runs::run_and_feed)).
-    pub async fn run_ranks(
-        &self,
-        boards: &[Board],
-        run_id: i64,
-        player_id: i64,
-        seen: Option<FeedSeq>,
-    ) -> Result<Vec<Option<i64>>> {
-        let mut seen = seen.map(|s| s.0);
-        let mut ranks = Vec::with_capacity(boards.len());
-        for board in boards {
-            let rank = self
-                .store
-                .ranks
-                .read(self.store, board, &mut seen, |entries| {
-                    entries.run_rank(player_id, run_id)
-                })
-                .await?;
-            ranks.push(match rank {
-                Some(rank) => rank,
-                None => self.run_rank_walk(board, run_id, player_id).await?,
-            });
-        }
-        Ok(ranks)
-    }
-
-    /// Up to `limit` entries from the 0-based `offset`, as the export writes them, from the
-    /// index — with the version of the entries read ([`BoardVersion`]) — if the board is
-    /// built and, given `since`, has not changed since that version (the feed applied first,
-    /// as for any read). `None`: not built, or changed: the caller reads SQL instead.
-    ///
-    /// This is how an export streams a built board: a probe of the feed per 1 000 entries
-    /// instead of their rows, which at a million runs are scattered over more pages than a
-    /// database's cache holds (65 µs a row on PostgreSQL with its default 128 MB, 11 µs at
-    /// 1 000). An unchanged version means the board is the one the export began on, so the
-    /// rows follow on exactly; after a change the export goes on from SQL, as of its start.
-    pub async fn board_rows_indexed(
-        &self,
-        board: &Board,
-        since: Option<BoardVersion>,
-        offset: u64,
-        limit: u32,
-    ) -> Result<Option<(BoardVersion, Vec<Entry>)>> {
-        let rows = self
-            .store
-            .ranks
-            .read(self.store, board, &mut None, |entries| {
-                let version = BoardVersion(entries.version());
-                if since.is_some_and(|since| since != version) {
-                    return None;
-                }
-                let rows = entries.page(offset, limit);
-                Some((version, rows))
-            })
-            .await?;
-        Ok(rows.flatten())
-    }
-
-    /// Applies the change feed and builds `boards` if needed (see [`Ranks::keep_up`]).
-    pub async fn keep_ranks_up(&self, boards: &[Board]) -> Result<()> {
-        self.store.ranks.keep_up(self.store, boards).await
-    }
-
-    /// Whether the board's rank index is built (its reads are answered from it, not SQL).
-    pub fn rank_index_built(&self, board: &Board) -> bool {
-        self.store.ranks.ready(board).is_some()
-    }
-
-    /// Holds every rank index build before it publishes, until the hold is dropped: reads of
-    /// a board being built are answered from SQL meanwhile. For tests of those reads.
-    #[doc(hidden)]
-    pub async fn hold_rank_builds(&self) -> BuildHold {
-        self.store.ranks.publish.clone().write_owned().await
-    }
 }

@@ -3,7 +3,134 @@
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 
-use super::{FEED_END, FeedSeq, RUN_COLUMNS, RUN_FROM, Result, RunRow, Store, StoreError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::board::FEED_END;
+use super::{FeedSeq, Result, Store, StoreError};
+
+/// A run's state: the `runs.status` column, whose `CHECK` in the schema lists these four
+/// names (the SQL below writes them as literals: `'queued'`, `'verifying'`, `'verified'`).
+///
+/// queued → verifying (claimed by a worker) → verified or rejected; verifying → verifying
+/// again when a claim's lease expires; verifying → queued when a worker hands back a run of
+/// its batch it did not start. Shown as is in the API's `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Stored, waiting for a worker.
+    Queued,
+    /// A worker is re-simulating it.
+    Verifying,
+    /// Re-simulated: it is what it claims. Ranked if it finished.
+    Verified,
+    /// Re-simulated (or checked) and refused: `reason` says why.
+    Rejected,
+}
+
+impl RunState {
+    /// Every state, in the order a run goes through them.
+    pub const ALL: [RunState; 4] = [
+        RunState::Queued,
+        RunState::Verifying,
+        RunState::Verified,
+        RunState::Rejected,
+    ];
+
+    /// The name stored in `runs.status` and shown in the API.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunState::Queued => "queued",
+            RunState::Verifying => "verifying",
+            RunState::Verified => "verified",
+            RunState::Rejected => "rejected",
+        }
+    }
+}
+
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `runs.status` that is none of [`RunState`]'s names (the schema's `CHECK` forbids it, so
+/// reading one is a corrupt or foreign database).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRunState(pub String);
+
+impl std::fmt::Display for UnknownRunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a run with status {:?}, not one of ", self.0)?;
+        let names: Vec<_> = RunState::ALL.iter().map(|s| s.as_str()).collect();
+        f.write_str(&names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownRunState {}
+
+impl TryFrom<String> for RunState {
+    type Error = UnknownRunState;
+
+    fn try_from(name: String) -> std::result::Result<RunState, UnknownRunState> {
+        RunState::ALL
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .ok_or(UnknownRunState(name))
+    }
+}
+
+/// A run as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct RunRow {
+    pub id: i64,
+    pub player_id: i64,
+    pub player: String,
+    pub level: String,
+    pub level_hash: String,
+    pub tuning_hash: String,
+    pub rules_version: i64,
+    #[sqlx(try_from = "String")]
+    pub status: RunState,
+    pub ticks: Option<i64>,
+    pub finish_tick: Option<i64>,
+    pub reason_kind: Option<String>,
+    pub reason: Option<String>,
+    pub splits: Option<String>,
+    /// The verifier's final state hash, 16 lowercase hex digits (verified runs).
+    pub final_hash: Option<String>,
+    pub uploaded_ms: i64,
+    pub verified_ms: Option<i64>,
+    /// The run or its player is hidden.
+    pub hidden: bool,
+    /// The run itself is hidden (by `PUT /api/admin/runs/{id}/hidden`).
+    pub run_hidden: bool,
+    /// The player is hidden (and so all their runs).
+    pub player_hidden: bool,
+    /// Why an admin hid the run itself (`None` while it is shown).
+    pub hidden_reason: Option<String>,
+    /// Played in real time under a run ticket (`crate::realtime`).
+    pub realtime: bool,
+    /// Why a ticketed run is not real-time.
+    pub realtime_note: Option<String>,
+    /// The run this one is a re-verified copy of (`pogo-server reverify`).
+    pub reverified_from: Option<i64>,
+}
+
+/// The columns of a [`RunRow`], for `FROM runs r JOIN players p` ([`RUN_FROM`]).
+const RUN_COLUMNS: &str = concat!(
+    "
+    r.id, r.player_id, ",
+    player_name!(),
+    " AS player, r.level, r.level_hash, r.tuning_hash,
+    r.rules_version, r.status, r.ticks, r.finish_tick, r.reason_kind, r.reason,
+    r.splits, r.final_hash, r.uploaded_ms, r.verified_ms,
+    (r.hidden OR p.hidden) AS hidden, r.hidden AS run_hidden,
+    p.hidden AS player_hidden, r.hidden_reason, r.realtime, r.realtime_note,
+    r.reverified_from"
+);
+/// Run `$1` and its player.
+const RUN_FROM: &str = "FROM runs r JOIN players p ON p.id = r.player_id WHERE r.id = $1";
 
 /// Runs by id: `store.runs()`.
 #[derive(Clone, Copy, Debug)]
@@ -52,20 +179,6 @@ impl Runs<'_> {
                 .rows_affected()
         });
         Ok(rows == 1)
-    }
-
-    /// The bytes of a stored replay.
-    pub async fn replay_bytes(&self, hash: &[u8]) -> Result<Option<Vec<u8>>> {
-        const SQL: &str = "SELECT bytes FROM replays WHERE hash = $1";
-        let bytes = on_pool!(self.store, |pool| {
-            sqlx::query(SQL)
-                .bind(hash)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<Vec<u8>, _>(0))
-                .transpose()?
-        });
-        Ok(bytes)
     }
 
     /// The replay bytes of a run, checked against their key: bytes that no longer hash to

@@ -30,7 +30,7 @@ pub struct SeasonRow {
 }
 
 /// The visible verified finishes of a level (`$1`), the rows every season query counts.
-const SEASON_RUNS: &str = "
+pub(super) const SEASON_RUNS: &str = "
     FROM runs r JOIN players p ON p.id = r.player_id
     WHERE r.level = $1 AND r.status = 'verified' AND r.finish_tick IS NOT NULL
       AND r.hidden = FALSE AND p.hidden = FALSE";
@@ -80,20 +80,7 @@ impl Seasons<'_> {
         self.season_rows(&seasons_sql_text(self.store), level).await
     }
 
-    /// [`Seasons::list`] by grouping every counting run of the level: the reference the
-    /// kept counts are tested against (linear in the level's runs).
-    pub async fn list_sql(&self, level: &str) -> Result<Vec<SeasonRow>> {
-        let sql = format!(
-            "SELECT r.rules_version, r.level_hash, r.tuning_hash, COUNT(*) AS runs,
-                    COUNT(DISTINCT r.player_id) AS players,
-                    MIN(r.verified_ms) AS first_ms, MAX(r.verified_ms) AS last_ms
-             {SEASON_RUNS}
-             GROUP BY r.rules_version, r.level_hash, r.tuning_hash"
-        );
-        self.season_rows(&sql, level).await
-    }
-
-    async fn season_rows(&self, sql: &str, level: &str) -> Result<Vec<SeasonRow>> {
+    pub(super) async fn season_rows(&self, sql: &str, level: &str) -> Result<Vec<SeasonRow>> {
         let rows = on_pool!(self.store, |pool| {
             sqlx::query(sql)
                 .bind(level)
@@ -159,7 +146,7 @@ impl Seasons<'_> {
 
     /// The players on the open board of `board`'s season (its length), as `season_counts`
     /// keeps it: one row, where counting them is a pass over the board.
-    pub async fn season_players(&self, board: &Board) -> Result<i64> {
+    pub(super) async fn season_players(&self, board: &Board) -> Result<i64> {
         const SQL: &str = "SELECT players FROM season_counts
                            WHERE level = $1 AND level_hash = $2 AND tuning_hash = $3
                              AND rules_version = $4";

@@ -280,7 +280,7 @@ impl Tickets<'_> {
 
     /// The tickets a batch of runs consumed, by run id, each with its commitments in order
     /// (one query for the batch; runs uploaded without a ticket are absent).
-    pub async fn run_tickets(
+    pub(super) async fn run_tickets(
         &self,
         run_ids: &[i64],
     ) -> Result<std::collections::HashMap<i64, RunTicket>> {
