@@ -59,6 +59,8 @@ const SECONDS_MAX_CEILING: u64 = 1800;
 /// Most server processes `--spawn` starts.
 const PROCESSES_MAX: usize = 8;
 
+#[path = "loadgen/bare.rs"]
+mod bare;
 #[path = "loadgen/boards.rs"]
 mod boards;
 #[path = "loadgen/concurrent.rs"]
@@ -82,6 +84,9 @@ enum Mode {
     Live(live::LiveArgs),
     #[command(flatten)]
     Tracks(tracks::Mode),
+    /// The bare relay `live --bare` measures pogo-server's floor with (see `loadgen/bare.rs`).
+    #[command(hide = true)]
+    BareRelay(bare::BareArgs),
 }
 
 #[derive(Debug, Parser)]
@@ -154,6 +159,7 @@ fn main() -> Result<(), String> {
         Some(Mode::Boards(mode)) => return boards::run(mode),
         Some(Mode::Live(live)) => return live::run(live),
         Some(Mode::Tracks(mode)) => return tracks::run(mode),
+        Some(Mode::BareRelay(args)) => return bare::serve(args),
         None => {}
     }
     for server in &args.servers {
@@ -659,6 +665,8 @@ struct Span {
 #[derive(Default)]
 struct Spawned {
     children: Vec<std::process::Child>,
+    /// Pin the processes to these CPUs (`taskset -c`), if given.
+    cpus: Option<String>,
 }
 
 impl Spawned {
@@ -672,11 +680,8 @@ impl Spawned {
         verify_batch: Option<u32>,
         http: &reqwest::Client,
     ) -> Result<String, String> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| e.to_string())?
-            .port();
-        let mut command = std::process::Command::new(bin);
+        let port = free_port()?;
+        let mut command = self.command(bin);
         command
             .args(["--database", database, "--listen"])
             .arg(format!("127.0.0.1:{port}"))
@@ -695,6 +700,44 @@ impl Spawned {
         if let Some(n) = verify_batch {
             command.args(["--verify-batch", &n.to_string()]);
         }
+        self.spawn(command, bin)?;
+        let base = format!("http://127.0.0.1:{port}");
+        Self::wait_healthy(bin, &base, http).await?;
+        Ok(base)
+    }
+
+    /// Starts the bare relay (`pogo-loadgen bare-relay`, this binary) on a free loopback port;
+    /// its base URL.
+    async fn start_bare(&mut self, http: &reqwest::Client) -> Result<String, String> {
+        let bin = std::env::current_exe().map_err(|e| e.to_string())?;
+        let port = free_port()?;
+        let mut command = self.command(&bin);
+        command
+            .args(["bare-relay", "--listen"])
+            .arg(format!("127.0.0.1:{port}"));
+        self.spawn(command, &bin)?;
+        let base = format!("http://127.0.0.1:{port}");
+        Self::wait_healthy(&bin, &base, http).await?;
+        Ok(base)
+    }
+
+    /// `bin`, under `taskset -c` when the processes are pinned.
+    fn command(&self, bin: &std::path::Path) -> std::process::Command {
+        match &self.cpus {
+            Some(cpus) => {
+                let mut command = std::process::Command::new("taskset");
+                command.args(["-c", cpus]).arg(bin);
+                command
+            }
+            None => std::process::Command::new(bin),
+        }
+    }
+
+    fn spawn(
+        &mut self,
+        mut command: std::process::Command,
+        bin: &std::path::Path,
+    ) -> Result<(), String> {
         let child = command
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -702,12 +745,20 @@ impl Spawned {
             .spawn()
             .map_err(|e| format!("starting {}: {e}", bin.display()))?;
         self.children.push(child);
-        let base = format!("http://127.0.0.1:{port}");
+        Ok(())
+    }
+
+    /// Waits until `base` answers `/healthz` (a minute at most).
+    async fn wait_healthy(
+        bin: &std::path::Path,
+        base: &str,
+        http: &reqwest::Client,
+    ) -> Result<(), String> {
         let started = Instant::now();
         loop {
             if let Ok(r) = http.get(format!("{base}/healthz")).send().await {
                 if r.status() == 200 {
-                    return Ok(base);
+                    return Ok(());
                 }
             }
             if started.elapsed() > Duration::from_secs(60) {
@@ -734,6 +785,14 @@ impl Drop for Spawned {
     fn drop(&mut self) {
         self.stop_all();
     }
+}
+
+/// A loopback port free now.
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
 }
 
 /// The `p`-th percentile (nearest rank) of `values`, 0 if empty.

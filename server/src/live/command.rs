@@ -62,7 +62,8 @@ pub enum Command {
     },
     Binary {
         conn: ConnId,
-        bytes: Vec<u8>,
+        /// The frame's payload as read (not copied).
+        bytes: Bytes,
         /// When it arrived: the server's clock, Unix µs.
         received_us: i64,
     },

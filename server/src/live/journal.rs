@@ -221,6 +221,11 @@ const BATCHES_PER_COMMIT_MAX: usize = 4096;
 const RETRY_WAIT_MAX: Duration = Duration::from_secs(2);
 /// At a stop, how long the last commit and the hand-over may take.
 const LAST_WRITE_MAX: Duration = Duration::from_secs(3);
+/// The least time from one commit's start to the next's: the records of every room in that
+/// time share one commit (one sync to disk) and each racer one `ack`. It delays acks only —
+/// a message is relayed and judged on arrival, before it is journaled — and a page keeps
+/// what is not yet acknowledged.
+pub const COMMIT_EVERY: Duration = Duration::from_millis(20);
 
 /// The writer: commits batches as they come, every room's waiting batch in one transaction,
 /// until `stop`; then writes what the rooms handed it last and marks this process's rooms
@@ -236,8 +241,13 @@ pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
             () = stop.recv() => break,
         };
         let Some(first) = first else { break };
+        let started = tokio::time::Instant::now();
         let ops = drain(&mut queue, first);
         write_until_done(&ctx, ops, &mut stop).await;
+        tokio::select! {
+            () = tokio::time::sleep_until(started + COMMIT_EVERY) => {}
+            () = stop.recv() => break,
+        }
     }
     // The rooms close their connections when the stop begins and hand over their last
     // records on the way out: wait (briefly) for them to be gone.

@@ -213,7 +213,7 @@ async fn read_frames(
                 }
                 Command::Binary {
                     conn,
-                    bytes: bytes.to_vec(),
+                    bytes,
                     received_us: now_us(),
                 }
             }

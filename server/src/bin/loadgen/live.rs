@@ -14,7 +14,7 @@
 //! - **every race verified**: each racer's run filed (its `run_id` in the room's view) and
 //!   real-time;
 //! - **CPU**: the server process's user + system time over the wave (`/proc/PID/stat`),
-//!   per racer;
+//!   per racer, and per frame the server reads or writes (a message in, each relay out);
 //! - **send lag**: how late the load generator itself sent (p99). When it is high the load
 //!   generator, not the server, is the limit: its racers then arrive late and stop being
 //!   real-time.
@@ -22,6 +22,11 @@
 //! Waves grow through `--racers` (a list) until one fails (p99 over `--p99-max-ms`, a race not
 //! filed real-time): the last one that held is the figure. The server and this load generator
 //! share the machine's cores, which is stated beside the figures.
+//!
+//! `--bare` races the same streams, before each wave, through a bare relay on the same stack
+//! that only forwards frames (`loadgen/bare.rs`): its CPU per frame is the floor, printed on
+//! the row above the server's. `--server-cpus` pins the server and the bare relay
+//! (`taskset -c`); pin the load generator to the other cores yourself.
 //!
 //! Every racer connects from 127.0.0.1: `--spawn` starts the server with no per-address
 //! connection cap; a server given with `--server` needs `--connections-per-address-max 0` (or
@@ -78,6 +83,14 @@ pub struct LiveArgs {
     /// Stop after this many seconds whatever happens.
     #[arg(long, default_value_t = 1200)]
     seconds_max: u64,
+    /// Before each wave, race the same streams through a bare relay (`loadgen/bare.rs`: the
+    /// same stack, forwarding frames and nothing else) and print its row: the floor.
+    #[arg(long, requires = "spawn")]
+    bare: bool,
+    /// Pin the spawned server (and the bare relay) to these CPUs (`taskset -c`, e.g. `0` or
+    /// `0-3`); run the load generator itself on the others (`taskset -c 4-7 pogo-loadgen …`).
+    #[arg(long, value_name = "LIST", requires = "spawn")]
+    server_cpus: Option<String>,
 }
 
 /// What one racer saw.
@@ -123,10 +136,17 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let mut spawned = super::Spawned::default();
+    spawned.cpus.clone_from(&args.server_cpus);
+    let bare = if args.bare {
+        let base = spawned.start_bare(&http).await?;
+        Some((base, spawned.pids()[0]))
+    } else {
+        None
+    };
     let (base, pid) = match (&args.spawn, &args.database, &args.server) {
         (Some(bin), Some(database), _) => {
             let base = spawned.start(bin, database, 0, None, &http).await?;
-            (base, spawned.pids().first().copied())
+            (base, spawned.pids().last().copied())
         }
         (_, _, Some(server)) => (server.clone(), None),
         _ => return Err("give --spawn BIN --database URL, or --server URL".into()),
@@ -140,10 +160,29 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
         stream.len() as f64 / game_s.max(1e-9)
     );
     println!(
-        "| racers | rooms | messages in/s | relayed/s | relay p50 / p99 / max (ms) | server CPU (cores) | CPU per racer (ms/s) | send lag p99 (ms) | filed real-time |"
+        "| relay | racers | rooms | messages in/s | relayed/s | relay p50 / p99 / max (ms) | server CPU (cores) | CPU per racer (ms/s) | CPU per frame (µs) | send lag p99 (ms) | filed real-time |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    let frames: Arc<Vec<(Vec<u8>, i64)>> =
+        Arc::new(stream.iter().map(|(m, t)| (m.encode(), *t)).collect());
     for (wave, &racers) in args.racers.iter().enumerate() {
+        if let Some((bare_base, bare_pid)) = &bare {
+            let before = cpu_seconds(*bare_pid)?;
+            let started = Instant::now();
+            let seen =
+                super::bare::wave(bare_base, wave, racers, args.room_size, frames.clone()).await?;
+            let cpu = (cpu_seconds(*bare_pid)? - before) / started.elapsed().as_secs_f64();
+            let seen: Vec<Seen> = seen
+                .into_iter()
+                .map(|b| Seen {
+                    relay_us: b.relay_us,
+                    lag_us: b.lag_us,
+                    filed: None,
+                    failure: b.failure,
+                })
+                .collect();
+            report(args, "bare", racers, &stream, &seen, Some(cpu), game_s);
+        }
         let tokens = register(&http, &base, wave, racers).await?;
         let cpu_before = pid.map(cpu_seconds).transpose()?;
         let started = Instant::now();
@@ -153,7 +192,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
             (Some(pid), Some(before)) => Some((cpu_seconds(pid)? - before) / elapsed),
             _ => None,
         };
-        let held = report(args, racers, &stream, &seen, cpu, game_s);
+        let held = report(args, "pogo-server", racers, &stream, &seen, cpu, game_s);
         if !held {
             eprintln!("the wave of {racers} racers did not hold; stopping");
             break;
@@ -165,6 +204,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
 /// Prints a wave's row; whether it held (p99 within the bound, every race filed real-time).
 fn report(
     args: &LiveArgs,
+    relay_name: &str,
     racers: usize,
     stream: &[(Stream, i64)],
     seen: &[Seen],
@@ -185,15 +225,22 @@ fn report(
         .iter()
         .filter(|s| s.failure.is_none() && s.filed.is_some())
         .count();
+    let failed = seen.iter().filter(|s| s.failure.is_some()).count();
     for failure in seen.iter().filter_map(|s| s.failure.as_ref()).take(3) {
         eprintln!("  a racer failed: {failure}");
     }
     let per_s = stream.len() as f64 / game_s.max(1e-9);
     let p99 = super::pct(&relay, 99.0);
+    let (in_s, out_s) = (per_s * racers as f64, relay.len() as f64 / game_s.max(1e-9));
+    // The server's CPU for each frame it reads or writes (a relay: one in, room size − 1 out).
+    let per_frame = cpu.map_or("-".into(), |c| format!("{:.2}", c * 1e6 / (in_s + out_s)));
+    let filed = if relay_name == "bare" {
+        format!("({failed} failed)")
+    } else {
+        format!("{filed_real_time} of {racers}")
+    };
     println!(
-        "| {racers} | {rooms} | {:.0} | {:.0} | {:.2} / {:.2} / {:.2} | {} | {} | {:.2} | {filed_real_time} of {racers} |",
-        per_s * racers as f64,
-        relay.len() as f64 / game_s.max(1e-9),
+        "| {relay_name} | {racers} | {rooms} | {in_s:.0} | {out_s:.0} | {:.2} / {:.2} / {:.2} | {} | {} | {per_frame} | {:.2} | {filed} |",
         super::pct(&relay, 50.0),
         p99,
         relay.last().copied().unwrap_or(0.0),
