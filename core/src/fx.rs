@@ -23,6 +23,7 @@ use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 use fixed::types::I32F32;
 
 use crate::isqrt::{isqrt_u64, isqrt_u128};
+use crate::wide::{div_u128_u64, mul_i64_wide};
 
 /// A saturating 32.32 fixed-point scalar: every operator saturates, none panics or wraps, in
 /// any build profile (a wrapped value would desync a debug client from a release server).
@@ -79,7 +80,28 @@ impl Fx {
         if den != 0 && num.unsigned_abs() < 1 << 31 {
             return Fx::from_bits((num << Fx::FRAC_BITS) / den);
         }
-        Fx::from_wide_bits(div_wide((num as i128) << Fx::FRAC_BITS, den as i128))
+        if den == 0 {
+            return Fx::from_wide_bits(div_wide((num as i128) << Fx::FRAC_BITS, 0));
+        }
+        // The quotient of the magnitudes, |num|·2³² / |den| rounded down, with the sign of
+        // the ratio: the ratio rounded toward zero. |num|·2³² is (|num| >> 32)·2⁶⁴ +
+        // (|num| << 32 mod 2⁶⁴); when its high word is |den| or more, the quotient is 2⁶⁴ or
+        // more, beyond the range either way. (`div_u128_u64`: the 128-by-64-bit division
+        // without a call to compiler-builtins on wasm32; the same value on every target.)
+        let negative = (num < 0) != (den < 0);
+        let (n, d) = (num.unsigned_abs(), den.unsigned_abs());
+        let high = n >> Fx::FRAC_BITS;
+        if high >= d {
+            return if negative { Fx::MIN } else { Fx::MAX };
+        }
+        let q = div_u128_u64(high, n << Fx::FRAC_BITS, d);
+        match (negative, q <= i64::MAX as u64) {
+            (false, true) => Fx::from_bits(q as i64),
+            (false, false) => Fx::MAX,
+            // −q for q ≤ 2⁶³ (−2⁶³ is i64::MIN itself), saturated below.
+            (true, _) if q <= 1 << 63 => Fx::from_bits((q as i64).wrapping_neg()),
+            (true, _) => Fx::MIN,
+        }
     }
 
     /// Raw bits held in a wider integer, saturated into range.
@@ -167,7 +189,7 @@ impl Fx {
 
     /// `self · n` for an integer `n`, saturating.
     pub fn mul_int(self, n: i64) -> Fx {
-        Fx::from_wide_bits(self.to_bits() as i128 * n as i128)
+        Fx::from_wide_bits(mul_i64_wide(self.to_bits(), n))
     }
 
     /// Rounds to the nearest integer, ties away from zero, saturating to the `i64` range of
@@ -230,7 +252,7 @@ impl Fx {
     /// of [`Mul`], without the range tests.
     #[inline]
     pub(crate) fn mul_in_range(self, rhs: Fx) -> Fx {
-        let product = (self.to_bits() as i128 * rhs.to_bits() as i128) >> Fx::FRAC_BITS;
+        let product = mul_i64_wide(self.to_bits(), rhs.to_bits()) >> Fx::FRAC_BITS;
         debug_assert!(
             i64::try_from(product).is_ok(),
             "{self} * {rhs} out of range"
@@ -334,9 +356,12 @@ impl Mul for Fx {
     /// product shifted right by 32 (rounding toward −∞, as `fixed` does), saturated. `fixed`
     /// computes the same with a 128 × 128-bit overflowing multiply; its overflow is exactly
     /// "the shifted product leaves the i64 range", and its saturation direction (by the
-    /// operands' signs) is the product's sign, which is what `from_wide_bits` follows.
+    /// operands' signs) is the product's sign, which is what `from_wide_bits` follows. (The
+    /// product is `wide::mul_i64_wide`'s: the same 128 bits on every target, from 32-bit
+    /// limbs on wasm32.)
+    #[allow(clippy::suspicious_arithmetic_impl)] // the shift scales the wide product
     fn mul(self, rhs: Fx) -> Fx {
-        let product = self.to_bits() as i128 * rhs.to_bits() as i128;
+        let product = mul_i64_wide(self.to_bits(), rhs.to_bits());
         Fx::from_wide_bits(product >> Fx::FRAC_BITS)
     }
 }

@@ -12,6 +12,8 @@
 //! standard library over every magnitude, the perfect squares and their neighbours, and every
 //! table bucket's ends, and check the table's bounds.
 
+use crate::wide::mul_u64_wide;
+
 /// A normalised operand `m ∈ [2⁶², 2⁶⁴)` is in bucket `(m >> BUCKET_SHIFT) − FIRST_BUCKET`:
 /// its top nine bits, less the 128 values below 2⁶², so buckets `[lo, lo + 2⁵⁵)`, 384 of them.
 const BUCKET_SHIFT: u32 = 55;
@@ -101,7 +103,10 @@ pub(crate) fn isqrt_u64(n: u64) -> u64 {
 fn estimate(m: u64) -> u64 {
     let (s, reciprocal) = chords_at(m);
     // (m − s²) · 2⁶²/√m / 2⁶³ = (m − s²) / (2√m).
-    s + ((u128::from(m - s * s) * u128::from(reciprocal)) >> 63) as u64
+    // s < 2³²: its square cannot overflow, and is taken without the overflow test (on
+    // wasm32, a checked 64-bit multiply is a 128-bit one, a call to `__multi3`).
+    debug_assert!(s >> 32 == 0);
+    s + (mul_u64_wide(m - s.wrapping_mul(s), reciprocal) >> 63) as u64
 }
 
 /// The two chords of `m`'s bucket at `m` (`m ∈ [2⁶², 2⁶⁴)`): `(s, reciprocal)`, `s` the root's
@@ -130,13 +135,15 @@ pub(crate) fn isqrt_u128(n: u128) -> u128 {
     // The rest T = m − r₀²·2⁶⁴ = 2r₀·δ·2³² + δ² + ρ (ρ = m − r² ∈ [0, 2r]) is below
     // (2r₀ + 1)·2⁶⁴ < 2⁹⁷, so T / 2³³ fits a u64, and δ' = ⌊T / (2r₀·2³²)⌋ = ⌊⌊T/2³³⌋ / r₀⌋
     // is at least δ and exceeds it by at most (δ² + ρ)/(2r₀·2³²) < (2⁶⁴ + 2⁶⁵)/2⁶⁴ = 3.
-    let rest = m - (u128::from(r0 * r0) << 64);
+    // r₀ < 2³²: its square is exact without the overflow test (see `estimate`).
+    let rest = m - (u128::from(r0.wrapping_mul(r0)) << 64);
     let delta = ((rest >> 33) as u64) / r0;
     // r ≤ 2⁶⁴ − 1: clamping there keeps the estimate at or above it and its square in range;
     // then at most three steps down.
     let mut r = ((u128::from(r0) << 32) + u128::from(delta)).min(u128::from(u64::MAX));
     for _ in 0..3 {
-        if r * r > m {
+        // r < 2⁶⁴: its square is a 64 × 64-bit product.
+        if mul_u64_wide(r as u64, r as u64) > m {
             r -= 1;
         }
     }

@@ -157,6 +157,7 @@ mod test_util;
 mod tick;
 mod tuning;
 mod vec3;
+mod wide;
 pub mod world;
 
 /// Version of the simulation rules: what a tick computes. Recorded in replays; bumped, with

@@ -8,6 +8,7 @@ use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 use crate::fx::Fx;
 use crate::isqrt::isqrt_u128;
+use crate::wide::{div_u128_u64, mul_i64_wide};
 
 /// A vector of three [`Fx`] in world axes: a position (m), a velocity (m/s), an acceleration
 /// (m/s²) or a direction (unit length). Right-handed, x east, y up, z south.
@@ -43,7 +44,7 @@ impl Vec3 {
         // Each raw product is at most 2¹²⁶ in magnitude; the sum of three can leave i128 only
         // when the result is far outside Fx's range anyway, so a saturating sum is exact
         // wherever the result is representable.
-        let p = |a: Fx, b: Fx| a.to_bits() as i128 * b.to_bits() as i128;
+        let p = |a: Fx, b: Fx| mul_i64_wide(a.to_bits(), b.to_bits());
         let sum = p(self.x, rhs.x)
             .saturating_add(p(self.y, rhs.y))
             .saturating_add(p(self.z, rhs.z));
@@ -80,7 +81,9 @@ impl Vec3 {
 
     /// Σ bits², which is |v|²·2⁶⁴. Each square is below 2¹²⁶, so three fit in a u128.
     fn sum_of_squared_bits(self) -> u128 {
-        let sq = |c: Fx| c.to_bits().unsigned_abs() as u128 * c.to_bits().unsigned_abs() as u128;
+        // The square of the signed bits is the square of their magnitude (at most 2¹²⁶, for
+        // i64::MIN): one signed 64 × 64-bit product.
+        let sq = |c: Fx| mul_i64_wide(c.to_bits(), c.to_bits()) as u128;
         sq(self.x) + sq(self.y) + sq(self.z)
     }
 
@@ -113,18 +116,26 @@ impl Vec3 {
         // and the sum of three squares (< 3·2¹²⁶) too.
         let shift = largest.leading_zeros().saturating_sub(2);
         let scaled = magnitudes.map(|m| m << shift);
-        let sum: u128 = scaled.iter().map(|&m| u128::from(m) * u128::from(m)).sum();
-        let root = isqrt_u128(sum); // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
+        // Each scaled magnitude is at most 2⁶³, whose bits as an i64 (i64::MIN) square to
+        // 2¹²⁶ all the same: the signed 64 × 64-bit square is the magnitude's.
+        let sum: u128 = scaled
+            .iter()
+            .map(|&m| mul_i64_wide(m as i64, m as i64) as u128)
+            .sum();
+        let root = isqrt_u128(sum) as u64; // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
         // Components: b·2³²/len, truncated toward zero: the magnitude's quotient with the
         // component's sign. Each scaled magnitude is at most the root (m² ≤ the sum), so the
         // quotient is at most 2³² (one) and its negation exact: no overflow test is needed,
         // and a caller that drops a component (the lean drops y) lets its division go.
         let unit = |b: i64, m: u64| {
-            let q = ((u128::from(m) << Fx::FRAC_BITS) / root) as i64;
+            // m·2³² / root: m ≤ root, so the high word m >> 32 is below root, as
+            // `div_u128_u64` needs (the 128-by-64-bit division, without compiler-builtins'
+            // on wasm32).
+            let q = div_u128_u64(m >> Fx::FRAC_BITS, m << Fx::FRAC_BITS, root) as i64;
             debug_assert!((0..=1 << Fx::FRAC_BITS).contains(&q));
             Fx::from_bits(if b < 0 { q.wrapping_neg() } else { q })
         };
-        let length_bits = (root >> shift).min(i64::MAX as u128);
+        let length_bits = (root >> shift).min(i64::MAX as u64);
         Some((
             Vec3::new(
                 unit(bits[0], scaled[0]),
@@ -141,8 +152,8 @@ impl Vec3 {
         if max <= Fx::ZERO {
             return false;
         }
-        let m = max.to_bits() as u128;
-        self.sum_of_squared_bits() < m * m
+        let m = max.to_bits(); // > 0
+        self.sum_of_squared_bits() < mul_i64_wide(m, m) as u128
     }
 
     /// The unit vector along `self`, or `fallback` for the zero vector.
@@ -168,8 +179,8 @@ impl Vec3 {
     /// `S ≤ m²`, S the sum of the squared raw components and m = `max`'s bits (`max ≥ 0`).
     #[inline]
     pub(crate) fn length_is_at_most(self, max: Fx) -> bool {
-        let m = max.to_bits() as u128;
-        max >= Fx::ZERO && self.sum_of_squared_bits() <= m * m
+        let m = max.to_bits();
+        max >= Fx::ZERO && self.sum_of_squared_bits() <= mul_i64_wide(m, m) as u128
     }
 
     /// [`clamp_length`](Vec3::clamp_length) past its square-free test.
@@ -184,7 +195,7 @@ impl Vec3 {
         // Components c·max/len with len rounded up and each product truncated toward zero:
         // every component shrinks at least as much as exact arithmetic would shrink it.
         let scale = |c: Fx| {
-            let num = c.to_bits() as i128 * max.to_bits() as i128;
+            let num = mul_i64_wide(c.to_bits(), max.to_bits());
             Fx::from_wide_bits(num / len)
         };
         Vec3::new(scale(self.x), scale(self.y), scale(self.z))
@@ -280,7 +291,7 @@ impl Vec3 {
         let p = |a: Fx, b: Fx| {
             debug_assert!(a.to_bits().unsigned_abs() < 1 << 62, "{a} beyond 2^30");
             debug_assert!(b.to_bits().unsigned_abs() < 1 << 62, "{b} beyond 2^30");
-            a.to_bits() as i128 * b.to_bits() as i128
+            mul_i64_wide(a.to_bits(), b.to_bits())
         };
         let sum = p(self.x, rhs.x) + p(self.y, rhs.y) + p(self.z, rhs.z);
         let bits = sum >> Fx::FRAC_BITS;

@@ -20,6 +20,7 @@ use crate::sweep::CONTACT_SLOP;
 use crate::tick::Ticks;
 use crate::tuning::{Tuning, seconds_to_ticks};
 use crate::vec3::Vec3;
+use crate::wide::mul_u64_wide;
 
 /// Largest |coordinate| of anything in a level (m). Positions stay far inside `Fx`'s range, so
 /// differences of two positions never saturate; a pogo beyond it respawns.
@@ -574,9 +575,11 @@ impl Period {
     /// ⌊tick·r/2⁶⁴⌋ is at most ⌊tick/ticks⌋ and more than tick/ticks − 1 (as tick < 2⁶⁴), so
     /// the remainder it leaves is below 2·ticks: one subtraction corrects it.
     fn phase(&self, tick: u32) -> u32 {
-        let q = ((u128::from(tick) * u128::from(self.ticks_reciprocal)) >> 64) as u64;
+        let q = (mul_u64_wide(u64::from(tick), self.ticks_reciprocal) >> 64) as u64;
         let ticks = u64::from(self.ticks);
-        let mut rem = u64::from(tick) - q * ticks;
+        // q·ticks ≤ tick < 2³²: multiplied without the overflow test (on wasm32 a checked
+        // 64-bit multiply is a 128-bit one, a call to `__multi3`).
+        let mut rem = u64::from(tick) - q.wrapping_mul(ticks);
         if rem >= ticks {
             rem -= ticks;
         }
@@ -590,9 +593,10 @@ impl Period {
     /// step gives q.
     fn fraction(&self, step: u32) -> Fx {
         let scaled = u64::from(step) << Fx::FRAC_BITS;
-        let estimate = (u128::from(step) * u128::from(self.half_reciprocal)) >> Fx::FRAC_BITS;
+        let estimate = mul_u64_wide(u64::from(step), self.half_reciprocal) >> Fx::FRAC_BITS;
         let mut q = estimate as u64; // < 2³²
-        if (q + 1) * u64::from(self.half) <= scaled {
+        // (q + 1)·half ≤ 2³²·2³¹: no overflow, so no overflow test (see `phase`).
+        if (q + 1).wrapping_mul(u64::from(self.half)) <= scaled {
             q += 1;
         }
         Fx::from_bits(q as i64)

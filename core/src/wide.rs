@@ -1,0 +1,337 @@
+//! 64 × 64 → 128-bit multiplies and 128-by-64-bit divisions, without 128-bit arithmetic on
+//! wasm32.
+//!
+//! Every `Fx` product, dot product and squared length is the exact 128-bit product of two
+//! 64-bit integers. On a 64-bit CPU the compiler does each in one or two instructions.
+//! WebAssembly has no such instruction (the wide-arithmetic proposal, which adds
+//! `i64.mul_wide_s`, is not in the browsers), so on `wasm32` the compiler multiplies 128 × 128
+//! bits through compiler-builtins' `__multi3`: a call, the result through linear memory, four
+//! multiplies and the carries of a full 128-bit product. Divisions of a 128-bit dividend
+//! (`Fx` division of a value of 0.5 or more, `Vec3::normalize`) call `__udivti3` /
+//! `__divti3`, which handle any 128-bit divisor. On `wasm32` these are therefore done here
+//! from 32-bit limbs with 64-bit operations and no call: [`mul_i64_limbs`],
+//! [`mul_u64_limbs`] (four `i64.mul`), [`div_u128_u64_limbs`] (two `i64.div_u`). Elsewhere
+//! the compiler's own 128-bit arithmetic is kept ([`mul_i64_wide`], [`mul_u64_wide`] and
+//! [`div_u128_u64`] choose).
+//!
+//! The two routes are the same functions: the limb forms return exactly the 128-bit product
+//! and the exact quotient, every bit, for every operand their contract admits (no rounding,
+//! no saturation here), so which route a target takes changes no result. Both exist on every
+//! target: `tests` check the limb forms against `i128`/`u128` arithmetic natively too (edge
+//! operands and seeded random ones, the seed in every message), and the `wide-limbs` feature
+//! selects them on every target, so that the whole test suite, golden hashes included, can
+//! run natively with wasm32's arithmetic (`cargo test -p pogo-core --features wide-limbs`,
+//! `cargo test -p pogo --features pogo-core/wide-limbs`).
+//!
+//! The limb forms' intermediate values are bounded (each bound stated beside it) and computed
+//! with wrapping operations, which the bounds make exact: no overflow test is left in a build
+//! with overflow checks (the `release` profile has them), where on wasm32 a checked 64-bit
+//! multiply is itself a 128-bit multiply, a call to `__multi3`.
+
+/// 2³² − 1: the low limb's mask.
+#[cfg_attr(
+    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    allow(dead_code)
+)]
+const LOW: u64 = 0xffff_ffff;
+
+/// `a · b`, exactly (`|a·b| ≤ 2¹²⁶`): on `wasm32` by [`mul_i64_limbs`], elsewhere by the
+/// compiler's 128-bit multiply of the sign-extended operands. The same value either way.
+#[inline(always)]
+pub(crate) const fn mul_i64_wide(a: i64, b: i64) -> i128 {
+    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
+    {
+        mul_i64_limbs(a, b)
+    }
+    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
+    {
+        a as i128 * b as i128
+    }
+}
+
+/// `a · b`, exactly (below 2¹²⁸): on `wasm32` by [`mul_u64_limbs`], elsewhere by the
+/// compiler's 128-bit multiply. The same value either way.
+#[inline(always)]
+pub(crate) const fn mul_u64_wide(a: u64, b: u64) -> u128 {
+    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
+    {
+        mul_u64_limbs(a, b)
+    }
+    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
+    {
+        a as u128 * b as u128
+    }
+}
+
+/// `a · b` from 32-bit limbs, with four 64-bit multiplies (Hacker's Delight, 2nd ed., §8-2,
+/// `mulhs`, with 32-bit halves): `a = a₁·2³² + a₀`, `b = b₁·2³² + b₀`, the high limbs signed
+/// (`a₁, b₁ ∈ [−2³¹, 2³¹)`), the low ones unsigned (`a₀, b₀ ∈ [0, 2³²)`). Exactly
+/// `a as i128 * b as i128`, on every target.
+#[inline(always)]
+#[cfg_attr(
+    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    allow(dead_code)
+)]
+pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
+    let (a0, a1) = ((a as u64 & LOW) as i64, a >> 32);
+    let (b0, b1) = ((b as u64 & LOW) as i64, b >> 32);
+    // a₀·b₀ ≤ (2³² − 1)² < 2⁶⁴: as a u64, exact.
+    let low = (a0 as u64).wrapping_mul(b0 as u64);
+    // a₁·b₀ ∈ [−2³¹(2³² − 1), (2³¹ − 1)(2³² − 1)], plus ⌊low / 2³²⌋ ≤ 2³² − 2: within
+    // (−2⁶³, 2⁶³ − 2³¹].
+    let t = a1.wrapping_mul(b0).wrapping_add((low >> 32) as i64);
+    // a₀·b₁ ∈ [−2³¹(2³² − 1), (2³¹ − 1)(2³² − 1)], plus t's low limb (< 2³²): within ±2⁶³.
+    let w = a0.wrapping_mul(b1).wrapping_add(t & LOW as i64);
+    // a₁·b₁ ≤ 2⁶², and the two carries are within [−2³¹, 2³¹) each: the high 64 bits of
+    // the product, |·| ≤ 2⁶² + 2³².
+    let high = a1
+        .wrapping_mul(b1)
+        .wrapping_add(t >> 32)
+        .wrapping_add(w >> 32);
+    // The low 64 bits: w's low limb above low's.
+    let low = (w as u64) << 32 | (low & LOW);
+    (high as i128) << 64 | low as i128
+}
+
+/// `a · b` from 32-bit limbs: the signed product of the same bits ([`mul_i64_limbs`]) plus
+/// `2⁶⁴·(b·[a ≥ 2⁶³] + a·[b ≥ 2⁶³])`, the sign bits' weight read as 2⁶³ instead of −2⁶³
+/// (modulo 2¹²⁸, where the unsigned product lies). Exactly `a as u128 * b as u128`, on
+/// every target.
+///
+/// Not the four unsigned partial products of the schoolbook form: LLVM recognises that
+/// form (its "multiply high" idioms) and turns it back into the 128-bit multiply this
+/// replaces, a call to `__multi3` on wasm32.
+#[inline(always)]
+#[cfg_attr(
+    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    allow(dead_code)
+)]
+pub(crate) const fn mul_u64_limbs(a: u64, b: u64) -> u128 {
+    let signed = mul_i64_limbs(a as i64, b as i64) as u128;
+    let high = (signed >> 64) as u64;
+    let high = high
+        .wrapping_add(if (a as i64) < 0 { b } else { 0 })
+        .wrapping_add(if (b as i64) < 0 { a } else { 0 });
+    (high as u128) << 64 | signed as u64 as u128
+}
+
+/// `⌊(high·2⁶⁴ + low) / d⌋` for `high < d`, which makes the quotient fit a `u64` (and `d`
+/// non-zero): on `wasm32` by [`div_u128_u64_limbs`], elsewhere by the compiler's 128-bit
+/// division. The same value either way.
+#[inline(always)]
+pub(crate) const fn div_u128_u64(high: u64, low: u64, d: u64) -> u64 {
+    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
+    {
+        div_u128_u64_limbs(high, low, d)
+    }
+    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
+    {
+        ((((high as u128) << 64) | low as u128) / d as u128) as u64
+    }
+}
+
+/// `⌊(high·2⁶⁴ + low) / d⌋` for `high < d`, by long division in base 2³² with two 64-bit
+/// divisions (Hacker's Delight, 2nd ed., §9-4, `divlu`; Knuth's algorithm D with two
+/// quotient digits): `d` is shifted until its top bit is set, and each 32-bit digit of the
+/// quotient is estimated from the top two digits of the remainder and `d`'s top digit, then
+/// corrected, at most twice. Exactly `(((high as u128) << 64) | low as u128) / d as u128`
+/// whenever `high < d`, on every target. Callers ensure that; for `high ≥ d` (no `u64`
+/// quotient) the result is unspecified (and `d = 0` divides by zero).
+///
+/// On wasm32 a 128-bit division is a call to compiler-builtins' `__udivti3` / `__divti3`,
+/// which handle any 128-bit divisor; this needs only `i64.div_u`.
+#[inline(always)]
+#[cfg_attr(
+    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    allow(dead_code)
+)]
+pub(crate) const fn div_u128_u64_limbs(high: u64, low: u64, d: u64) -> u64 {
+    const BASE: u64 = 1 << 32;
+    debug_assert!(high < d, "the quotient does not fit 64 bits");
+    // Normalise: the divisor's top bit set, the dividend shifted with it (by s < 64; the
+    // bits shifted out of `high` are zero, as high < d).
+    let s = d.leading_zeros() % 64;
+    let v = d << s;
+    let (v1, v0) = (v >> 32, v & LOW); // v1 ≥ 2³¹
+    let u32_ = if s == 0 {
+        high
+    } else {
+        high << s | low >> (64 - s)
+    };
+    let u10 = low << s;
+    let (u1, u0) = (u10 >> 32, u10 & LOW);
+    // First digit: q̂ = ⌊u32_ / v1⌋ is at most 2 above the digit (v normalised); lower it
+    // while it is a whole base or too big for the top three dividend digits. The products
+    // are taken only for q̂ < 2³² and r̂ < 2³², so each is below 2⁶⁴.
+    //
+    // The multiplies are bounded (q̂·v1 ≤ the dividend; q̂·v0 with both below 2³²) and taken
+    // without the overflow test: on wasm32 a checked 64-bit multiply is a 128-bit one, a call
+    // to `__multi3`.
+    let mut q1 = u32_ / v1;
+    let mut rhat = u32_ - q1.wrapping_mul(v1); // u32_ mod v1 < v1 < 2³²
+    while q1 >= BASE || q1.wrapping_mul(v0) > (rhat << 32 | u1) {
+        q1 -= 1;
+        rhat += v1; // < 2³³
+        if rhat >= BASE {
+            break;
+        }
+    }
+    // The remainder's top two digits: below v, so exact modulo 2⁶⁴.
+    let u21 = (u32_ << 32 | u1).wrapping_sub(q1.wrapping_mul(v));
+    // Second digit, the same way.
+    let mut q0 = u21 / v1;
+    let mut rhat = u21 - q0.wrapping_mul(v1);
+    while q0 >= BASE || q0.wrapping_mul(v0) > (rhat << 32 | u0) {
+        q0 -= 1;
+        rhat += v1;
+        if rhat >= BASE {
+            break;
+        }
+    }
+    q1 << 32 | q0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::SplitMix64;
+    use alloc::vec::Vec;
+
+    /// Edge operands: 0, ±1, ±2ᵏ and their neighbours, the limbs' boundaries, the extremes.
+    fn edges() -> Vec<u64> {
+        let mut out = alloc::vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, LOW, LOW + 1, LOW - 1];
+        for k in 0..64 {
+            let p = 1u64 << k;
+            out.extend([p, p - 1, p + 1, p.wrapping_neg(), !p]);
+        }
+        // The signed extremes and their neighbours, as bits.
+        for x in [i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 1, -1, -2] {
+            out.push(x as u64);
+        }
+        // A limb all ones beside a limb of zero or a single bit.
+        out.extend([
+            0xffff_ffff_0000_0000,
+            0x0000_0001_ffff_ffff,
+            0x8000_0000_ffff_ffff,
+            0x7fff_ffff_8000_0000,
+            0x8000_0000_8000_0000,
+        ]);
+        out
+    }
+
+    /// Seeded random operands of every magnitude (SplitMix64; the seed is in each message).
+    fn random(seed: u64, n: usize) -> Vec<u64> {
+        let mut rng = SplitMix64(seed);
+        (0..n)
+            .map(|_| {
+                let z = rng.next();
+                // Every width: shifted right by 0–63 (arithmetically, as an i64: small
+                // negatives too), or as it is.
+                match z % 3 {
+                    0 => z,
+                    1 => ((z as i64) >> (rng.next() % 64)) as u64,
+                    _ => z >> (rng.next() % 64),
+                }
+            })
+            .collect()
+    }
+
+    fn check_pair(a: u64, b: u64, seed: u64) {
+        let (sa, sb) = (a as i64, b as i64);
+        assert_eq!(
+            mul_i64_limbs(sa, sb),
+            sa as i128 * sb as i128,
+            "{sa} * {sb} (seed {seed:#x})"
+        );
+        assert_eq!(
+            mul_u64_limbs(a, b),
+            a as u128 * b as u128,
+            "{a} * {b} (seed {seed:#x})"
+        );
+        assert_eq!(mul_i64_wide(sa, sb), sa as i128 * sb as i128);
+        assert_eq!(mul_u64_wide(a, b), a as u128 * b as u128);
+    }
+
+    /// `div_u128_u64_limbs` against the `u128` division, where its precondition holds;
+    /// `high` is reduced below `d` when it is not.
+    fn check_division(high: u64, low: u64, d: u64, seed: u64) {
+        if d == 0 {
+            return;
+        }
+        let high = high % d;
+        let n = (high as u128) << 64 | low as u128;
+        let expected = (n / d as u128) as u64;
+        assert_eq!(
+            div_u128_u64_limbs(high, low, d),
+            expected,
+            "{n} / {d} (seed {seed:#x})"
+        );
+        assert_eq!(div_u128_u64(high, low, d), expected);
+    }
+
+    #[test]
+    fn limb_division_is_the_wide_division_at_the_edges() {
+        let edges = edges();
+        for &d in &edges {
+            for &low in &edges {
+                // The largest high allowed, the smallest, and one in between.
+                for high in [0, d.wrapping_sub(1), d / 2, d >> 32, 1] {
+                    check_division(high, low, d, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn limb_division_is_the_wide_division_at_random() {
+        let seed = 0x6469_7675u64;
+        let mut rng = SplitMix64(seed);
+        let edges = edges();
+        for _ in 0..300_000 {
+            let (a, b, c) = (rng.next(), rng.next(), rng.next());
+            // Divisors of every width; dividends from just below d·2⁶⁴ down.
+            let d = c >> (a % 64);
+            let high = match b % 4 {
+                0 => d.wrapping_sub(1),
+                1 => d >> (c % 64),
+                2 => a,
+                _ => 0,
+            };
+            check_division(high, b, d, seed);
+            // The correction steps: quotients near whole bases and divisors near 2ᵏ.
+            let d = edges[(a % edges.len() as u64) as usize];
+            check_division(b, c, d, seed);
+            check_division(d.wrapping_sub(1), c, d, seed);
+        }
+    }
+
+    #[test]
+    fn limb_products_are_the_wide_products_at_the_edges() {
+        let edges = edges();
+        for &a in &edges {
+            for &b in &edges {
+                check_pair(a, b, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn limb_products_are_the_wide_products_at_random() {
+        let seed = 0x7769_6465u64;
+        let edges = edges();
+        let values = random(seed, 4000);
+        for (k, &a) in values.iter().enumerate() {
+            for &b in values.iter().skip(k % 3).step_by(3).chain(&edges) {
+                check_pair(a, b, seed);
+            }
+        }
+        // Pairs drawn together, many more of them.
+        let mut rng = SplitMix64(seed ^ 0x5eed);
+        for _ in 0..200_000 {
+            let (a, b) = (rng.next(), rng.next());
+            let (sa, sb) = ((a as i64) >> (b % 64), (b as i64) >> (a % 64));
+            check_pair(a, b, seed ^ 0x5eed);
+            check_pair(sa as u64, sb as u64, seed ^ 0x5eed);
+        }
+    }
+}
