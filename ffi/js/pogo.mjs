@@ -125,9 +125,22 @@ export class Pogo {
 
   // -- memory ---------------------------------------------------------------------------
 
+  /** A DataView of the whole memory. Made again only when the memory has grown: growing
+   * detaches the old buffer, and a typed array of a detached buffer has length 0, which is
+   * cheaper to test each call than to ask for `memory.buffer` (a getter that makes a new
+   * wrapper object), the test this replaces. */
   view() {
-    if (!this._view || this._view.buffer !== this.memory.buffer) this._view = new DataView(this.memory.buffer);
+    if (this._bytes === undefined || this._bytes.length === 0) {
+      this._bytes = new Uint8Array(this.memory.buffer);
+      this._view = new DataView(this.memory.buffer);
+    }
     return this._view;
+  }
+
+  /** The whole memory as bytes (made again only when the memory has grown, as `view`). */
+  bytes() {
+    if (this._bytes === undefined || this._bytes.length === 0) this.view();
+    return this._bytes;
   }
 
   bytesAt(ptr, len) {
@@ -385,10 +398,12 @@ export class Pogo {
   // -- structs --------------------------------------------------------------------------
 
   writeInput(ptr, input) {
-    const v = this.view();
-    v.setInt8(ptr, input.steerX ?? 0);
-    v.setInt8(ptr + 1, input.steerZ ?? 0);
-    v.setUint8(ptr + 2, input.buttons ?? 0);
+    // A Uint8Array element stores its value modulo 2⁸, as DataView's setInt8 and setUint8 do:
+    // the same bytes (−127 is 0x81 either way), without a DataView call per byte.
+    const b = this.bytes();
+    b[ptr] = input.steerX ?? 0;
+    b[ptr + 1] = input.steerZ ?? 0;
+    b[ptr + 2] = input.buttons ?? 0;
   }
 
   readInput(ptr) {
