@@ -4,9 +4,9 @@
 //! Every `Fx` product, dot product and squared length is the exact 128-bit product of two
 //! 64-bit integers. On a 64-bit CPU the compiler does each in one or two instructions.
 //! WebAssembly has no such instruction (the wide-arithmetic proposal, which adds
-//! `i64.mul_wide_s`, is not in the browsers), so on `wasm32` the compiler multiplies 128 × 128
-//! bits through compiler-builtins' `__multi3`: a call, the result through linear memory, four
-//! multiplies and the carries of a full 128-bit product. Divisions of a 128-bit dividend
+//! `i64.mul_wide_s`, is not in Chromium 156, 2026-12), so on `wasm32` the compiler
+//! multiplies 128 × 128 bits through compiler-builtins' `__multi3`: a call, the result
+//! through linear memory, four multiplies and the carries of a full 128-bit product. Divisions of a 128-bit dividend
 //! (`Fx` division of a value of 0.5 or more, `Vec3::normalize`) call `__udivti3` /
 //! `__divti3`, which handle any 128-bit divisor. On `wasm32` these are therefore done here
 //! from 32-bit limbs with 64-bit operations and no call: [`mul_i64_limbs`],
