@@ -93,26 +93,29 @@ pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
     (high as i128) << 64 | low as i128
 }
 
-/// `a · b` from 32-bit limbs: the signed product of the same bits ([`mul_i64_limbs`]) plus
-/// `2⁶⁴·(b·[a ≥ 2⁶³] + a·[b ≥ 2⁶³])`, the sign bits' weight read as 2⁶³ instead of −2⁶³
-/// (modulo 2¹²⁸, where the unsigned product lies). Exactly `a as u128 * b as u128`, on
+/// `a · b` from 32-bit limbs, with four 64-bit multiplies: `a = a₁·2³² + a₀`,
+/// `b = b₁·2³² + b₀`, all four limbs in `[0, 2³²)`. Exactly `a as u128 * b as u128`, on
 /// every target.
-///
-/// Not the four unsigned partial products of the schoolbook form: LLVM recognises that
-/// form (its "multiply high" idioms) and turns it back into the 128-bit multiply this
-/// replaces, a call to `__multi3` on wasm32.
 #[inline(always)]
 #[cfg_attr(
     not(any(target_arch = "wasm32", feature = "wide-limbs")),
     allow(dead_code)
 )]
 pub(crate) const fn mul_u64_limbs(a: u64, b: u64) -> u128 {
-    let signed = mul_i64_limbs(a as i64, b as i64) as u128;
-    let high = (signed >> 64) as u64;
-    let high = high
-        .wrapping_add(if (a as i64) < 0 { b } else { 0 })
-        .wrapping_add(if (b as i64) < 0 { a } else { 0 });
-    (high as u128) << 64 | signed as u64 as u128
+    let (a0, a1) = (a & LOW, a >> 32);
+    let (b0, b1) = (b & LOW, b >> 32);
+    // Each partial product is at most (2³² − 1)² < 2⁶⁴.
+    let (p00, p01) = (a0.wrapping_mul(b0), a0.wrapping_mul(b1));
+    let (p10, p11) = (a1.wrapping_mul(b0), a1.wrapping_mul(b1));
+    // The terms of weight 2³²: three values below 2³², their sum below 2³⁴.
+    let middle = (p00 >> 32).wrapping_add(p01 & LOW).wrapping_add(p10 & LOW);
+    // The product is below 2¹²⁸, so its high 64 bits fit: this sum is exactly them.
+    let high = p11
+        .wrapping_add(p01 >> 32)
+        .wrapping_add(p10 >> 32)
+        .wrapping_add(middle >> 32);
+    let low = middle << 32 | (p00 & LOW);
+    (high as u128) << 64 | low as u128
 }
 
 /// `⌊(high·2⁶⁴ + low) / d⌋` for `high < d`, which makes the quotient fit a `u64` (and `d`
