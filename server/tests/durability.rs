@@ -932,3 +932,74 @@ async fn write_one(store: &Store, claim: &Claim, verdict: &Verdict, now_ms: i64)
         .unwrap();
     written == [true]
 }
+
+/// The live journal's append: a row is written only while its room's home is the writer
+/// (a room another process took up gets nothing from its old home), rows keep their order
+/// within a room, and a batch larger than one statement's chunk loses nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_row_is_appended_only_while_its_room_is_the_homes() {
+    use pogo_server::store::RoomWrite;
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+            .await
+            .unwrap();
+        let rooms = store.room_rows();
+        let room = |id: &'static str, home: &'static str| RoomWrite {
+            id,
+            level: "course",
+            home,
+            phase: "racing",
+            go_ms: Some(1),
+            now_ms: 1,
+            view: "{}",
+        };
+        rooms
+            .write_rooms(&[room("r1", "a"), room("r2", "a"), room("r3", "b")])
+            .await
+            .unwrap();
+        let written = rooms
+            .append_journal(
+                "a",
+                &[
+                    ("r1", b"1".as_slice()),
+                    ("r3", b"x".as_slice()),
+                    ("r2", b"2".as_slice()),
+                    ("r1", b"3".as_slice()),
+                ],
+            )
+            .await
+            .unwrap();
+        assert_eq!(written, [true, false, true, true], "{backend:?}");
+        assert_eq!(rooms.journal("r1").await.unwrap(), [b"1", b"3"]);
+        assert_eq!(rooms.journal("r2").await.unwrap(), [b"2"]);
+        assert!(rooms.journal("r3").await.unwrap().is_empty(), "not a's room");
+        // r2 is taken up by b: a's next append to it is refused, its other rooms' written.
+        let row = rooms.room("r2").await.unwrap().unwrap();
+        assert!(rooms.claim(&row, "b", 2).await.unwrap());
+        let written = rooms
+            .append_journal("a", &[("r2", b"4".as_slice()), ("r1", b"5".as_slice())])
+            .await
+            .unwrap();
+        assert_eq!(written, [false, true]);
+        assert_eq!(rooms.journal("r2").await.unwrap(), [b"2"]);
+        // More rows than one statement takes, over two rooms, in order.
+        let bodies: Vec<Vec<u8>> = (0..2500u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        let batch: Vec<(&str, &[u8])> = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (if i % 2 == 0 { "r1" } else { "r3" }, b.as_slice()))
+            .collect();
+        let written = rooms.append_journal("a", &batch).await.unwrap();
+        assert_eq!(written.len(), 2500);
+        assert!(written.iter().step_by(2).all(|&w| w), "r1 is a's");
+        assert!(!written.iter().skip(1).step_by(2).any(|&w| w), "r3 is b's");
+        let r1 = rooms.journal("r1").await.unwrap();
+        let want: Vec<Vec<u8>> = [b"1".to_vec(), b"3".to_vec(), b"5".to_vec()]
+            .into_iter()
+            .chain(bodies.iter().step_by(2).cloned())
+            .collect();
+        assert_eq!(r1, want);
+        store.close().await;
+    }
+}

@@ -225,7 +225,7 @@ const LAST_WRITE_MAX: Duration = Duration::from_secs(3);
 /// time share one commit (one sync to disk) and each racer one `ack`. It delays acks only —
 /// a message is relayed and judged on arrival, before it is journaled — and a page keeps
 /// what is not yet acknowledged.
-pub const COMMIT_EVERY: Duration = Duration::from_millis(20);
+pub const COMMIT_EVERY: Duration = Duration::from_millis(50);
 
 /// The writer: commits batches as they come, every room's waiting batch in one transaction,
 /// until `stop`; then writes what the rooms handed it last and marks this process's rooms
@@ -282,7 +282,7 @@ fn drain(queue: &mut mpsc::UnboundedReceiver<Op>, first: Op) -> Vec<Op> {
 
 /// Writes `ops`, trying again while the database refuses, until written or `stop`.
 async fn write_until_done(ctx: &LiveContext, mut ops: Vec<Op>, stop: &mut Shutdown) {
-    let mut wait = Duration::from_millis(50);
+    let mut wait = Duration::from_millis(20);
     loop {
         match write_once(ctx, ops).await {
             Ok(()) => return,

@@ -145,6 +145,25 @@ impl RoomRows<'_> {
 /// A batch of journal rows to append: `(room id, body)`, in order.
 pub type JournalAppend<'a> = (&'a str, &'a [u8]);
 
+/// Journal rows one insert appends at most (two parameters each: SQLite allows 32 766).
+const JOURNAL_ROWS_PER_STATEMENT: usize = 1000;
+
+/// `count` groups of `width` numbered parameters from `$first`: `$2, $3` (width 1) or
+/// `($1, $2), ($3, $4)` (width 2).
+fn numbered(first: usize, count: usize, width: usize) -> String {
+    let group = |g: usize| {
+        let params: Vec<String> = (0..width)
+            .map(|i| format!("${}", first + g * width + i))
+            .collect();
+        if width == 1 {
+            params.concat()
+        } else {
+            format!("({})", params.join(", "))
+        }
+    };
+    (0..count).map(group).collect::<Vec<_>>().join(", ")
+}
+
 /// The live rooms' journals (migration 0015; what they hold is `crate::live::journal`'s).
 impl RoomRows<'_> {
     /// Appends `rows` in one transaction (one commit for every room of the process), each
@@ -160,27 +179,46 @@ impl RoomRows<'_> {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        const SQLITE: &str = "
-            INSERT INTO room_journal (room_id, body)
-            SELECT id, $2 FROM rooms WHERE id = $1 AND home = $3";
-        const POSTGRES: &str = "
-            INSERT INTO room_journal (room_id, body)
-            SELECT id, $2 FROM rooms WHERE id = $1 AND home = $3 FOR SHARE";
-        let sql = match self.store.backend() {
-            "postgres" => POSTGRES,
-            _ => SQLITE,
+        let lock = match self.store.backend() {
+            "postgres" => " FOR SHARE",
+            _ => "",
         };
         let mut written = Vec::with_capacity(rows.len());
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            for (room_id, body) in rows {
-                let done = sqlx::query(sql)
-                    .bind(*room_id)
-                    .bind(*body)
-                    .bind(home)
-                    .execute(&mut *tx)
-                    .await?;
-                written.push(done.rows_affected() == 1);
+            // Two statements a chunk, not one a room: which rooms are still this home's (their
+            // rows locked until the commit), then every row of those rooms in one insert, in
+            // order.
+            for chunk in rows.chunks(JOURNAL_ROWS_PER_STATEMENT) {
+                let mut rooms: Vec<&str> = chunk.iter().map(|(id, _)| *id).collect();
+                rooms.sort_unstable();
+                rooms.dedup();
+                let ours_sql = format!(
+                    "SELECT id FROM rooms WHERE home = $1 AND id IN ({}){lock}",
+                    numbered(2, rooms.len(), 1)
+                );
+                let mut ours_query = sqlx::query_scalar::<_, String>(&ours_sql).bind(home);
+                for id in &rooms {
+                    ours_query = ours_query.bind(*id);
+                }
+                let mut ours: Vec<String> = ours_query.fetch_all(&mut *tx).await?;
+                ours.sort_unstable();
+                let is_ours = |id: &str| ours.binary_search_by(|o| o.as_str().cmp(id)).is_ok();
+                let keep: Vec<&JournalAppend<'_>> =
+                    chunk.iter().filter(|(id, _)| is_ours(id)).collect();
+                written.extend(chunk.iter().map(|(id, _)| is_ours(id)));
+                if keep.is_empty() {
+                    continue;
+                }
+                let insert_sql = format!(
+                    "INSERT INTO room_journal (room_id, body) VALUES {}",
+                    numbered(1, keep.len(), 2)
+                );
+                let mut insert = sqlx::query(&insert_sql);
+                for (id, body) in keep {
+                    insert = insert.bind(*id).bind(*body);
+                }
+                insert.execute(&mut *tx).await?;
             }
             tx.commit().await?;
         });
