@@ -973,7 +973,10 @@ async fn a_journal_row_is_appended_only_while_its_room_is_the_homes() {
         assert_eq!(written, [true, false, true, true], "{backend:?}");
         assert_eq!(rooms.journal("r1").await.unwrap(), [b"1", b"3"]);
         assert_eq!(rooms.journal("r2").await.unwrap(), [b"2"]);
-        assert!(rooms.journal("r3").await.unwrap().is_empty(), "not a's room");
+        assert!(
+            rooms.journal("r3").await.unwrap().is_empty(),
+            "not a's room"
+        );
         // r2 is taken up by b: a's next append to it is refused, its other rooms' written.
         let row = rooms.room("r2").await.unwrap().unwrap();
         assert!(rooms.claim(&row, "b", 2).await.unwrap());
