@@ -228,9 +228,9 @@ const LAST_WRITE_MAX: Duration = Duration::from_secs(3);
 pub const COMMIT_EVERY: Duration = Duration::from_millis(50);
 
 /// The writer: commits batches as they come, every room's waiting batch in one transaction,
-/// until `stop`; then writes what the rooms handed it last and marks this process's rooms
-/// for taking up (`Rooms::hand_over`): another process takes them up at once, or this one
-/// when it starts again.
+/// at most one commit every [`COMMIT_EVERY`], until `stop`; then writes what the rooms
+/// handed it last and marks this process's rooms for taking up (`Rooms::hand_over`): another
+/// process takes them up at once, or this one when it starts again.
 pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
     let Some(mut queue) = ctx.journal.receiver.lock().ok().and_then(|mut r| r.take()) else {
         return;
@@ -282,7 +282,7 @@ fn drain(queue: &mut mpsc::UnboundedReceiver<Op>, first: Op) -> Vec<Op> {
 
 /// Writes `ops`, trying again while the database refuses, until written or `stop`.
 async fn write_until_done(ctx: &LiveContext, mut ops: Vec<Op>, stop: &mut Shutdown) {
-    let mut wait = Duration::from_millis(20);
+    let mut wait = Duration::from_millis(50);
     loop {
         match write_once(ctx, ops).await {
             Ok(()) => return,
