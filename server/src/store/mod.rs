@@ -241,6 +241,22 @@ macro_rules! bind_board {
     };
 }
 
+/// `count` groups of `width` numbered parameters from `$first`: `$2, $3` (width 1) or
+/// `($1, $2), ($3, $4)` (width 2).
+fn numbered(first: usize, count: usize, width: usize) -> String {
+    let group = |g: usize| {
+        let params: Vec<String> = (0..width)
+            .map(|i| format!("${}", first + g * width + i))
+            .collect();
+        if width == 1 {
+            params.concat()
+        } else {
+            format!("({})", params.join(", "))
+        }
+    };
+    (0..count).map(group).collect::<Vec<_>>().join(", ")
+}
+
 // Queries by concern, in files of their own (after the macros above, which they use), each
 // behind a handle: `store.queue()`, `store.boards()`, … (see `impl Store`).
 mod board;

@@ -94,24 +94,20 @@ impl Boards<'_> {
 
     /// The rank of a player's entry on the board, if they have one.
     pub async fn player_rank_sql(&self, board: &Board, player_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE player_id = $6");
-        let rank = on_pool!(self.store, |pool| {
-            bind_board!(sqlx::query(&sql), board)
-                .bind(player_id)
-                .fetch_optional(pool)
-                .await?
-                .map(|row| row.try_get::<i64, _>(0))
-                .transpose()?
-        });
-        Ok(rank)
+        self.rank_sql(board, "player_id", player_id).await
     }
 
     /// The rank of a run, if it is its player's entry on the board.
     pub async fn run_rank_sql(&self, board: &Board, run_id: i64) -> Result<Option<i64>> {
-        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE id = $6");
+        self.rank_sql(board, "id", run_id).await
+    }
+
+    /// The rank of the entry whose `column` (of `BOARD_CTE`'s `board`) is `value`, if any.
+    async fn rank_sql(&self, board: &Board, column: &str, value: i64) -> Result<Option<i64>> {
+        let sql = format!("{BOARD_CTE} SELECT rank FROM board WHERE {column} = $6");
         let rank = on_pool!(self.store, |pool| {
             bind_board!(sqlx::query(&sql), board)
-                .bind(run_id)
+                .bind(value)
                 .fetch_optional(pool)
                 .await?
                 .map(|row| row.try_get::<i64, _>(0))

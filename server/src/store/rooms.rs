@@ -148,22 +148,6 @@ pub type JournalAppend<'a> = (&'a str, &'a [u8]);
 /// Journal rows one insert appends at most (two parameters each: SQLite allows 32 766).
 const JOURNAL_ROWS_PER_STATEMENT: usize = 1000;
 
-/// `count` groups of `width` numbered parameters from `$first`: `$2, $3` (width 1) or
-/// `($1, $2), ($3, $4)` (width 2).
-fn numbered(first: usize, count: usize, width: usize) -> String {
-    let group = |g: usize| {
-        let params: Vec<String> = (0..width)
-            .map(|i| format!("${}", first + g * width + i))
-            .collect();
-        if width == 1 {
-            params.concat()
-        } else {
-            format!("({})", params.join(", "))
-        }
-    };
-    (0..count).map(group).collect::<Vec<_>>().join(", ")
-}
-
 /// The live rooms' journals (migration 0015; what they hold is `crate::live::journal`'s).
 impl RoomRows<'_> {
     /// Appends `rows` in one transaction (one commit for every room of the process), each
@@ -195,7 +179,7 @@ impl RoomRows<'_> {
                 rooms.dedup();
                 let ours_sql = format!(
                     "SELECT id FROM rooms WHERE home = $1 AND id IN ({}){lock}",
-                    numbered(2, rooms.len(), 1)
+                    super::numbered(2, rooms.len(), 1)
                 );
                 let mut ours_query = sqlx::query_scalar::<_, String>(&ours_sql).bind(home);
                 for id in &rooms {
@@ -212,7 +196,7 @@ impl RoomRows<'_> {
                 }
                 let insert_sql = format!(
                     "INSERT INTO room_journal (room_id, body) VALUES {}",
-                    numbered(1, keep.len(), 2)
+                    super::numbered(1, keep.len(), 2)
                 );
                 let mut insert = sqlx::query(&insert_sql);
                 for (id, body) in keep {

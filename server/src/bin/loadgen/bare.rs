@@ -85,7 +85,7 @@ async fn member(socket: WebSocket, room: String, rooms: Rooms) {
     let (out, outbox) = mpsc::channel(OUTBOX_MAX);
     let id = rooms.next_id.fetch_add(1, Ordering::Relaxed);
     let members = {
-        let mut all = rooms.rooms.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut all = lock(&rooms.rooms);
         all.entry(room.clone()).or_default().clone()
     };
     lock(&members).push((id, out));

@@ -20,14 +20,6 @@ pub struct BoardChange {
 /// Most ids bound in one `IN (…)` list (SQLite allows 32 766 parameters, PostgreSQL 65 535).
 const IDS_PER_QUERY: usize = 500;
 
-/// `$first, $first+1, …` for `count` parameters.
-fn placeholders(first: usize, count: usize) -> String {
-    (first..first + count)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 impl Boards<'_> {
     /// Every counting run of the board of a shown player, in board order, handed to `each`
     /// as it arrives (the rank index's build: a player's first run met is their best, and a
@@ -78,7 +70,7 @@ impl Boards<'_> {
                    AND (r.realtime = TRUE OR $5 = FALSE)
                    AND r.status = 'verified' AND r.finish_tick IS NOT NULL
                    AND r.hidden = FALSE AND p.hidden = FALSE",
-                placeholders(6, chunk.len()),
+                crate::store::numbered(6, chunk.len(), 1),
                 name = player_name!(),
                 index = self.store.sqlite_index("runs_player"),
             );
