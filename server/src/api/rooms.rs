@@ -162,7 +162,8 @@ pub async fn room_socket(
     let upgrade = upgrade
         .map_err(|e| ApiError::NotWebSocket(e.body_text()))?
         .max_message_size(socket::FRAME_BYTES_MAX)
-        .max_frame_size(socket::FRAME_BYTES_MAX);
+        .max_frame_size(socket::FRAME_BYTES_MAX)
+        .read_buffer_size(socket::READ_BUFFER_BYTES);
     if let Some(room) = state.live.rooms.get(&id) {
         let live = state.live.clone();
         return Ok(upgrade

@@ -73,7 +73,8 @@ impl Client {
     pub async fn connect(base: &str, room: &str) -> Result<Client, String> {
         let url = format!("{}/api/rooms/{room}/socket", base.replacen("http", "ws", 1));
         // No Nagle: a relay a few bytes long goes at once, not behind the last one's ack.
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+        let config = Some(super::socket::socket_config());
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), config, true)
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         let (sink, stream) = socket.split();

@@ -17,7 +17,8 @@ pub async fn serve(member: WebSocket, home: String, room_id: String) {
         home.replacen("http", "ws", 1)
     );
     let (mut to_member, mut from_member) = member.split();
-    let upstream = match tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+    let config = Some(super::socket::socket_config());
+    let upstream = match tokio_tungstenite::connect_async_with_config(url.as_str(), config, true)
         .await
     {
         Ok((upstream, _)) => upstream,

@@ -1,6 +1,7 @@
 //! The floor a live relay stands on: `pogo-loadgen bare-relay`, a WebSocket relay on
 //! pogo-server's own stack (tokio, axum's WebSocket, one reading task and one writing task a
-//! member, what a member is sent coalesced into one flush) that does nothing but forward each
+//! member, what a member is sent coalesced into one flush, the same socket settings) that
+//! does nothing but forward each
 //! binary frame to the other members of its room — no hello, no judgment, no re-simulation,
 //! no journal, no view. `pogo-loadgen live --bare` races the same streams through it before
 //! each wave through pogo-server, so that the two costs per frame sit side by side from one
@@ -28,6 +29,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message as ClientMessage;
 
 use pogo_server::live::now_us;
+use pogo_server::live::socket::{READ_BUFFER_BYTES, socket_config};
 
 /// Frames waiting for one member's writer; a member this far behind loses frames (the floor
 /// closes nobody: it has no rules).
@@ -76,7 +78,8 @@ async fn upgrade(
     Path(room): Path<String>,
     State(rooms): State<Rooms>,
 ) -> Response {
-    ws.on_upgrade(move |socket| member(socket, room, rooms))
+    ws.read_buffer_size(READ_BUFFER_BYTES)
+        .on_upgrade(move |socket| member(socket, room, rooms))
 }
 
 /// One member: every binary frame it sends goes to every other member of its room.
@@ -161,7 +164,8 @@ pub async fn wave(
     let mut sockets = Vec::with_capacity(racers);
     for i in 0..racers {
         let url = format!("{ws}/bare/w{wave}-r{}", i / room_size);
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), None, true)
+        let config = Some(socket_config());
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(url.as_str(), config, true)
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         let in_room = room_size.min(racers - i / room_size * room_size);
