@@ -1,13 +1,14 @@
 //! What a room is told and what it sends: the commands to a room (from its members'
 //! connections, its filing, its journal) and a member's outbox. The room ([`super::room`])
-//! owns the race; these are all that the modules around it share with it.
+//! owns the race; these, and its [`RoomHandle`](super::room::RoomHandle), are all that the
+//! modules around it share with it.
 
 use axum::body::Bytes;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::Close;
-use super::wire::{LiveClientMessage, Role, RoomView};
+use super::wire::{LiveClientMessage, Role};
 use crate::store::PlayerRow;
 
 /// A connection's number in its room.
@@ -84,9 +85,3 @@ pub enum Command {
     Moved,
 }
 
-/// A room's handle: where to send commands, and its latest view.
-#[derive(Clone, Debug)]
-pub struct RoomHandle {
-    pub commands: mpsc::Sender<Command>,
-    pub view: watch::Receiver<RoomView>,
-}

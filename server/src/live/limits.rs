@@ -56,7 +56,8 @@ pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// member to answer the close, so the close frame and its reason are not lost to a reset.
 pub const CLOSE_DRAIN: Duration = Duration::from_secs(2);
 
-/// Commands waiting for a room's task: beyond it, a connection waits (backpressure).
+/// The room's own events (filing, the journal) waiting for its task: beyond it, their sender
+/// waits (backpressure). A member's messages do not queue: the reader hands them over itself.
 pub const ROOM_INBOX_MAX: usize = 1024;
 
 /// Messages waiting to be written to one member: a member whose queue is full is too slow

@@ -75,7 +75,7 @@ use crate::catalog::{Catalog, Hidden, Level};
 use crate::shutdown::{Shutdown, Stop};
 use crate::store::{RoomRow, RoomWrite, Store};
 use crate::times::now_ms;
-use command::RoomHandle;
+use room::RoomHandle;
 use wire::RoomView;
 
 /// The timing a room runs on, and the test-only network faults.

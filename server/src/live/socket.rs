@@ -1,5 +1,6 @@
 //! One member's WebSocket: the `hello` handshake, then a reader that stamps each message on
-//! arrival and hands it to the room, and a writer that sends what the room queues for the
+//! arrival and hands it to the room (the room handles it there and then, on the reader's
+//! task: [`RoomHandle::deliver`]), and a writer that sends what the room queues for the
 //! member. A connection that floods (over [`limits::MESSAGES_PER_SECOND_MAX`]), sends a frame
 //! too large for any message, or does not say hello in time is closed with the reason.
 //!
@@ -17,7 +18,8 @@ use governor::{Quota, RateLimiter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::command::{Command, Joining, Outbox, Outgoing, Queued, RoomHandle};
+use super::command::{Command, Joining, Outbox, Outgoing, Queued};
+use super::room::RoomHandle;
 use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
 use crate::auth::{self, TokenRefused};
@@ -74,7 +76,7 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
     // never answers is dropped after the drain's bound.
     let drain = async { while let Some(Ok(_)) = stream.next().await {} };
     let _ = tokio::time::timeout(limits::CLOSE_DRAIN, drain).await;
-    let _ = room.commands.send(Command::Gone { conn }).await;
+    room.deliver(Command::Gone { conn });
     drop(out);
     let _ = writer.await;
 }
@@ -136,14 +138,13 @@ async fn join(
         resume,
         out: Outbox(out),
     };
-    room.commands
-        .send(Command::Join {
-            conn,
-            joining,
-            done,
-        })
-        .await
-        .map_err(|_| Close::Over)?;
+    if !room.deliver(Command::Join {
+        conn,
+        joining,
+        done,
+    }) {
+        return Err(Close::Over);
+    }
     answer.await.map_err(|_| Close::Over)?
 }
 
@@ -158,11 +159,11 @@ async fn read(
     latency: Option<Latency>,
 ) -> Option<Close> {
     if latency.is_none() {
-        return read_frames(stream, &Forward::Room(room.commands.clone()), conn).await;
+        return read_frames(stream, &Forward::Room(room.clone()), conn).await;
     }
     let (line, queued) = mpsc::channel(limits::ROOM_INBOX_MAX);
     let delay = Delay::new(latency, conn);
-    let forwarding = tokio::spawn(delay_line(queued, room.commands.clone(), delay));
+    let forwarding = tokio::spawn(delay_line(queued, room.clone(), delay));
     let why = read_frames(stream, &Forward::Line(line), conn).await;
     // Everything read before the end reaches the room before the connection is gone.
     let _ = forwarding.await;
@@ -171,7 +172,7 @@ async fn read(
 
 /// Where the reader hands a member's commands: the room, or the delay line before it.
 enum Forward {
-    Room(mpsc::Sender<Command>),
+    Room(RoomHandle),
     Line(mpsc::Sender<(Instant, Command)>),
 }
 
@@ -179,7 +180,7 @@ impl Forward {
     /// `false` when the room is gone.
     async fn send(&self, command: Command) -> bool {
         match self {
-            Forward::Room(room) => room.send(command).await.is_ok(),
+            Forward::Room(room) => room.deliver(command),
             Forward::Line(line) => line.send((Instant::now(), command)).await.is_ok(),
         }
     }
@@ -189,7 +190,7 @@ impl Forward {
 /// kept); a stream message is stamped when it is handed on, after its wait.
 async fn delay_line(
     mut queued: mpsc::Receiver<(Instant, Command)>,
-    room: mpsc::Sender<Command>,
+    room: RoomHandle,
     mut delay: Delay,
 ) {
     while let Some((read_at, mut command)) = queued.recv().await {
@@ -197,7 +198,7 @@ async fn delay_line(
         if let Command::Binary { received_us, .. } = &mut command {
             *received_us = now_us();
         }
-        if room.send(command).await.is_err() {
+        if !room.deliver(command) {
             return;
         }
     }

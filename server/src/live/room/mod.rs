@@ -1,5 +1,9 @@
-//! One live room: a task that owns the race and everything in it, driven by commands from its
-//! members' connections and by its own deadlines. Nothing else touches a room's state.
+//! One live room: the race and everything in it, behind one lock. A member's connection
+//! takes the lock to hand the room what the member sent ([`RoomHandle::deliver`]: a join, a
+//! control message, a stream message, the connection gone), on its own task, so a stream
+//! message is judged and relayed where it was read, with no hop through another task. The
+//! room's own task takes it for the rest: its deadlines, and what its filing and its journal
+//! answer. Nothing else touches a room's state.
 //!
 //! ```text
 //!            all racers ready                GO                 all done / time limit
@@ -27,14 +31,14 @@
 //! | `publish.rs` | telling the members: the view, broadcasts, closes | |
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::Bytes;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 
-use super::command::{Command, ConnId, Outbox, RoomHandle};
+use super::command::{Command, ConnId, Outbox};
 use super::journal;
 use super::racer::RacerRun;
 use super::wire::{Phase, RacerState, Role, RoomView};
@@ -135,6 +139,66 @@ struct Room {
     restoring: bool,
     /// Why the room ended before its race did (it could not go on), for its view.
     note: Option<String>,
+    /// The deadline the room's task sleeps until (a member's message that moves it wakes the
+    /// task).
+    sleeping_until: Option<Instant>,
+    /// The room's task has ended: members' messages are refused.
+    closed: bool,
+}
+
+/// A room's handle: its members' way in, where its own events go, and its latest view.
+#[derive(Clone, Debug)]
+pub struct RoomHandle {
+    /// The room's own events, which its task handles: [`Command::Filed`],
+    /// [`Command::Journaled`], [`Command::Moved`]. A member's messages go through
+    /// [`deliver`](RoomHandle::deliver).
+    pub commands: mpsc::Sender<Command>,
+    pub view: watch::Receiver<RoomView>,
+    cell: Arc<Cell>,
+}
+
+/// The room, shared by its task and its members' connections.
+struct Cell {
+    room: Mutex<Room>,
+    /// Wakes the room's task when a member's message moved its next deadline.
+    poke: Notify,
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cell")
+    }
+}
+
+/// A member's message that moves the next deadline by less than this does not wake the
+/// room's task (`next_deadline` converts wall-clock times with a millisecond's jitter).
+const DEADLINE_SLOP: Duration = Duration::from_millis(1);
+
+impl RoomHandle {
+    /// Hands the room what a member's connection says (`Join`, `Text`, `Binary`, `Gone`),
+    /// handled at once on the caller's task as the room's own task would; `false` if the
+    /// room is closed.
+    pub fn deliver(&self, command: Command) -> bool {
+        let Ok(mut room) = self.cell.room.lock() else {
+            return false;
+        };
+        if room.closed {
+            return false;
+        }
+        room.handle(command);
+        room.flush_journal();
+        let next = room.next_deadline();
+        let moved = match (next, room.sleeping_until) {
+            (Some(next), Some(sleeping)) => next.max(sleeping) - next.min(sleeping) > DEADLINE_SLOP,
+            (next, sleeping) => next.is_some() != sleeping.is_some(),
+        };
+        if moved {
+            room.sleeping_until = next;
+            drop(room);
+            self.cell.poke.notify_one();
+        }
+        true
+    }
 }
 
 /// Starts room `id` on `level`; its task ends when the room is over and has lingered, or
@@ -227,6 +291,8 @@ impl Room {
             journal_busy: false,
             restoring: false,
             note: None,
+            sleeping_until: None,
+            closed: false,
         }
     }
 
@@ -237,48 +303,17 @@ impl Room {
     ) -> RoomHandle {
         self.publish();
         let view = self.view.subscribe();
-        tokio::spawn(self.run(inbox));
-        RoomHandle { commands, view }
-    }
-
-    async fn run(mut self, mut inbox: mpsc::Receiver<Command>) {
-        let mut shutdown = self.ctx.shutdown.subscribe();
-        let handed_over = loop {
-            let deadline = self.next_deadline();
-            tokio::select! {
-                command = inbox.recv() => match command {
-                    Some(Command::Moved) => {
-                        self.close_all(Close::Moved);
-                        break true;
-                    }
-                    Some(command) => self.handle(command),
-                    None => break false,
-                },
-                () = deadlines::sleep_until(deadline) => {
-                    if self.on_deadline() {
-                        break false;
-                    }
-                }
-                () = shutdown.recv() => {
-                    // Handed over: the journal holds the race, and the members come back to
-                    // whichever process takes it up (this one, restarted, or another).
-                    self.close_all(Close::ShuttingDown);
-                    break true;
-                }
-            }
-            self.flush_journal();
-        };
-        // What is left goes to the writer now, in order, acknowledged or not.
-        self.journal_busy = false;
-        self.flush_journal();
-        if !handed_over {
-            // Closed in the normal way: the room's row says so, and its journal goes.
-            self.phase = Phase::Over;
-            self.publish();
-            self.ctx.journal.push(journal::Op::Forget(self.id.clone()));
+        let (ctx, id) = (self.ctx.clone(), self.id.clone());
+        let cell = Arc::new(Cell {
+            room: Mutex::new(self),
+            poke: Notify::new(),
+        });
+        tokio::spawn(run(cell.clone(), inbox, ctx, id));
+        RoomHandle {
+            commands,
+            view,
+            cell,
         }
-        self.ctx.rooms.forget(&self.id);
-        tracing::info!(room = %self.id, handed_over, "room closed");
     }
 
     fn handle(&mut self, command: Command) {
@@ -303,4 +338,84 @@ impl Room {
             Command::Moved => {}
         }
     }
+}
+
+/// What woke the room's task.
+enum Woken {
+    Command(Option<Command>),
+    Deadline,
+    /// A member's message moved the next deadline: sleep again, until it.
+    Poked,
+    Shutdown,
+}
+
+/// The room's task: its deadlines and its own events, until the room is over and has
+/// lingered, or the server shuts down.
+async fn run(
+    cell: Arc<Cell>,
+    mut inbox: mpsc::Receiver<Command>,
+    ctx: Arc<LiveContext>,
+    id: String,
+) {
+    let mut shutdown = ctx.shutdown.subscribe();
+    // A handler that panicked poisons the lock: the room stops as if handed over, its
+    // journal kept for whichever process takes it up.
+    let handed_over = loop {
+        let deadline = {
+            let Ok(mut room) = cell.room.lock() else {
+                break true;
+            };
+            room.sleeping_until = room.next_deadline();
+            room.sleeping_until
+        };
+        let woken = tokio::select! {
+            command = inbox.recv() => Woken::Command(command),
+            () = deadlines::sleep_until(deadline) => Woken::Deadline,
+            () = cell.poke.notified() => Woken::Poked,
+            () = shutdown.recv() => Woken::Shutdown,
+        };
+        let Ok(mut room) = cell.room.lock() else {
+            break true;
+        };
+        // `Some(handed_over)` when the room ends.
+        let end = match woken {
+            Woken::Command(Some(Command::Moved)) => {
+                room.close_all(Close::Moved);
+                Some(true)
+            }
+            Woken::Command(Some(command)) => {
+                room.handle(command);
+                None
+            }
+            Woken::Command(None) => Some(false),
+            Woken::Deadline => room.on_deadline().then_some(false),
+            Woken::Poked => None,
+            Woken::Shutdown => {
+                // Handed over: the journal holds the race, and the members come back to
+                // whichever process takes it up (this one, restarted, or another).
+                room.close_all(Close::ShuttingDown);
+                Some(true)
+            }
+        };
+        if let Some(handed_over) = end {
+            // No member's message is taken from now on.
+            room.closed = true;
+            break handed_over;
+        }
+        room.flush_journal();
+    };
+    if let Ok(mut room) = cell.room.lock() {
+        room.closed = true;
+        // What is left goes to the writer now, in order, acknowledged or not.
+        room.journal_busy = false;
+        room.flush_journal();
+        if !handed_over {
+            // Closed in the normal way: the room's row says so, and its journal goes.
+            room.phase = Phase::Over;
+            room.publish();
+            ctx.journal.push(journal::Op::Forget(id.clone()));
+        }
+    }
+    ctx.rooms.forget(&id);
+    tracing::info!(room = %id, handed_over, "room closed");
 }
