@@ -141,6 +141,42 @@ pub struct Batch {
     pub events: [u32; PLAYERS_MAX],
 }
 
+impl Batch {
+    /// Runs one tick of `object` with `row` (one `PogoInput`'s bytes per player, checked),
+    /// keeping the previous pogos and the inputs (`keep`; only the last tick of a batch
+    /// without a stop or a recorder may skip it: they are read only after the call, or by
+    /// the recorder after each tick), and ORs the tick's events in. Returns whether a
+    /// player's events share a bit with `stop_events`.
+    fn tick(
+        &mut self,
+        object: &mut SimObject,
+        tick_inputs: &mut [Input],
+        row: &[u8],
+        keep: bool,
+        stop_events: u32,
+    ) -> bool {
+        for (slot, bytes) in tick_inputs
+            .iter_mut()
+            .zip(row.chunks_exact(size_of::<PogoInput>()))
+        {
+            *slot = input_of(bytes);
+        }
+        if keep {
+            object.step(tick_inputs);
+        } else {
+            object.sim.step(tick_inputs);
+        }
+        self.ran += 1;
+        let mut stop = false;
+        for (all, pogo) in self.events.iter_mut().zip(&object.sim.state().pogos) {
+            let events = u32::from(pogo.events.0);
+            *all |= events;
+            stop |= events & stop_events != 0;
+        }
+        stop
+    }
+}
+
 /// The bytes of one `PogoInput` (steer x, steer z, buttons) as a core input, unchecked.
 fn input_of(bytes: &[u8]) -> Input {
     Input {
@@ -226,32 +262,22 @@ pub fn step_many(
     };
     let mut tick_inputs = [Input::default(); PLAYERS_MAX];
     let tick_inputs = &mut tick_inputs[..players];
-    for (t, row) in inputs.chunks_exact(width).enumerate() {
-        for (slot, bytes) in tick_inputs
-            .iter_mut()
-            .zip(row.chunks_exact(size_of::<PogoInput>()))
-        {
-            *slot = input_of(bytes);
-        }
+    let rows = inputs.chunks_exact(width);
+    if !recording {
+        // The simulation looked up once for the whole batch.
         let object = reg.sim_mut(sim_h)?;
-        // The `previous` pogos and the last tick's inputs are only read after the call (or
-        // by the recorder after each tick): without a recorder or a stop, only the last tick
-        // needs them kept.
-        if recording || stop_events != 0 || t + 1 == ticks as usize {
-            object.step(tick_inputs);
-        } else {
-            object.sim.step(tick_inputs);
+        for (t, row) in rows.enumerate() {
+            let keep = stop_events != 0 || t + 1 == ticks as usize;
+            if batch.tick(object, tick_inputs, row, keep, stop_events) {
+                break;
+            }
         }
-        batch.ran += 1;
-        let mut stop = false;
-        for (all, pogo) in batch.events.iter_mut().zip(&object.sim.state().pogos) {
-            let events = u32::from(pogo.events.0);
-            *all |= events;
-            stop |= events & stop_events != 0;
-        }
-        if recording {
-            recording::record_tick(reg, recorder_h)?;
-        }
+        return Ok(batch);
+    }
+    // Recording: the recorder takes the simulation from the registry after each tick.
+    for row in rows {
+        let stop = batch.tick(reg.sim_mut(sim_h)?, tick_inputs, row, true, stop_events);
+        recording::record_tick(reg, recorder_h)?;
         if stop {
             break;
         }
