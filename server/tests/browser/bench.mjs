@@ -427,13 +427,13 @@ async function main() {
       ['simulate', '--level', LEVEL, '--bot', '--ticks', '20000'], { encoding: 'utf8' }).trim();
     console.log(`\n(a) wasm in ${a.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? a.userAgent}, ${LEVEL}: the bot's run ${a.runTicks} ticks, hash ${a.runHash} (CLI: ${cli}); timer step ${a.timerResolutionMs} ms`);
     console.log(`    ghosts' runs: ${a.ghostTicks.join(', ')} ticks; ${BATCHES} batches after one untimed, each the whole run (${a.nine.ticksPerBatch} ticks; 1 pogo: the run five times)`);
-    const row = (label, r, pogos) => console.log(`    ${label.padEnd(38)} ${f(1 / r.medianMsPerTick, 1).padStart(7)} ticks/ms (median batch ${f(r.medianMsPerTick * 1000, 3)} µs/tick, range ${f(r.minMsPerTick * 1000, 3)}–${f(r.maxMsPerTick * 1000, 3)})${pogos > 1 ? `; ${f(r.medianMsPerTick * 1000 / pogos, 3)} µs per pogo` : ''}`);
+    const row = (label, r, pogos) => console.log(`    ${label.padEnd(48)} ${f(1 / r.medianMsPerTick, 1).padStart(7)} ticks/ms (median batch ${f(r.medianMsPerTick * 1000, 3)} µs/tick, range ${f(r.minMsPerTick * 1000, 3)}–${f(r.maxMsPerTick * 1000, 3)})${pogos > 1 ? `; ${f(r.medianMsPerTick * 1000 / pogos, 3)} µs per pogo` : ''}`);
     row('1 pogo', a.one, 1);
     row('one simulation of 9 pogos', a.nine, 9);
     row('1 + 8 one-pogo simulations', a.onePlusEight, 9);
     row('the play view\'s tick (1 + 8, driver)', a.playView, 9);
-    row(`  its ghosts as ghosts.js steps them (${a.batched ? 'stepMany' : 'step + state'})`, a.playViewGhosts, 9);
-    row(`a ghost's set-up: splits pass (${a.batched ? 'stepMany' : 'step + state'})`, a.ghostSetup, 1);
+    row(`  ghosts as ghosts.js steps them (${a.batched ? 'stepMany' : 'step + state'})`, a.playViewGhosts, 9);
+    row(`a ghost's splits pass (${a.batched ? 'stepMany' : 'step + state'})`, a.ghostSetup, 1);
     if (a.oneMany) {
       row('1 pogo, the run in one stepMany call', a.oneMany, 1);
       if (a.oneMany.hash !== a.runHash) throw new Error(`stepMany ended on ${a.oneMany.hash}, the run on ${a.runHash}`);
