@@ -47,6 +47,13 @@
 #define POGO_TICKS_PER_FRAME_LIMIT 36000
 
 /**
+ * Most ticks one `pogo_sim_step_many` call runs: 10 minutes at 60 Hz, as
+ * `POGO_TICKS_PER_FRAME_LIMIT`, which bounds the time one call holds the library's lock (a
+ * longer replay is stepped in several calls).
+ */
+#define POGO_STEP_TICKS_MAX 36000
+
+/**
  * Most ticks one recording holds: the default verifier's limit (4 hours at 60 Hz), since a
  * longer replay would be refused anyway.
  */
@@ -520,6 +527,17 @@ typedef struct PogoInput {
 } PogoInput;
 
 /**
+ * A replay recorder bound to one simulation.
+ */
+typedef struct PogoRecorder {
+  /**
+   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
+   * library makes one; 0 (a zeroed handle) is never valid.
+   */
+  uint32_t id;
+} PogoRecorder;
+
+/**
  * One pogo's state after the last tick: exact fixed-point values (`*_raw`: 32.32 raw bits,
  * i.e. metres × 2³², what the state hash covers) and the same values as `double` for
  * rendering (the raw value / 2³²; never feed them back into anything deterministic).
@@ -657,17 +675,6 @@ typedef struct PogoDriver {
    */
   uint32_t id;
 } PogoDriver;
-
-/**
- * A replay recorder bound to one simulation.
- */
-typedef struct PogoRecorder {
-  /**
-   * The handle's id: slot index, kind and generation packed in 32 bits. Only this
-   * library makes one; 0 (a zeroed handle) is never valid.
-   */
-  uint32_t id;
-} PogoRecorder;
 
 /**
  * What one `pogo_driver_advance` call did.
@@ -1174,6 +1181,38 @@ PogoStatus pogo_sim_tick(struct PogoSim sim, uint32_t *out);
  * `inputs` is valid for reading `count` `PogoInput`s.
  */
 PogoStatus pogo_sim_step(struct PogoSim sim, const struct PogoInput *inputs, size_t count);
+
+/**
+ * Runs up to `ticks` ticks in one call, with the inputs of every tick already in memory:
+ * what a ghost or a replay steps with, without a call per tick. `inputs` holds `ticks` ×
+ * players `PogoInput`s, tick-major (tick `t`'s input of player `p` is `inputs[t · players +
+ * p]`, tick 0 being the simulation's next tick); each tick runs exactly as `pogo_sim_step`
+ * with that tick's inputs, so the states and hashes are the same bit for bit. Each tick is
+ * recorded with `recorder` unless its id is 0 (as `pogo_driver_advance` records: the
+ * recorder must record this simulation and be at its tick). The call stops after the first
+ * tick in which a player's events share a bit with `stop_events` (`POGO_EVENT_*` bits; 0:
+ * run every tick), so a caller can read the state at a checkpoint or a finish.
+ *
+ * `*ran` (required) gets the number of ticks run; `events` (NULL if not wanted) gets, per
+ * player, the `POGO_EVENT_*` bits of every tick run OR'd together. `ticks` is at most
+ * `POGO_STEP_TICKS_MAX` (36 000); 0 runs nothing (NULL `inputs` is fine then). Everything is
+ * checked before the first tick runs — the handles, the tick count, every input's buttons
+ * (undefined bits are `POGO_STATUS_INVALID_ARGUMENT`, with the tick and player), the
+ * recorder — so on error nothing has run.
+ *
+ * # Safety
+ *
+ * `inputs` is valid for reading `ticks` × players `PogoInput`s (NULL is fine when `ticks`
+ * is 0); `ran` is valid for writing a `uint32_t`; `events` is NULL or valid for writing
+ * players `uint32_t`s.
+ */
+PogoStatus pogo_sim_step_many(struct PogoSim sim,
+                              struct PogoRecorder recorder,
+                              const struct PogoInput *inputs,
+                              uint32_t ticks,
+                              uint32_t stop_events,
+                              uint32_t *ran,
+                              uint32_t *events);
 
 /**
  * Player `player`'s pogo after the last tick.

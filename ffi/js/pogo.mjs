@@ -27,6 +27,13 @@
 //   replay.free();
 //   const ghost = pogo.simulation({ level, tuning, players });
 //   for (let t = 0; t < ticks; t++) ghost.step(inputs.map((row) => Replay.inputAt(row, t)));
+//
+// or many ticks a call, from the inputs kept in the module's memory (pogo_sim_step_many):
+//
+//   const block = pogo.inputs(Replay.interleave(inputs));  // every tick's inputs, tick-major
+//   ghost.stepMany(block);                                   // the whole run: one call
+//   ghost.stepMany(block, { first: 0, ticks: 600, stopEvents: Event.CHECKPOINT });
+//   block.free();
 
 export const ABI_VERSION = 1;
 
@@ -86,6 +93,9 @@ const STRUCT = { input: 1, playerState: 2, frameInfo: 3, verdict: 4, simDef: 5, 
 const SCRATCH_BYTES = 1024;
 /** Ticks of inputs one pogo_replay_inputs call copies (12 KiB of the module's memory). */
 const REPLAY_INPUT_BATCH = 4096;
+/** Most ticks one pogo_sim_step_many call runs (POGO_STEP_TICKS_MAX); stepMany makes as
+ * many calls as a longer batch needs. */
+export const STEP_TICKS_MAX = 36_000;
 
 /**
  * Instantiates the module. `source`: a Response or a promise of one (fetch), an
@@ -359,6 +369,14 @@ export class Pogo {
     return new Bot(this, this.outU32((out) => this.x.pogo_bot_create(out)));
   }
 
+  /** Inputs kept in the module's memory, for Simulation.stepMany: `bytes` (an Int8Array or
+   * Uint8Array) are PogoInputs, 3 bytes each (steerX, steerZ, buttons), tick-major (tick t's
+   * input of player p at 3 · (t · players + p)), as Replay.inputs gives one player's and
+   * Replay.interleave several players'. Copied once; free() it when done. */
+  inputs(bytes) {
+    return new Inputs(this, bytes);
+  }
+
   /** Decodes replay bytes (a Uint8Array): the header, the claimed outcome and every player's
    * inputs, to re-simulate the run. Bad bytes throw a PogoError (PARSE, or LIMIT for a
    * replay longer than a default verifier accepts) with the decoder's reason. Decoding
@@ -493,6 +511,10 @@ export class Simulation extends Handle {
     this.players = players;
     this.inputs = pogo.alloc(SIZES.input * players);
     this.state = pogo.alloc(SIZES.playerState);
+    /** Each player's Event bits over the ticks of the last stepMany, OR'd. */
+    this.events = new Uint32Array(players);
+    this._block = 0;
+    this._blockLen = 0;
   }
 
   /** Runs one tick with one input ({steerX, steerZ, buttons}) per player. */
@@ -504,6 +526,69 @@ export class Simulation extends Handle {
     }
     for (let i = 0; i < this.players; i++) p.writeInput(this.inputs + 3 * i, inputs[i]);
     p.check(p.x.pogo_sim_step(this.id, this.inputs, this.players));
+  }
+
+  /**
+   * Runs many ticks in one call into the module (pogo_sim_step_many): tick by tick the same
+   * states as `step`, without a call, an input object and a copy per tick. `inputs`: an
+   * `Inputs` block (`pogo.inputs(bytes)`: already in the module's memory, the fast way) or an
+   * Int8Array / Uint8Array of the same bytes (copied in each call) — PogoInputs tick-major,
+   * one per player per tick. Runs `ticks` ticks (default: all that follow) from the inputs'
+   * tick `first` (default 0; the inputs' tick `first` runs as the simulation's next tick),
+   * recording each with `recorder` if given, and stops after the first tick in which a
+   * player's events share a bit with `stopEvents` (Event bits; 0: never). Returns the ticks
+   * run; `this.events[p]` is then player p's Event bits of every tick run, OR'd. Bad inputs
+   * (undefined button bits anywhere) throw a PogoError and run nothing.
+   */
+  stepMany(inputs, { first = 0, ticks, stopEvents = 0, recorder = null } = {}) {
+    const p = this.pogo;
+    const width = SIZES.input * this.players;
+    const resident = inputs instanceof Inputs;
+    if (resident && inputs.pogo !== p) throw new TypeError('stepMany: inputs of another module instance');
+    if (resident && inputs.ptr === 0) throw new TypeError('stepMany: the inputs were freed');
+    if (inputs.length % width !== 0) {
+      throw new PogoError(Status.INVALID_ARGUMENT, 'invalid_argument',
+        `${inputs.length} bytes of inputs are not whole ticks of ${this.players} players`);
+    }
+    const available = inputs.length / width - first;
+    const total = ticks ?? available;
+    if (!Number.isInteger(first) || first < 0 || available < 0 || !Number.isInteger(total) || total < 0 || total > available) {
+      throw new PogoError(Status.INVALID_ARGUMENT, 'invalid_argument',
+        `ticks ${first}…${first}+${ticks} of inputs holding ${inputs.length / width} ticks`);
+    }
+    const events = this.events;
+    events.fill(0);
+    const out = p.scratch;
+    let ran = 0;
+    do {
+      const n = Math.min(total - ran, STEP_TICKS_MAX);
+      const from = (first + ran) * width;
+      let ptr;
+      if (resident) {
+        ptr = inputs.ptr + from;
+      } else {
+        ptr = this.block(n * width);
+        p.bytes().set(inputs.subarray(from, from + n * width), ptr);
+      }
+      p.check(p.x.pogo_sim_step_many(this.id, recorder ? recorder.id : 0, ptr, n, stopEvents, out, out + 4));
+      const view = p.view();
+      const got = view.getUint32(out, true);
+      for (let i = 0; i < this.players; i++) events[i] |= view.getUint32(out + 4 + 4 * i, true);
+      ran += got;
+      if (got < n) break;
+    } while (ran < total);
+    return ran;
+  }
+
+  /** This simulation's block for `stepMany`'s copied inputs, of at least `len` bytes. */
+  block(len) {
+    if (this._blockLen < len) {
+      if (this._block) this.pogo.dealloc(this._block);
+      this._block = 0;
+      this._block = this.pogo.alloc(len);
+      this._blockLen = len;
+    }
+    return this._block;
   }
 
   get tick() { return this.pogo.outU32((out) => this.pogo.x.pogo_sim_tick(this.id, out)); }
@@ -553,6 +638,25 @@ export class Simulation extends Handle {
     super.free();
     this.pogo.dealloc(this.inputs);
     this.pogo.dealloc(this.state);
+    if (this._block) this.pogo.dealloc(this._block);
+    this._block = 0;
+    this._blockLen = 0;
+  }
+}
+
+/** PogoInputs kept in the module's memory (`pogo.inputs(bytes)`), for Simulation.stepMany:
+ * `length` bytes at `ptr`. Not a library handle: a block from pogo_alloc, freed by free(). */
+export class Inputs {
+  constructor(pogo, bytes) {
+    this.pogo = pogo;
+    this.length = bytes.length;
+    this.ptr = pogo.alloc(bytes.length);
+    pogo.bytes().set(bytes, this.ptr); // after alloc: growing the memory remakes the view
+  }
+
+  free() {
+    if (this.ptr !== 0) this.pogo.dealloc(this.ptr);
+    this.ptr = 0;
   }
 }
 
@@ -687,6 +791,27 @@ export class Replay extends Handle {
       p.dealloc(block);
     }
     return inputs;
+  }
+
+  /** Every player's `inputs(player)` arrays as one tick-major Int8Array (tick t's input of
+   * player p at 3 · (t · players + p)): what `pogo.inputs` and Simulation.stepMany take. One
+   * player's array is already that, and is returned as it is. */
+  static interleave(rows) {
+    if (rows.length === 1) return rows[0];
+    const players = rows.length;
+    const ticks = rows[0].length / 3;
+    const out = new Int8Array(3 * players * ticks);
+    for (let p = 0; p < players; p++) {
+      const row = rows[p];
+      if (row.length !== 3 * ticks) throw new Error(`interleave: player ${p} has ${row.length / 3} ticks, player 0 ${ticks}`);
+      for (let t = 0; t < ticks; t++) {
+        const at = 3 * (t * players + p);
+        out[at] = row[3 * t];
+        out[at + 1] = row[3 * t + 1];
+        out[at + 2] = row[3 * t + 2];
+      }
+    }
+    return out;
   }
 
   /** Tick `tick` of an `inputs(player)` array as { steerX, steerZ, buttons }, what

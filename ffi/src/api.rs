@@ -532,6 +532,59 @@ pub unsafe extern "C" fn pogo_sim_step(
     })
 }
 
+/// Runs up to `ticks` ticks in one call, with the inputs of every tick already in memory:
+/// what a ghost or a replay steps with, without a call per tick. `inputs` holds `ticks` ×
+/// players `PogoInput`s, tick-major (tick `t`'s input of player `p` is `inputs[t · players +
+/// p]`, tick 0 being the simulation's next tick); each tick runs exactly as `pogo_sim_step`
+/// with that tick's inputs, so the states and hashes are the same bit for bit. Each tick is
+/// recorded with `recorder` unless its id is 0 (as `pogo_driver_advance` records: the
+/// recorder must record this simulation and be at its tick). The call stops after the first
+/// tick in which a player's events share a bit with `stop_events` (`POGO_EVENT_*` bits; 0:
+/// run every tick), so a caller can read the state at a checkpoint or a finish.
+///
+/// `*ran` (required) gets the number of ticks run; `events` (NULL if not wanted) gets, per
+/// player, the `POGO_EVENT_*` bits of every tick run OR'd together. `ticks` is at most
+/// `POGO_STEP_TICKS_MAX` (36 000); 0 runs nothing (NULL `inputs` is fine then). Everything is
+/// checked before the first tick runs — the handles, the tick count, every input's buttons
+/// (undefined bits are `POGO_STATUS_INVALID_ARGUMENT`, with the tick and player), the
+/// recorder — so on error nothing has run.
+///
+/// # Safety
+///
+/// `inputs` is valid for reading `ticks` × players `PogoInput`s (NULL is fine when `ticks`
+/// is 0); `ran` is valid for writing a `uint32_t`; `events` is NULL or valid for writing
+/// players `uint32_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn pogo_sim_step_many(
+    sim: PogoSim,
+    recorder: PogoRecorder,
+    inputs: *const PogoInput,
+    ticks: u32,
+    stop_events: u32,
+    ran: *mut u32,
+    events: *mut u32,
+) -> PogoStatus {
+    call(sim.id, || {
+        let ran = ptr::out(ran, "ran")?;
+        let (batch, players) = handle::with(|r| {
+            let players = r.sim(sim)?.players();
+            sim::check_ticks(ticks)?;
+            // At most 36 000 × 16 × 3 bytes: no overflow.
+            let len = ticks as usize * players * size_of::<PogoInput>();
+            let bytes = ptr::bytes(inputs.cast::<u8>(), len, "inputs")?;
+            Ok::<_, Error>((
+                sim::step_many(r, sim, recorder, bytes, ticks, stop_events)?,
+                players,
+            ))
+        })?;
+        ran.write(batch.ran);
+        if !events.is_null() {
+            ptr::copy_array_out(&batch.events[..players], events, players, "events")?;
+        }
+        Ok(())
+    })
+}
+
 /// Player `player`'s pogo after the last tick.
 ///
 /// # Safety

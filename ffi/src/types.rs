@@ -24,6 +24,11 @@ pub const POGO_HANDLES_MAX: u32 = 4096;
 /// one `pogo_driver_advance`.
 pub const POGO_TICKS_PER_FRAME_LIMIT: u32 = 36_000;
 
+/// Most ticks one `pogo_sim_step_many` call runs: 10 minutes at 60 Hz, as
+/// `POGO_TICKS_PER_FRAME_LIMIT`, which bounds the time one call holds the library's lock (a
+/// longer replay is stepped in several calls).
+pub const POGO_STEP_TICKS_MAX: u32 = 36_000;
+
 /// Most ticks one recording holds: the default verifier's limit (4 hours at 60 Hz), since a
 /// longer replay would be refused anyway.
 pub const POGO_RECORD_TICKS_MAX: u32 = 4 * 3600 * 60;

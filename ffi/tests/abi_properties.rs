@@ -111,6 +111,20 @@ enum Op {
         buttons: u8,
         null: bool,
     },
+    /// `pogo_sim_step_many` with a buffer of 40 ticks of 16 players (always enough for
+    /// `ticks` ≤ 40; 36 001 ticks is over the limit and refused before anything is read),
+    /// the `bad`-th input carrying `buttons`.
+    StepMany {
+        sim: Pick,
+        recorder: Option<Pick>,
+        ticks: u32,
+        bad: u16,
+        buttons: u8,
+        stop: u32,
+        null_inputs: bool,
+        null_ran: bool,
+        events: bool,
+    },
     /// Steps a simulation `ticks` times with the bot's input for player 0, recording each
     /// tick with a recorder (whichever statuses that gives).
     Play {
@@ -198,6 +212,14 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (pick(), any::<u8>()).prop_map(|(p, k)| Op::Free(p, k)),
         10 => (pick(), 0usize..18, prop_oneof![4 => Just(0u8), 1 => any::<u8>()], prop::bool::weighted(0.05))
             .prop_map(|(sim, count, buttons, null)| Op::Step { sim, count, buttons, null }),
+        6 => (
+            (pick(), proptest::option::of(pick()), prop_oneof![8 => 0u32..40, 1 => Just(36_001u32), 1 => 36_000u32..u32::MAX]),
+            (any::<u16>(), prop_oneof![4 => Just(0u8), 1 => any::<u8>()], prop_oneof![2 => Just(0u32), 1 => any::<u32>()]),
+            (prop::bool::weighted(0.05), prop::bool::weighted(0.05), any::<bool>()),
+        )
+            .prop_map(|((sim, recorder, ticks), (bad, buttons, stop), (null_inputs, null_ran, events))| Op::StepMany {
+                sim, recorder, ticks, bad, buttons, stop, null_inputs, null_ran, events,
+            }),
         6 => (pick(), pick(), pick(), 1u8..150)
             .prop_map(|(sim, recorder, bot, ticks)| Op::Play { sim, recorder, bot, ticks }),
         2 => (pick(), 0u32..4, any::<bool>(), prop::bool::weighted(0.1))
@@ -472,6 +494,61 @@ fn run_op(model: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                     inputs.as_ptr()
                 };
                 checked(model, "step", pogo_sim_step(PogoSim { id }, ptr, *count))?;
+            }
+            Op::StepMany {
+                sim,
+                recorder,
+                ticks,
+                bad,
+                buttons,
+                stop,
+                null_inputs,
+                null_ran,
+                events,
+            } => {
+                let sim = PogoSim {
+                    id: model.resolve(Kind::Sim, *sim).0,
+                };
+                let recorder = PogoRecorder {
+                    id: recorder.map_or(0, |r| model.resolve(Kind::Recorder, r).0),
+                };
+                let mut inputs = vec![
+                    PogoInput {
+                        steer_x: -20,
+                        steer_z: 127,
+                        buttons: 0,
+                    };
+                    40 * 16
+                ];
+                let at = *bad as usize % inputs.len();
+                inputs[at].buttons = *buttons;
+                let (mut ran, mut out) = (0u32, [0u32; 16]);
+                // `inputs` holds 40 ticks of 16 players, as many as any call may read (more
+                // ticks are refused first); `ran` and `out` are valid (or NULL).
+                let status = {
+                    pogo_sim_step_many(
+                        sim,
+                        recorder,
+                        if *null_inputs {
+                            std::ptr::null()
+                        } else {
+                            inputs.as_ptr()
+                        },
+                        *ticks,
+                        *stop,
+                        if *null_ran { null_mut() } else { &mut ran },
+                        if *events {
+                            out.as_mut_ptr()
+                        } else {
+                            null_mut()
+                        },
+                    )
+                };
+                checked(model, "step many", status)?;
+                if status == PogoStatus::Ok {
+                    prop_assert!(ran <= *ticks, "ran {ran} of {ticks}");
+                    prop_assert!(*stop != 0 || ran == *ticks, "ran {ran} of {ticks}");
+                }
             }
             Op::Play {
                 sim,

@@ -132,6 +132,16 @@ fn the_c_program_reproduces_the_rust_results() {
     for key in ["ticks=", "finish=", "hash="] {
         assert_eq!(field(replayed, key), field(end, key), "{replayed}");
     }
+    // And from one array of every tick's inputs through pogo_sim_step_many: the same end,
+    // also when stopped at every checkpoint.
+    let batched = verify
+        .lines()
+        .find(|l| l.starts_with("batched: "))
+        .unwrap_or_else(|| panic!("no batched line: {verify}"));
+    for key in ["ticks=", "finish=", "hash="] {
+        assert_eq!(field(batched, key), field(end, key), "{batched}");
+    }
+    assert_ne!(field(batched, "stops="), "0", "{batched}");
     assert!(verify.contains("tampered: "), "{verify}");
     assert!(!verify.contains("tampered: verified"), "{verify}");
 

@@ -554,3 +554,413 @@ fn bad_arguments_say_what_is_wrong() {
     );
     assert_eq!(size_of::<PogoReplayInfo>(), 112);
 }
+
+// ---------------------------------------------------------------------------------------------
+// pogo_sim_step_many: many ticks in one call
+
+/// A simulation of `players` on built-in level `level` (default tuning), with its level and
+/// tuning (free all three).
+fn new_sim(level_name: &str, players: u32) -> (PogoLevel, PogoTuning, PogoSim) {
+    let mut level = PogoLevel::default();
+    let mut tuning = PogoTuning::default();
+    let mut sim = PogoSim::default();
+    // SAFETY: every pointer is a live local or slice of the stated length.
+    unsafe {
+        let status = pogo_level_builtin(level_name.as_ptr().cast(), level_name.len(), &mut level);
+        assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+        assert_eq!(pogo_tuning_default(&mut tuning), PogoStatus::Ok);
+        let mut def = pogo_default_sim_def();
+        (def.level, def.tuning, def.players) = (level, tuning, players);
+        assert_eq!(pogo_sim_create(&def, &mut sim), PogoStatus::Ok);
+    }
+    (level, tuning, sim)
+}
+
+fn free_sim((level, tuning, sim): (PogoLevel, PogoTuning, PogoSim)) {
+    assert_eq!(pogo_sim_free(sim), PogoStatus::Ok);
+    assert_eq!(pogo_tuning_free(tuning), PogoStatus::Ok);
+    assert_eq!(pogo_level_free(level), PogoStatus::Ok);
+}
+
+fn sim_hash(sim: PogoSim) -> u64 {
+    let mut hash = 0u64;
+    // SAFETY: a live local.
+    let status = unsafe { pogo_sim_state_hash(sim, &mut hash) };
+    assert_eq!(status, PogoStatus::Ok);
+    hash
+}
+
+fn sim_tick(sim: PogoSim) -> u32 {
+    let mut tick = 0u32;
+    // SAFETY: a live local.
+    assert_eq!(unsafe { pogo_sim_tick(sim, &mut tick) }, PogoStatus::Ok);
+    tick
+}
+
+/// Everything a caller can read of a simulation: its snapshot bytes (the whole state), and
+/// every player's state now and before the last tick.
+fn observed(sim: PogoSim, players: u32) -> (Vec<u8>, Vec<PogoPlayerState>) {
+    let mut len = 0usize;
+    let mut states = Vec::new();
+    // SAFETY: every pointer is NULL with capacity 0 or a live local of the stated length.
+    let bytes = unsafe {
+        assert_eq!(
+            pogo_sim_snapshot(sim, null_mut(), 0, &mut len),
+            PogoStatus::Ok
+        );
+        let mut bytes = vec![0u8; len];
+        assert_eq!(
+            pogo_sim_snapshot(sim, bytes.as_mut_ptr(), len, &mut len),
+            PogoStatus::Ok
+        );
+        for player in 0..players {
+            let mut now = PogoPlayerState::default();
+            let mut before = PogoPlayerState::default();
+            assert_eq!(pogo_sim_player_state(sim, player, &mut now), PogoStatus::Ok);
+            let status = pogo_sim_previous_player_state(sim, player, &mut before);
+            assert_eq!(status, PogoStatus::Ok);
+            states.extend([now, before]);
+        }
+        bytes
+    };
+    (bytes, states)
+}
+
+/// `pogo_sim_step_many` over `inputs` (tick-major): the status, ticks run and events.
+fn step_many(
+    sim: PogoSim,
+    recorder: PogoRecorder,
+    inputs: &[PogoInput],
+    ticks: u32,
+    stop: u32,
+) -> (PogoStatus, u32, [u32; 16]) {
+    let (mut ran, mut events) = (u32::MAX, [u32::MAX; 16]);
+    let ptr = if inputs.is_empty() {
+        null()
+    } else {
+        inputs.as_ptr()
+    };
+    // SAFETY: `inputs` holds `ticks` × players inputs (the callers pass exactly that);
+    // `ran` and `events` (16 ≥ players) are live locals.
+    let status = unsafe {
+        pogo_sim_step_many(
+            sim,
+            recorder,
+            ptr,
+            ticks,
+            stop,
+            &mut ran,
+            events.as_mut_ptr(),
+        )
+    };
+    (status, ran, events)
+}
+
+/// A tiny LCG for batch sizes (seeded: the same batches every run).
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state >> 33
+}
+
+/// The golden replays stepped one tick a call and many ticks a call — the whole run in one
+/// call, seeded random batches (empty ones too), and batches stopped at events — pass
+/// through the very same states: every batch ends on the state hash the tick-by-tick run
+/// had at that tick, the whole run ends on the same snapshot bytes and player states (now
+/// and previous), and the verified final hash.
+#[test]
+fn a_batch_of_ticks_is_the_same_ticks_one_by_one() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    for (file, players) in [("course-bot.pogo", 1u32), ("course-multi.pogo", 3)] {
+        let bytes = golden(file);
+        let verdict = verify(&bytes);
+        let replay = decode(&bytes).unwrap();
+        let ticks = info(replay).ticks;
+        let per_player: Vec<Vec<PogoInput>> =
+            (0..players).map(|p| inputs(replay, p, 4096)).collect();
+        assert_eq!(pogo_replay_free(replay), PogoStatus::Ok);
+        let tick_major: Vec<PogoInput> = (0..ticks as usize)
+            .flat_map(|t| per_player.iter().map(move |row| row[t]))
+            .collect();
+        let width = players as usize;
+
+        // One by one: each tick's hash and each player's events.
+        let one = new_sim("course", players);
+        let mut hashes = vec![sim_hash(one.2)];
+        let mut events: Vec<Vec<u32>> = Vec::new();
+        for row in tick_major.chunks(width) {
+            // SAFETY: `row` holds one input per player.
+            let status = unsafe { pogo_sim_step(one.2, row.as_ptr(), row.len()) };
+            assert_eq!(status, PogoStatus::Ok);
+            hashes.push(sim_hash(one.2));
+            let mut state = PogoPlayerState::default();
+            events.push(
+                (0..players)
+                    .map(|p| {
+                        // SAFETY: a live local.
+                        let status = unsafe { pogo_sim_player_state(one.2, p, &mut state) };
+                        assert_eq!(status, PogoStatus::Ok);
+                        state.events
+                    })
+                    .collect(),
+            );
+        }
+        assert_eq!(hashes[ticks as usize], verdict.final_hash, "{file}");
+        let want = observed(one.2, players);
+
+        // The whole run in one call.
+        let all = new_sim("course", players);
+        let (status, ran, got_events) =
+            step_many(all.2, PogoRecorder::default(), &tick_major, ticks, 0);
+        assert_eq!(
+            (status, ran),
+            (PogoStatus::Ok, ticks),
+            "{file}: {}",
+            last_error()
+        );
+        assert!(
+            observed(all.2, players) == want,
+            "{file}: one batch differs"
+        );
+        for p in 0..width {
+            let or = events.iter().fold(0, |acc, e| acc | e[p]);
+            assert_eq!(got_events[p], or, "{file}: events of player {p}");
+        }
+        assert_eq!(
+            &got_events[width..],
+            &[u32::MAX; 16][width..],
+            "wrote past the players"
+        );
+
+        // Seeded random batches, 0 to 96 ticks each: the hash at every batch's end.
+        let random = new_sim("course", players);
+        let mut seed = 0x5eed_0036u64 + u64::from(players);
+        let mut at = 0usize;
+        while at < ticks as usize {
+            let n = (lcg(&mut seed) % 97) as usize;
+            let n = n.min(ticks as usize - at);
+            let batch = &tick_major[at * width..(at + n) * width];
+            let (status, ran, _) = step_many(random.2, PogoRecorder::default(), batch, n as u32, 0);
+            assert_eq!((status, ran), (PogoStatus::Ok, n as u32));
+            at += n;
+            assert_eq!(sim_hash(random.2), hashes[at], "{file}: after tick {at}");
+        }
+        assert!(
+            observed(random.2, players) == want,
+            "{file}: random batches differ"
+        );
+
+        // Stopping at bounces and checkpoints: each call ends on the first such tick.
+        let stop = POGO_EVENT_BOUNCE | POGO_EVENT_CHECKPOINT;
+        let stopped = new_sim("course", players);
+        let (mut at, mut stops) = (0usize, 0);
+        while at < ticks as usize {
+            let rest = &tick_major[at * width..];
+            let (status, ran, got) = step_many(
+                stopped.2,
+                PogoRecorder::default(),
+                rest,
+                ticks - at as u32,
+                stop,
+            );
+            assert_eq!(status, PogoStatus::Ok);
+            assert!(ran >= 1, "{file}: a call at tick {at} ran nothing");
+            let end = at + ran as usize;
+            let first = (at..ticks as usize).find(|&t| events[t].iter().any(|e| e & stop != 0));
+            assert_eq!(
+                end,
+                first.map_or(ticks as usize, |t| t + 1),
+                "{file}: from {at}"
+            );
+            for p in 0..width {
+                let or = events[at..end].iter().fold(0, |acc, e| acc | e[p]);
+                assert_eq!(got[p], or, "{file}: events of player {p} from {at}");
+            }
+            assert_eq!(sim_hash(stopped.2), hashes[end], "{file}: after tick {end}");
+            at = end;
+            stops += 1;
+        }
+        assert!(stops > 10, "{file}: only {stops} stops");
+        assert!(
+            observed(stopped.2, players) == want,
+            "{file}: stopped batches differ"
+        );
+
+        for sim in [one, all, random, stopped] {
+            free_sim(sim);
+        }
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+/// Recording through `pogo_sim_step_many` (batches of every size, one stopped early) gives
+/// the same replay bytes as recording tick by tick.
+#[test]
+fn a_batch_records_what_the_ticks_one_by_one_record() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let played: Vec<PogoInput> = (0..700u32)
+        .flat_map(|t| {
+            let i = |x: u32| PogoInput {
+                steer_x: ((t * x) % 256) as u8 as i8,
+                steer_z: (t / 7 % 3) as i8 - 1,
+                buttons: (t / 11 % 4) as u8,
+            };
+            [i(37), i(5)]
+        })
+        .collect();
+    let record = |batches: &[u32]| -> Vec<u8> {
+        let made = new_sim("course", 2);
+        let mut recorder = PogoRecorder::default();
+        let mut bytes = Vec::new();
+        // SAFETY: every pointer is a live local or slice of the stated length.
+        unsafe {
+            let mut def = pogo_default_recorder_def();
+            def.sim = made.2;
+            (def.player_name, def.player_name_len) = (c"Batch".as_ptr(), 5);
+            assert_eq!(pogo_recorder_create(&def, &mut recorder), PogoStatus::Ok);
+            let mut at = 0usize;
+            for &n in batches {
+                if n == 0 {
+                    // One tick the old way, between batches.
+                    let tick = &played[at * 2..at * 2 + 2];
+                    assert_eq!(pogo_sim_step(made.2, tick.as_ptr(), 2), PogoStatus::Ok);
+                    assert_eq!(pogo_recorder_record(recorder), PogoStatus::Ok);
+                    at += 1;
+                    continue;
+                }
+                let batch = &played[at * 2..(at + n as usize) * 2];
+                let (status, ran, _) = step_many(made.2, recorder, batch, n, 0);
+                assert_eq!((status, ran), (PogoStatus::Ok, n), "{}", last_error());
+                at += n as usize;
+            }
+            assert_eq!(at, 700);
+            assert_eq!(pogo_recorder_finish(recorder), PogoStatus::Ok);
+            let mut len = 0usize;
+            let status = pogo_recorder_bytes(recorder, null_mut(), 0, &mut len);
+            assert_eq!(status, PogoStatus::Ok);
+            bytes.resize(len, 0);
+            let status = pogo_recorder_bytes(recorder, bytes.as_mut_ptr(), len, &mut len);
+            assert_eq!(status, PogoStatus::Ok);
+        }
+        assert_eq!(pogo_recorder_free(recorder), PogoStatus::Ok);
+        free_sim(made);
+        bytes
+    };
+    let one_by_one = record(&[0; 700]);
+    assert_eq!(record(&[700]), one_by_one, "one batch");
+    assert_eq!(record(&[1, 59, 60, 61, 0, 119, 399]), one_by_one, "batches");
+    assert!(verify(&one_by_one).kind == POGO_VERDICT_VERIFIED);
+    assert_eq!(pogo_handle_count(), baseline);
+}
+
+/// Bad arguments to `pogo_sim_step_many` are a status with a reason, and nothing runs: no
+/// tick, no recording.
+#[test]
+fn a_bad_batch_is_refused_before_any_tick_runs() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let made = new_sim("course", 2);
+    let other = new_sim("flat", 2);
+    let sim = made.2;
+    let good = vec![
+        PogoInput {
+            steer_x: 90,
+            steer_z: -128,
+            buttons: POGO_BUTTON_DIVE,
+        };
+        2 * 30
+    ];
+    let none = PogoRecorder::default();
+    let (status, ran, _) = step_many(sim, none, &good[..20], 10, 0);
+    assert_eq!((status, ran), (PogoStatus::Ok, 10));
+    let before = (sim_tick(sim), sim_hash(sim));
+    let unchanged = |what: &str| assert_eq!((sim_tick(sim), sim_hash(sim)), before, "{what}");
+
+    // An undefined button bit anywhere in the batch (the last tick's second player here).
+    let mut bad = good.clone();
+    bad[2 * 30 - 1].buttons = 0x04;
+    let (status, ran, _) = step_many(sim, none, &bad, 30, 0);
+    assert_eq!(status, PogoStatus::InvalidArgument);
+    assert_eq!(ran, u32::MAX, "a refused call wrote");
+    let message = last_error();
+    assert!(
+        message.contains("player 1 at tick 29") && message.contains("0x04"),
+        "{message}"
+    );
+    unchanged("undefined buttons");
+
+    // Too many ticks: refused before the inputs are read.
+    let (status, _, _) = step_many(sim, none, &good, POGO_STEP_TICKS_MAX + 1, 0);
+    assert_eq!(status, PogoStatus::InvalidArgument);
+    assert!(last_error().contains("36000"), "{}", last_error());
+    unchanged("too many ticks");
+
+    // NULL inputs with ticks, a NULL `ran`; NULL inputs and no ticks are fine.
+    let (status, _, _) = step_many(sim, none, &[], 3, 0);
+    assert_eq!(status, PogoStatus::NullPointer);
+    unchanged("NULL inputs");
+    // SAFETY: `good` holds 30 ticks of 2 players; `ran` is NULL, as tested.
+    let status =
+        unsafe { pogo_sim_step_many(sim, none, good.as_ptr(), 3, 0, null_mut(), null_mut()) };
+    assert_eq!(status, PogoStatus::NullPointer);
+    assert!(last_error().contains("ran"), "{}", last_error());
+    unchanged("NULL ran");
+    let (status, ran, _) = step_many(sim, none, &[], 0, 0);
+    assert_eq!((status, ran), (PogoStatus::Ok, 0));
+    unchanged("no ticks");
+
+    // Handles: zero, forged, of another kind, freed.
+    let freed = new_sim("flat", 1);
+    let freed_sim = freed.2;
+    free_sim(freed);
+    for (handle, want) in [
+        (PogoSim::default(), PogoStatus::InvalidHandle),
+        (PogoSim { id: 0xdead_beef }, PogoStatus::InvalidHandle),
+        (PogoSim { id: made.1.id }, PogoStatus::WrongHandleKind),
+        (freed_sim, PogoStatus::StaleHandle),
+    ] {
+        let (status, _, _) = step_many(handle, none, &good[..2], 1, 0);
+        assert_eq!(status, want, "{handle:?}: {}", last_error());
+    }
+
+    // Recorders: of another simulation, behind the simulation, finished, stale.
+    let recorder_of = |sim: PogoSim| {
+        let mut recorder = PogoRecorder::default();
+        let mut def = pogo_default_recorder_def();
+        def.sim = sim;
+        // SAFETY: live locals.
+        let status = unsafe { pogo_recorder_create(&def, &mut recorder) };
+        assert_eq!(status, PogoStatus::Ok);
+        recorder
+    };
+    let fresh = new_sim("course", 2);
+    let theirs = recorder_of(other.2);
+    let (status, _, _) = step_many(fresh.2, theirs, &good[..2], 1, 0);
+    assert_eq!(status, PogoStatus::Mismatch, "{}", last_error());
+    let behind = recorder_of(fresh.2);
+    // SAFETY: one tick of 2 players.
+    let status = unsafe { pogo_sim_step(fresh.2, good.as_ptr(), 2) };
+    assert_eq!(status, PogoStatus::Ok);
+    let (status, _, _) = step_many(fresh.2, behind, &good[..2], 1, 0);
+    assert_eq!(status, PogoStatus::InvalidState, "{}", last_error());
+    assert_eq!(sim_tick(fresh.2), 1, "a refused batch ran");
+    let finished = recorder_of(other.2);
+    assert_eq!(pogo_recorder_finish(finished), PogoStatus::Ok);
+    let (status, _, _) = step_many(other.2, finished, &good[..2], 1, 0);
+    assert_eq!(status, PogoStatus::InvalidState, "{}", last_error());
+    assert_eq!(pogo_recorder_free(finished), PogoStatus::Ok);
+    let (status, _, _) = step_many(other.2, finished, &good[..2], 1, 0);
+    assert_eq!(status, PogoStatus::StaleHandle, "{}", last_error());
+    assert_eq!(sim_tick(other.2), 0, "a refused batch ran");
+
+    for recorder in [theirs, behind] {
+        assert_eq!(pogo_recorder_free(recorder), PogoStatus::Ok);
+    }
+    for made in [made, other, fresh] {
+        free_sim(made);
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+}

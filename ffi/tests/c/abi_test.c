@@ -406,6 +406,69 @@ static uint64_t resimulate(const uint8_t *bytes, size_t len, const PogoVerdict *
   return hash;
 }
 
+/* The same re-simulation with every tick's inputs in one array (tick-major) and
+ * pogo_sim_step_many: one call per POGO_STEP_TICKS_MAX ticks, then once more from the start
+ * stopping at every checkpoint; both must end where `resimulate` does. Returns the final hash
+ * of the unstopped run, player 0's finish tick in `*finish`, the stops in `*stops`. */
+static uint64_t resimulate_batched(const uint8_t *bytes, size_t len, uint32_t *finish, uint32_t *stops) {
+  PogoReplay replay;
+  OK(pogo_replay_decode(bytes, len, &replay));
+  PogoReplayInfo info;
+  OK(pogo_replay_info(replay, &info));
+  char name[64];
+  size_t name_len = 0;
+  OK(pogo_replay_level_name(replay, name, sizeof name - 1, &name_len));
+  name[name_len] = 0;
+  PogoLevel level = load_level(name);
+  PogoTuning tuning;
+  OK(pogo_tuning_default(&tuning));
+  size_t n = (size_t)info.ticks * info.players;
+  PogoInput *row = malloc((info.ticks ? info.ticks : 1) * sizeof(PogoInput));
+  PogoInput *all = malloc((n ? n : 1) * sizeof(PogoInput));
+  if (!row || !all) FAIL("out of memory");
+  for (uint32_t p = 0; p < info.players; p++) {
+    uint32_t written = 0;
+    OK(pogo_replay_inputs(replay, p, 0, row, info.ticks, &written));
+    if (written != info.ticks) FAIL("%" PRIu32 " inputs of %" PRIu32, written, info.ticks);
+    for (uint32_t t = 0; t < info.ticks; t++) all[(size_t)t * info.players + p] = row[t];
+  }
+  uint64_t hashes[2];
+  for (int stopping = 0; stopping < 2; stopping++) {
+    PogoSim sim = create_sim(level, tuning, info.players);
+    uint32_t at = 0, calls = 0;
+    while (at < info.ticks) {
+      uint32_t left = info.ticks - at, ran = 0, events[POGO_PLAYERS_MAX];
+      uint32_t ticks = left < POGO_STEP_TICKS_MAX ? left : POGO_STEP_TICKS_MAX;
+      OK(pogo_sim_step_many(sim, (PogoRecorder){0}, all + (size_t)at * info.players, ticks,
+                            stopping ? POGO_EVENT_CHECKPOINT : 0, &ran, events));
+      if (ran == 0 || ran > ticks || (!stopping && ran != ticks)) FAIL("ran %" PRIu32 " of %" PRIu32, ran, ticks);
+      if (stopping && ran < ticks) {
+        int hit = 0;
+        for (uint32_t p = 0; p < info.players; p++) hit |= (events[p] & POGO_EVENT_CHECKPOINT) != 0;
+        if (!hit) FAIL("stopped at tick %" PRIu32 " without a checkpoint", at + ran);
+      }
+      at += ran;
+      calls++;
+    }
+    if (sim_tick(sim) != info.ticks) FAIL("batched run ended at tick %" PRIu32, sim_tick(sim));
+    hashes[stopping] = state_hash(sim);
+    if (!stopping) {
+      PogoPlayerState s = player_state(sim, 0);
+      *finish = s.finished ? s.finish_tick : UINT32_MAX;
+    } else {
+      *stops = calls - 1;
+    }
+    OK(pogo_sim_free(sim));
+  }
+  if (hashes[0] != hashes[1]) FAIL("stopped batches end on another hash");
+  free(all);
+  free(row);
+  OK(pogo_tuning_free(tuning));
+  OK(pogo_level_free(level));
+  OK(pogo_replay_free(replay));
+  return hashes[0];
+}
+
 static void verify(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) FAIL("cannot open %s", path);
@@ -428,6 +491,10 @@ static void verify(const char *path) {
   if (replayed != v.final_hash || finish != v.finish_ticks[0])
     FAIL("re-simulated replay: hash %016" PRIx64 " finish %" PRIu32, replayed, finish);
   printf("replayed: ticks=%" PRIu32 " finish=%" PRIu32 " hash=%016" PRIx64 "\n", v.ticks, finish, replayed);
+  uint32_t batched_finish = 0, stops = 0;
+  uint64_t batched = resimulate_batched(bytes, len, &batched_finish, &stops);
+  printf("batched: ticks=%" PRIu32 " finish=%" PRIu32 " hash=%016" PRIx64 " stops=%" PRIu32 "\n", v.ticks,
+         batched_finish, batched, stops);
   /* A tampered copy: one input byte changed in the middle of the file. */
   bytes[len / 2] ^= 0x01;
   OK(pogo_verifier_verify(verifier, bytes, len, &v));
@@ -676,6 +743,26 @@ static void errors(void) {
   EXPECT(POGO_STATUS_NULL_POINTER, pogo_driver_push_event(driver, 0, 0, NULL, NULL));
   PogoInput undefined_button = {0, 0, 0x04};
   EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_driver_push_event(driver, 0, 0, &undefined_button, NULL));
+
+  /* Batches: bad inputs, counts and pointers are refused and run nothing. */
+  {
+    PogoSim batch_sim = create_sim(course, tuning, 1);
+    PogoInput batch[4] = {{10, 0, 0}, {10, 0, 0}, {10, 0, 0}, {10, 0, 0x04}};
+    uint32_t ran = 0, batch_events[1];
+    EXPECT(POGO_STATUS_INVALID_ARGUMENT, pogo_sim_step_many(batch_sim, (PogoRecorder){0}, batch, 4, 0, &ran, batch_events));
+    expect_message_contains("tick 3");
+    EXPECT(POGO_STATUS_INVALID_ARGUMENT,
+           pogo_sim_step_many(batch_sim, (PogoRecorder){0}, batch, POGO_STEP_TICKS_MAX + 1, 0, &ran, NULL));
+    EXPECT(POGO_STATUS_NULL_POINTER, pogo_sim_step_many(batch_sim, (PogoRecorder){0}, NULL, 2, 0, &ran, NULL));
+    EXPECT(POGO_STATUS_NULL_POINTER, pogo_sim_step_many(batch_sim, (PogoRecorder){0}, batch, 2, 0, NULL, NULL));
+    EXPECT(POGO_STATUS_STALE_HANDLE, pogo_sim_step_many(freed, (PogoRecorder){0}, batch, 2, 0, &ran, NULL));
+    if (sim_tick(batch_sim) != 0) FAIL("a refused batch ran");
+    OK(pogo_sim_step_many(batch_sim, (PogoRecorder){0}, batch, 3, 0, &ran, NULL));
+    if (ran != 3 || sim_tick(batch_sim) != 3) FAIL("batch of 3 ran %" PRIu32, ran);
+    OK(pogo_sim_step_many(batch_sim, (PogoRecorder){0}, NULL, 0, 0, &ran, batch_events));
+    if (ran != 0 || batch_events[0] != 0) FAIL("an empty batch ran %" PRIu32, ran);
+    OK(pogo_sim_free(batch_sim));
+  }
   uint32_t queued = 0;
   PogoStatus status;
   while ((status = pogo_driver_push_event(driver, queued, 0, &inputs[0], NULL)) == POGO_STATUS_OK) queued++;

@@ -14,7 +14,10 @@
 //       real pogo-server importing /web/pogo.mjs and /web/pogo_ffi.wasm as the play view does):
 //       1 pogo; one 9-pogo simulation; 1 + 8 one-pogo simulations stepped side by side; and
 //       the play view's own per-tick work (the player through the frame driver and recorder,
-//       its state read back, 8 ghosts stepped from their inputs). Inputs: the demo bot's run
+//       its state read back, 8 ghosts stepped from their inputs; and again with the ghosts
+//       stepped as play/ghosts.js does — Simulation.stepMany, one tick a call, where pogo.mjs
+//       has it, else a step and a state read); a ghost's set-up (its splits pass over the
+//       whole run, per tick); one pogo's whole run in one stepMany call. Inputs: the demo bot's run
 //       recorded once before timing (until the finish), ghosts the bot after 15·k idle ticks.
 //       Each batch is one pass over the whole run (10 501 ticks on sprawl; five passes for one
 //       pogo: Chromium's clock steps by 0.1 ms); the median of 11 batches, after one untimed
@@ -64,7 +67,7 @@ const f = (x, d = 2) => x.toFixed(d);
 /** (a) in the page: the wasm core's ticks per ms on `level`. */
 async function wasmTicks(page, level) {
   return page.evaluate(async ({ level, BATCHES }) => {
-    const { load, hex } = await import('/web/pogo.mjs');
+    const { load, hex, Event } = await import('/web/pogo.mjs');
     const pogo = await load(fetch('/web/pogo_ffi.wasm'));
     const lv = pogo.level(level);
     const tuning = pogo.tuning();
@@ -191,6 +194,108 @@ async function wasmTicks(page, level) {
       }
     });
     out.playViewHash = hex(sims[0].stateHash());
+
+    // The same, with the ghosts stepped as `play/ghosts.js` steps them: with stepMany (one
+    // tick a call from the ghost's inputs kept in the module's memory, its events from the
+    // call), or, with a pogo.mjs before stepMany, `step` and the ghost's state read back for
+    // its events, as ghosts.js did then.
+    const batched = typeof sims[0].stepMany === 'function';
+    out.batched = batched;
+    const blocks = batched ? ghostRows.map((row, g) => pogo.inputs(new Int8Array(row.subarray(0, 3 * ghosts[g].ticks)))) : [];
+    out.playViewGhosts = timeBatches(() => {
+      for (const o of [recorder, driver]) o?.free();
+      sims.forEach((s) => s.free());
+      sims = Array.from({ length: GHOSTS + 1 }, () => pogo.simulation({ level: lv, tuning, players: 1 }));
+      driver = pogo.driver({ tickRate: rate, players: 1 });
+      recorder = pogo.recorder({ sim: sims[0], playerName: 'bench', date: '' });
+      last = null;
+    }, (k) => {
+      const i = run.inputs[k];
+      const tickStart = (BigInt(k) * 1_000_000_000n) / BigInt(rate);
+      if (!last || i.steerX !== last.steerX || i.steerZ !== last.steerZ || i.buttons !== last.buttons) {
+        driver.pushEvent(tickStart, 0, i);
+        last = i;
+      }
+      const tickEnd = (BigInt(k + 1) * 1_000_000_000n + BigInt(rate) - 1n) / BigInt(rate);
+      driver.advance(sims[0], recorder, tickEnd);
+      sims[0].player(0);
+      let events = 0;
+      for (let g = 0; g < GHOSTS; g++) {
+        if (k >= ghosts[g].ticks) continue; // a ghost stops at its replay's end, as in the page
+        if (batched) {
+          sims[g + 1].stepMany(blocks[g], { first: k, ticks: 1 });
+          events |= sims[g + 1].events[0];
+        } else {
+          const row = ghostRows[g];
+          ghostInput[0].steerX = row[3 * k];
+          ghostInput[0].steerZ = row[3 * k + 1];
+          ghostInput[0].buttons = row[3 * k + 2] & 0xff;
+          sims[g + 1].step(ghostInput);
+          events |= sims[g + 1].player(0).events;
+        }
+      }
+      out.sink = events;
+    });
+
+    // A ghost's set-up in `play/ghosts.js`: one pass over its whole run for its splits (the
+    // tick of each checkpoint) — with stepMany, calls that stop at each checkpoint; before
+    // it, a step and a state read a tick. Per tick of the run.
+    const runRow = ghostRows[0].subarray(0, 3 * ghosts[0].ticks);
+    const runBlock = batched ? pogo.inputs(new Int8Array(runRow)) : null;
+    let setupSplits = 0;
+    const setup = [];
+    for (let batch = 0; batch <= BATCHES; batch++) {
+      let ms = 0;
+      for (let r = 0; r < 5; r++) {
+        const ghost = pogo.simulation({ level: lv, tuning, players: 1 });
+        const splits = new Map();
+        const t0 = performance.now();
+        if (batched) {
+          for (let at = 0; at < ghosts[0].ticks;) {
+            at += ghost.stepMany(runBlock, { first: at, stopEvents: Event.CHECKPOINT });
+            if (!(ghost.events[0] & Event.CHECKPOINT)) continue;
+            const state = ghost.player(0);
+            if (state.checkpoint !== null && !splits.has(state.checkpoint)) splits.set(state.checkpoint, at - 1);
+          }
+        } else {
+          for (let t = 0; t < ghosts[0].ticks; t++) {
+            ghostInput[0].steerX = runRow[3 * t];
+            ghostInput[0].steerZ = runRow[3 * t + 1];
+            ghostInput[0].buttons = runRow[3 * t + 2] & 0xff;
+            ghost.step(ghostInput);
+            const state = ghost.player(0);
+            if (state.events & Event.CHECKPOINT && state.checkpoint !== null && !splits.has(state.checkpoint)) splits.set(state.checkpoint, t);
+          }
+        }
+        ms += performance.now() - t0;
+        setupSplits = splits.size;
+        ghost.free();
+      }
+      if (batch > 0) setup.push(ms / (5 * ghosts[0].ticks));
+    }
+    out.ghostSetup = { medianMsPerTick: median(setup), minMsPerTick: Math.min(...setup), maxMsPerTick: Math.max(...setup), splits: setupSplits };
+
+    // 1 pogo, the whole run in one stepMany call from an Inputs block (five runs a batch).
+    if (batched) {
+      const block = pogo.inputs(new Int8Array(run.inputs.flatMap((i) => [i.steerX, i.steerZ, i.buttons])));
+      const many = [];
+      let manyHash = null;
+      for (let batch = 0; batch <= BATCHES; batch++) {
+        let ms = 0;
+        for (let r = 0; r < 5; r++) {
+          const one = pogo.simulation({ level: lv, tuning, players: 1 });
+          const t0 = performance.now();
+          one.stepMany(block);
+          ms += performance.now() - t0;
+          manyHash = hex(one.stateHash());
+          one.free();
+        }
+        if (batch > 0) many.push(ms / (5 * run.inputs.length));
+      }
+      block.free();
+      out.oneMany = { medianMsPerTick: median(many), minMsPerTick: Math.min(...many), maxMsPerTick: Math.max(...many), hash: manyHash };
+    }
+    for (const b of [...blocks, runBlock]) b?.free();
     for (const o of [recorder, driver]) o?.free();
     sims.forEach((s) => s.free());
     lv.free();
@@ -322,11 +427,19 @@ async function main() {
       ['simulate', '--level', LEVEL, '--bot', '--ticks', '20000'], { encoding: 'utf8' }).trim();
     console.log(`\n(a) wasm in ${a.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? a.userAgent}, ${LEVEL}: the bot's run ${a.runTicks} ticks, hash ${a.runHash} (CLI: ${cli}); timer step ${a.timerResolutionMs} ms`);
     console.log(`    ghosts' runs: ${a.ghostTicks.join(', ')} ticks; ${BATCHES} batches after one untimed, each the whole run (${a.nine.ticksPerBatch} ticks; 1 pogo: the run five times)`);
-    const row = (label, r, pogos) => console.log(`    ${label.padEnd(38)} ${f(1 / r.medianMsPerTick, 1).padStart(7)} ticks/ms (median batch ${f(r.medianMsPerTick * 1000, 3)} µs/tick, range ${f(r.minMsPerTick * 1000, 3)}–${f(r.maxMsPerTick * 1000, 3)})${pogos > 1 ? `; ${f(r.medianMsPerTick * 1000 / pogos, 3)} µs per pogo` : ''}`);
+    const row = (label, r, pogos) => console.log(`    ${label.padEnd(48)} ${f(1 / r.medianMsPerTick, 1).padStart(7)} ticks/ms (median batch ${f(r.medianMsPerTick * 1000, 3)} µs/tick, range ${f(r.minMsPerTick * 1000, 3)}–${f(r.maxMsPerTick * 1000, 3)})${pogos > 1 ? `; ${f(r.medianMsPerTick * 1000 / pogos, 3)} µs per pogo` : ''}`);
     row('1 pogo', a.one, 1);
     row('one simulation of 9 pogos', a.nine, 9);
     row('1 + 8 one-pogo simulations', a.onePlusEight, 9);
     row('the play view\'s tick (1 + 8, driver)', a.playView, 9);
+    row(`  ghosts as ghosts.js steps them (${a.batched ? 'stepMany' : 'step + state'})`, a.playViewGhosts, 9);
+    row(`a ghost's splits pass (${a.batched ? 'stepMany' : 'step + state'})`, a.ghostSetup, 1);
+    if (a.oneMany) {
+      row('1 pogo, the run in one stepMany call', a.oneMany, 1);
+      if (a.oneMany.hash !== a.runHash) throw new Error(`stepMany ended on ${a.oneMany.hash}, the run on ${a.runHash}`);
+    } else {
+      console.log('    1 pogo, the run in one stepMany call:  (this pogo.mjs has no stepMany)');
+    }
 
     // (b) the native tick, same sitting.
     let native = null;

@@ -7,7 +7,7 @@
 import { getJson, segment } from '../shared/api.js';
 import { serverLimits } from '../shared/limits.js';
 import { GHOSTS_MAX, GHOST_COLOURS, runIds } from '../shared/ghosts.js';
-import { Event, hex } from '../pogo.mjs';
+import { Event, Replay, hex } from '../pogo.mjs';
 
 /**
  * The race's ghosts: the runs picked (`?ghosts=`), then the leader's and the player's own
@@ -99,50 +99,41 @@ async function loadGhost({ pogo, tuning, level, levelName, verifier, want, colou
   }
 }
 
-/** One ghost: its own simulation, stepped with its replay's inputs, one tick at a time. */
+/** One ghost: its own simulation, stepped with its replay's inputs — kept in the module's
+ * memory, every tick's in one block — one tick for each of the player's. */
 class Ghost {
   constructor(options) {
     Object.assign(this, options);
     if (this.refused) return;
+    this.block = this.pogo.inputs(Replay.interleave(this.inputs));
+    this.inputs = null;
     this.sim = this.pogo.simulation({ level: this.level, tuning: this.tuning, players: this.players });
-    this.tickInputs = Array.from({ length: this.players }, () => ({ steerX: 0, steerZ: 0, buttons: 0 }));
     // Its splits, from one pass over the whole run now (a split the player reaches first
-    // still shows the gap to where the ghost will be).
+    // still shows the gap to where the ghost will be): many ticks a call, stopping at each
+    // tick with a checkpoint.
     this.splits = new Map();
-    while (this.sim.tick < this.ticks) {
-      const tick = this.sim.tick;
-      this.stepOnce(tick);
+    for (let at = 0; at < this.ticks;) {
+      at += this.sim.stepMany(this.block, { first: at, ticks: this.ticks - at, stopEvents: Event.CHECKPOINT });
+      if (!(this.sim.events[this.player] & Event.CHECKPOINT)) continue;
       const state = this.sim.player(this.player);
-      if (state.events & Event.CHECKPOINT && state.checkpoint !== null && !this.splits.has(state.checkpoint)) {
-        this.splits.set(state.checkpoint, tick);
-      }
+      if (state.checkpoint !== null && !this.splits.has(state.checkpoint)) this.splits.set(state.checkpoint, at - 1);
     }
     this.reset();
-  }
-
-  stepOnce(tick) {
-    for (let p = 0; p < this.players; p++) {
-      const row = this.inputs[p];
-      const input = this.tickInputs[p];
-      input.steerX = row[3 * tick];
-      input.steerZ = row[3 * tick + 1];
-      input.buttons = row[3 * tick + 2] & 0xff;
-    }
-    this.sim.step(this.tickInputs);
   }
 
   /** Back to the start (a new run of the player's). */
   reset() {
     this.frameEvents = 0;
+    this.at = 0;
     this.sim.free();
     this.sim = this.pogo.simulation({ level: this.level, tuning: this.tuning, players: this.players });
   }
 
   /** The player's tick `tick` ran: the ghost runs it too, while its replay lasts. */
   step(tick) {
-    if (this.refused || tick !== this.sim.tick || tick >= this.ticks) return;
-    this.stepOnce(tick);
-    this.frameEvents |= this.sim.player(this.player).events;
+    if (this.refused || tick !== this.at || tick >= this.ticks) return;
+    this.at += this.sim.stepMany(this.block, { first: tick, ticks: 1 });
+    this.frameEvents |= this.sim.events[this.player];
   }
 
   /** The ghost's tick at checkpoint `checkpoint` (null: the finish), or null if never. */
@@ -180,6 +171,8 @@ class Ghost {
   }
 
   free() {
-    if (!this.refused) this.sim.free();
+    if (this.refused) return;
+    this.sim.free();
+    this.block.free();
   }
 }
