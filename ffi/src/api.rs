@@ -23,7 +23,7 @@ use crate::ptr;
 use crate::recorder::RecorderObject;
 use crate::sim::{self, SimObject};
 use crate::types::*;
-use crate::{driver, memory, recording, replay, track, tuning, verifier};
+use crate::{batch, driver, memory, recording, replay, track, tuning, verifier};
 
 /// Runs one entry point's body: catches any panic (it must not unwind into C), and on error
 /// remembers the message for this thread (`error.rs`) and for the call's first handle
@@ -568,12 +568,12 @@ pub unsafe extern "C" fn pogo_sim_step_many(
         let ran = ptr::out(ran, "ran")?;
         let (batch, players) = handle::with(|r| {
             let players = r.sim(sim)?.players();
-            sim::check_ticks(ticks)?;
+            batch::check_ticks(ticks)?;
             // At most 36 000 × 16 × 3 bytes: no overflow.
             let len = ticks as usize * players * size_of::<PogoInput>();
             let bytes = ptr::bytes(inputs.cast::<u8>(), len, "inputs")?;
             Ok::<_, Error>((
-                sim::step_many(r, sim, recorder, bytes, ticks, stop_events)?,
+                batch::step_many(r, sim, recorder, bytes, ticks, stop_events)?,
                 players,
             ))
         })?;

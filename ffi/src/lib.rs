@@ -39,6 +39,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+mod batch;
 mod driver;
 mod error;
 mod handle;
