@@ -84,4 +84,3 @@ pub enum Command {
     /// members are sent there.
     Moved,
 }
-

@@ -29,6 +29,12 @@ pub const RESUME_GRACE: Duration = Duration::from_secs(15);
 /// to take their seat back before they have left: a reload of the page, core included.
 pub const AWAY_GRACE: Duration = Duration::from_secs(5);
 
+/// Longest an ack waits for a relay to the racer to go with (one write for both) once the
+/// journal holds what it acknowledges; then it goes alone. A racer among others streaming
+/// gets a relay every few to a few tens of milliseconds; a racer alone gets every ack this
+/// late.
+pub const ACK_HOLD: Duration = Duration::from_millis(25);
+
 /// How long a lobby may stand empty before the room closes.
 pub const LOBBY_EMPTY_MAX: Duration = Duration::from_secs(120);
 

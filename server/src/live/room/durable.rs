@@ -3,9 +3,12 @@
 //! database holds once it is committed, and the records read back through the code that
 //! took them first when the room is taken up ([`restore`](super::restore)).
 
+use tokio::time::Instant;
+
 use super::{Racer, Room};
 use crate::live::command::Outgoing;
 use crate::live::journal::{self, Record};
+use crate::live::limits;
 use crate::live::wire::{self, Phase, Stream};
 use crate::times::now_ms;
 
@@ -31,18 +34,46 @@ impl Room {
         }));
     }
 
-    /// The journal holds `acks`: each racer's page is told (cumulative acks).
+    /// The journal holds `acks`: each racer's page is to be told (cumulative acks), with the
+    /// next relay to them or after [`limits::ACK_HOLD`] (`send_due_acks`).
     pub(super) fn on_journaled(&mut self, acks: Vec<(u8, u32)>) {
         self.journal_busy = false;
+        let now = Instant::now();
         for (number, seq) in acks {
             let Some(racer) = self.racers.get_mut(usize::from(number)) else {
                 continue;
             };
             racer.durable = Some(seq);
+            if racer.conn.is_some() {
+                let since = racer.ack_held.map_or(now, |(_, since)| since);
+                racer.ack_held = Some((seq, since));
+            }
+        }
+    }
+
+    /// Sends every ack held [`limits::ACK_HOLD`] or longer at `now` (a racer gone has none
+    /// to send: their welcome says what is held when they come back).
+    pub(super) fn send_due_acks(&mut self, now: Instant) {
+        for racer in &mut self.racers {
+            let Some((seq, since)) = racer.ack_held else {
+                continue;
+            };
+            if now < since + limits::ACK_HOLD {
+                continue;
+            }
+            racer.ack_held = None;
             if let Some(member) = racer.conn.and_then(|c| self.members.get(&c)) {
                 member.out.push(Outgoing::Binary(wire::ack(seq).into()));
             }
         }
+    }
+
+    /// When the first held ack is due.
+    pub(super) fn next_ack_due(&self) -> Option<Instant> {
+        self.racers
+            .iter()
+            .filter_map(|r| r.ack_held.map(|(_, since)| since + limits::ACK_HOLD))
+            .min()
     }
 
     /// One journal record, replayed by [`restore`] through the code that took it first.

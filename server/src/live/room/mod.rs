@@ -78,6 +78,9 @@ struct Racer {
     run_id: Option<i64>,
     /// The last message of theirs the journal holds: what their page is told is held.
     durable: Option<u32>,
+    /// An ack not yet sent (the last message the journal holds) and since when it waits: it
+    /// goes with the next relay to the racer, or alone after [`limits::ACK_HOLD`].
+    ack_held: Option<(u32, Instant)>,
 }
 
 impl Racer {
@@ -96,6 +99,7 @@ impl Racer {
             relayed: Vec::new(),
             run_id: None,
             durable: None,
+            ack_held: None,
         }
     }
 
@@ -139,8 +143,8 @@ struct Room {
     restoring: bool,
     /// Why the room ended before its race did (it could not go on), for its view.
     note: Option<String>,
-    /// The deadline the room's task sleeps until (a member's message that moves it wakes the
-    /// task).
+    /// The deadline the room's task sleeps until (a member's message that brings a deadline
+    /// nearer wakes the task).
     sleeping_until: Option<Instant>,
     /// The room's task has ended: members' messages are refused.
     closed: bool,
@@ -160,7 +164,7 @@ pub struct RoomHandle {
 /// The room, shared by its task and its members' connections.
 struct Cell {
     room: Mutex<Room>,
-    /// Wakes the room's task when a member's message moved its next deadline.
+    /// Wakes the room's task when a member's message brought a deadline nearer.
     poke: Notify,
 }
 
@@ -170,8 +174,8 @@ impl std::fmt::Debug for Cell {
     }
 }
 
-/// A member's message that moves the next deadline by less than this does not wake the
-/// room's task (`next_deadline` converts wall-clock times with a millisecond's jitter).
+/// A member's message that brings the next deadline nearer by less than this does not wake
+/// the room's task (`next_deadline` converts wall-clock times with a millisecond's jitter).
 const DEADLINE_SLOP: Duration = Duration::from_millis(1);
 
 impl RoomHandle {
@@ -187,12 +191,15 @@ impl RoomHandle {
         }
         room.handle(command);
         room.flush_journal();
-        let next = room.next_deadline();
-        let moved = match (next, room.sleeping_until) {
-            (Some(next), Some(sleeping)) => next.max(sleeping) - next.min(sleeping) > DEADLINE_SLOP,
-            (next, sleeping) => next.is_some() != sleeping.is_some(),
+        // A deadline that moved later, or went, leaves the task a wake-up that finds nothing
+        // due (`run`); one that came nearer wakes it now.
+        let next = room.next_wake();
+        let nearer = match (next, room.sleeping_until) {
+            (Some(next), Some(sleeping)) => next + DEADLINE_SLOP < sleeping,
+            (Some(_), None) => true,
+            (None, _) => false,
         };
-        if moved {
+        if nearer {
             room.sleeping_until = next;
             drop(room);
             self.cell.poke.notify_one();
@@ -316,6 +323,14 @@ impl Room {
         }
     }
 
+    /// When the room's task must next wake: the room's next deadline or the first held ack.
+    fn next_wake(&self) -> Option<Instant> {
+        match (self.next_deadline(), self.next_ack_due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn handle(&mut self, command: Command) {
         match command {
             Command::Join {
@@ -344,7 +359,7 @@ impl Room {
 enum Woken {
     Command(Option<Command>),
     Deadline,
-    /// A member's message moved the next deadline: sleep again, until it.
+    /// A member's message brought a deadline nearer: sleep again, until it.
     Poked,
     Shutdown,
 }
@@ -365,7 +380,7 @@ async fn run(
             let Ok(mut room) = cell.room.lock() else {
                 break true;
             };
-            room.sleeping_until = room.next_deadline();
+            room.sleeping_until = room.next_wake();
             room.sleeping_until
         };
         let woken = tokio::select! {
@@ -388,7 +403,13 @@ async fn run(
                 None
             }
             Woken::Command(None) => Some(false),
-            Woken::Deadline => room.on_deadline().then_some(false),
+            Woken::Deadline => {
+                room.send_due_acks(Instant::now());
+                // The room's own deadline, unless only an ack was due, or the deadline slept
+                // on has moved since (a member's message).
+                let due = room.next_deadline().is_some_and(|t| t <= Instant::now());
+                (due && room.on_deadline()).then_some(false)
+            }
             Woken::Poked => None,
             Woken::Shutdown => {
                 // Handed over: the journal holds the race, and the members come back to

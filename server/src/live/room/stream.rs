@@ -88,11 +88,21 @@ impl Room {
         Ok(Some((number, frame)))
     }
 
-    /// Every other member gets `frame`; one whose queue is full is too slow and is closed.
+    /// Every other member gets `frame` (a racer's held ack just before it: one write for
+    /// both); one whose queue is full is too slow and is closed.
     fn relay(&mut self, from: ConnId, frame: Bytes) {
         let mut slow = Vec::new();
         for (&conn, member) in &self.members {
-            if conn != from && !member.out.push(Outgoing::Binary(frame.clone())) {
+            if conn == from {
+                continue;
+            }
+            let racer = member
+                .racer
+                .and_then(|n| self.racers.get_mut(usize::from(n)));
+            if let Some((seq, _)) = racer.and_then(|r| r.ack_held.take()) {
+                member.out.push(Outgoing::Binary(wire::ack(seq).into()));
+            }
+            if !member.out.push(Outgoing::Binary(frame.clone())) {
                 slow.push(conn);
             }
         }
