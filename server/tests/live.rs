@@ -303,6 +303,60 @@ async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked(
     }
 }
 
+/// An ack rides with the next relay to its racer (one write for both), or goes alone once
+/// it has waited [`limits::ACK_HOLD`](pogo_server::live::limits::ACK_HOLD): a racer alone in
+/// a room, who is sent no relay, is still told everything they sent is held, in order. The
+/// attack: a racer with no rivals whose acks wait for a relay that never comes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_racer_alone_is_acknowledged_without_a_relay_to_carry_the_ack() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let live = live_server(&db, |_| {}).await;
+        let (http, base) = (&live.server.http, live.server.base.clone());
+        let token = register(http, &base, "solo").await;
+        let room = create_room(http, &base).await;
+        let mut seats = vec![join(&base, &room, Some(&token), None).await];
+        let go = ready_all(&mut seats).await;
+        let solo = seats.pop().unwrap();
+        let stream = stream_of(&events(127));
+        let sent = stream.len() / 3;
+        let (mut tx, mut rx) = solo.client.split();
+        let reader = tokio::spawn(async move {
+            let mut acks = Vec::new();
+            // Until the last message sent is acknowledged, or 5 s of silence.
+            while let Ok(Some(event)) =
+                tokio::time::timeout(Duration::from_secs(5), rx.next()).await
+            {
+                match event {
+                    Event::Ack(seq) => {
+                        acks.push(seq);
+                        if seq as usize == sent - 1 {
+                            break;
+                        }
+                    }
+                    Event::Relay { .. } => panic!("a relay in a room of one"),
+                    _ => {}
+                }
+            }
+            acks
+        });
+        send_from(&mut tx, &stream[..sent], 0, go, 1.0, 5).await;
+        let acks = reader.await.unwrap();
+        assert_eq!(
+            acks.last().copied(),
+            Some(sent as u32 - 1),
+            "every message sent is acknowledged: {acks:?}"
+        );
+        assert!(
+            acks.windows(2).all(|w| w[0] < w[1]),
+            "acks are cumulative, in order: {acks:?}"
+        );
+        assert!(acks.len() > 1, "acks come as the race goes: {acks:?}");
+        live.server.stop().await;
+        db.remove().await;
+    }
+}
+
 /// A page going away says `away` first (a reload or a close: it cannot tell which). One whose
 /// socket then drops and who is not back within the away grace (5 s) has **left**, as with
 /// `leave`, long before the resume grace (30 s here) would cut them; one who comes back with
