@@ -20,6 +20,14 @@ impl Room {
         }
     }
 
+    /// Appends racer `racer`'s stream message `message`, taken `since_go_us` after GO, to the
+    /// journal (not while replaying it).
+    pub(super) fn record_stream(&mut self, racer: u8, since_go_us: i64, message: &[u8]) {
+        if !self.restoring {
+            journal::append_stream(&mut self.journal, racer, since_go_us, message);
+        }
+    }
+
     /// Hands the records waiting to the journal's writer, unless a batch is there already.
     pub(super) fn flush_journal(&mut self) {
         if self.journal_busy || self.journal.is_empty() {

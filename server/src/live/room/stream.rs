@@ -80,11 +80,7 @@ impl Room {
             Some(ack) => ack.1 = seq,
             None => self.journal_acks.push((number, seq)),
         }
-        self.record(&Record::Stream {
-            racer: number,
-            since_go_us,
-            message: bytes.to_vec(),
-        });
+        self.record_stream(number, since_go_us, bytes);
         Ok(Some((number, frame)))
     }
 
