@@ -229,11 +229,18 @@ impl LiveContext {
         let id = random_hex(8);
         let handle = room::spawn(self.clone(), id.clone(), level.to_string(), Some(info));
         let view = handle.view.borrow().clone();
+        // Here before its row is written: a sweep that finds the row (this process's first
+        // takes up its own home's rooms, those of before a restart) finds the room here and
+        // leaves it be (`take_up`). Written the other way round, a sweep in between took the
+        // new room up from its empty journal, and the copy replaced it here: members joined
+        // one room, and a racer coming back found the other.
+        self.rooms.insert(id.clone(), handle);
         // Written now, so another process finds the room at once; then by `write_rooms`.
-        self.write_rooms(std::slice::from_ref(&view))
-            .await
-            .map_err(CreateError::Store)?;
-        self.rooms.insert(id, handle);
+        if let Err(e) = self.write_rooms(std::slice::from_ref(&view)).await {
+            // Nobody knows its id: its lobby closes, empty, as any does.
+            self.rooms.forget(&id);
+            return Err(CreateError::Store(e));
+        }
         Ok(view)
     }
 
