@@ -6,7 +6,6 @@ use pogo_core::{Buttons, Input, PLAYERS_MAX};
 
 use crate::error::Error;
 use crate::handle::Registry;
-use crate::recorder::RECORD_TICKS_MAX;
 use crate::recording;
 use crate::sim::SimObject;
 use crate::types::{POGO_STEP_TICKS_MAX, PogoInput, PogoRecorder, PogoSim};
@@ -114,24 +113,7 @@ pub fn step_many(
     let recording = recorder_h.id != 0;
     if recording {
         let at = reg.sim(sim_h)?.sim.state().tick.0;
-        let recorder = reg.recorder(recorder_h)?;
-        if recorder.sim != sim_h {
-            return Err(Error::mismatch(
-                "the recorder records another simulation than this one",
-            ));
-        }
-        let recorded = recorder.ticks();
-        if recorded != at || recorder.bytes().is_ok() {
-            return Err(Error::state(format_args!(
-                "the recorder is not recording this simulation's next tick ({recorded} ticks \
-                 recorded, the simulation is at tick {at}, or it has finished)"
-            )));
-        }
-        if u64::from(recorded) + u64::from(ticks) > u64::from(RECORD_TICKS_MAX) {
-            return Err(Error::limit(format_args!(
-                "a recording holds at most {RECORD_TICKS_MAX} ticks"
-            )));
-        }
+        recording::check_room(reg, recorder_h, sim_h, at, ticks)?;
     }
 
     let mut batch = Batch {

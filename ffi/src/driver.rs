@@ -12,7 +12,6 @@ use pogo_core::{Input, PLAYERS_MAX, TuningSpec};
 
 use crate::error::Error;
 use crate::handle::Registry;
-use crate::recorder::RECORD_TICKS_MAX;
 use crate::recording;
 use crate::sim;
 use crate::types::{
@@ -110,24 +109,7 @@ pub fn advance(
         let due = driver.ticks_due(driver.now_ns().max(now_ns));
         let at_most = due.saturating_sub(at).min(driver.ticks_per_frame_max());
         if recording {
-            let recorder = reg.recorder(recorder_h)?;
-            if recorder.sim != sim_h {
-                return Err(Error::mismatch(
-                    "the recorder records another simulation than this one",
-                ));
-            }
-            let recorded = recorder.ticks();
-            if recorded != at || recorder.bytes().is_ok() {
-                return Err(Error::state(format_args!(
-                    "the recorder is not recording this simulation's next tick ({recorded} \
-                     ticks recorded, the simulation is at tick {at}, or it has finished)"
-                )));
-            }
-            if u64::from(recorded) + u64::from(at_most) > u64::from(RECORD_TICKS_MAX) {
-                return Err(Error::limit(format_args!(
-                    "a recording holds at most {RECORD_TICKS_MAX} ticks"
-                )));
-            }
+            recording::check_room(reg, recorder_h, sim_h, at, at_most)?;
         }
         at_most
     };

@@ -6,8 +6,8 @@ use pogo_core::{Input, PLAYERS_MAX};
 
 use crate::error::Error;
 use crate::handle::Registry;
-use crate::recorder::Stepped;
-use crate::types::PogoRecorder;
+use crate::recorder::{RECORD_TICKS_MAX, Stepped};
+use crate::types::{PogoRecorder, PogoSim};
 
 /// Records the tick the simulation of `recorder` just stepped (`pogo_recorder_record`).
 pub fn record_tick(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
@@ -49,4 +49,35 @@ pub fn finish(reg: &mut Registry, recorder: PogoRecorder) -> Result<(), Error> {
     let state = sim.sim.state();
     let (tick, finish, hash) = (state.tick.0, state.finish_ticks(), state.state_hash());
     reg.recorder_mut(recorder)?.finish(tick, finish, hash)
+}
+
+/// Before a call that steps simulation `sim` (now at tick `at`) up to `ticks` times and
+/// records each tick with `recorder` (a batch step, a driver's frame): the recorder records
+/// that simulation, from that tick, and has room for them all. Nothing runs otherwise.
+pub fn check_room(
+    reg: &Registry,
+    recorder: PogoRecorder,
+    sim: PogoSim,
+    at: u32,
+    ticks: u32,
+) -> Result<(), Error> {
+    let recorder = reg.recorder(recorder)?;
+    if recorder.sim != sim {
+        return Err(Error::mismatch(
+            "the recorder records another simulation than this one",
+        ));
+    }
+    let recorded = recorder.ticks();
+    if recorded != at || recorder.bytes().is_ok() {
+        return Err(Error::state(format_args!(
+            "the recorder is not recording this simulation's next tick ({recorded} ticks \
+             recorded, the simulation is at tick {at}, or it has finished)"
+        )));
+    }
+    if u64::from(recorded) + u64::from(ticks) > u64::from(RECORD_TICKS_MAX) {
+        return Err(Error::limit(format_args!(
+            "a recording holds at most {RECORD_TICKS_MAX} ticks"
+        )));
+    }
+    Ok(())
 }

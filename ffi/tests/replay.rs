@@ -964,3 +964,91 @@ fn a_bad_batch_is_refused_before_any_tick_runs() {
     }
     assert_eq!(pogo_handle_count(), baseline);
 }
+
+/// A driver's frame checks its recorder as a batch does (`recording::check_room`), before
+/// any tick runs: a recorder of another simulation, one that did not record from the
+/// simulation's tick, or a finished one is refused, and neither the simulation nor the
+/// driver has moved.
+#[test]
+fn a_frame_refuses_a_recorder_that_cannot_take_its_ticks_before_any_tick_runs() {
+    let _serial = serial();
+    let baseline = pogo_handle_count();
+    let ours = new_sim("course", 2);
+    let other = new_sim("course", 2);
+    let mut driver = PogoDriver::default();
+    let mut def = pogo_default_driver_def();
+    def.players = 2;
+    // SAFETY: live locals.
+    assert_eq!(
+        unsafe { pogo_driver_create(&def, &mut driver) },
+        PogoStatus::Ok
+    );
+    let recorder_of = |sim: PogoSim| {
+        let mut recorder = PogoRecorder::default();
+        let mut def = pogo_default_recorder_def();
+        def.sim = sim;
+        // SAFETY: live locals.
+        assert_eq!(
+            unsafe { pogo_recorder_create(&def, &mut recorder) },
+            PogoStatus::Ok
+        );
+        recorder
+    };
+    let advance = |recorder: PogoRecorder, now_ns: u64| {
+        let mut info = PogoFrameInfo::default();
+        // SAFETY: a live local.
+        let status = unsafe { pogo_driver_advance(driver, ours.2, recorder, now_ns, &mut info) };
+        (status, info.ticks_run)
+    };
+    const SECOND: u64 = 1_000_000_000;
+
+    let theirs = recorder_of(other.2);
+    assert_eq!(
+        advance(theirs, SECOND).0,
+        PogoStatus::Mismatch,
+        "{}",
+        last_error()
+    );
+    assert!(
+        last_error().contains("another simulation"),
+        "{}",
+        last_error()
+    );
+    let finished = recorder_of(ours.2);
+    assert_eq!(pogo_recorder_finish(finished), PogoStatus::Ok);
+    assert_eq!(
+        advance(finished, SECOND).0,
+        PogoStatus::InvalidState,
+        "{}",
+        last_error()
+    );
+    assert_eq!(sim_tick(ours.2), 0, "a refused frame ran");
+    // A recorder made at tick 0, then one tick run without it: it has not recorded tick 0.
+    let behind = recorder_of(ours.2);
+    assert_eq!(
+        advance(PogoRecorder::default(), SECOND / 60 + 1),
+        (PogoStatus::Ok, 1)
+    );
+    assert_eq!(
+        advance(behind, SECOND).0,
+        PogoStatus::InvalidState,
+        "{}",
+        last_error()
+    );
+    assert!(last_error().contains("next tick"), "{}", last_error());
+    assert_eq!(sim_tick(ours.2), 1, "a refused frame ran");
+    // The driver did not move either: the frame runs the 59 ticks due since.
+    assert_eq!(
+        advance(PogoRecorder::default(), SECOND),
+        (PogoStatus::Ok, 59)
+    );
+
+    for recorder in [theirs, finished, behind] {
+        assert_eq!(pogo_recorder_free(recorder), PogoStatus::Ok);
+    }
+    assert_eq!(pogo_driver_free(driver), PogoStatus::Ok);
+    for made in [ours, other] {
+        free_sim(made);
+    }
+    assert_eq!(pogo_handle_count(), baseline);
+}
