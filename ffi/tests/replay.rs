@@ -657,6 +657,17 @@ fn step_many(
 }
 
 /// A tiny LCG for batch sizes (seeded: the same batches every run).
+/// A new recorder of `sim`, which must be at tick 0.
+fn recorder_of(sim: PogoSim) -> PogoRecorder {
+    let mut recorder = PogoRecorder::default();
+    let mut def = pogo_default_recorder_def();
+    def.sim = sim;
+    // SAFETY: live locals.
+    let status = unsafe { pogo_recorder_create(&def, &mut recorder) };
+    assert_eq!(status, PogoStatus::Ok, "{}", last_error());
+    recorder
+}
+
 fn lcg(state: &mut u64) -> u64 {
     *state = state
         .wrapping_mul(6_364_136_223_846_793_005)
@@ -927,15 +938,6 @@ fn a_bad_batch_is_refused_before_any_tick_runs() {
     }
 
     // Recorders: of another simulation, behind the simulation, finished, stale.
-    let recorder_of = |sim: PogoSim| {
-        let mut recorder = PogoRecorder::default();
-        let mut def = pogo_default_recorder_def();
-        def.sim = sim;
-        // SAFETY: live locals.
-        let status = unsafe { pogo_recorder_create(&def, &mut recorder) };
-        assert_eq!(status, PogoStatus::Ok);
-        recorder
-    };
     let fresh = new_sim("course", 2);
     let theirs = recorder_of(other.2);
     let (status, _, _) = step_many(fresh.2, theirs, &good[..2], 1, 0);
@@ -979,21 +981,8 @@ fn a_frame_refuses_a_recorder_that_cannot_take_its_ticks_before_any_tick_runs() 
     let mut def = pogo_default_driver_def();
     def.players = 2;
     // SAFETY: live locals.
-    assert_eq!(
-        unsafe { pogo_driver_create(&def, &mut driver) },
-        PogoStatus::Ok
-    );
-    let recorder_of = |sim: PogoSim| {
-        let mut recorder = PogoRecorder::default();
-        let mut def = pogo_default_recorder_def();
-        def.sim = sim;
-        // SAFETY: live locals.
-        assert_eq!(
-            unsafe { pogo_recorder_create(&def, &mut recorder) },
-            PogoStatus::Ok
-        );
-        recorder
-    };
+    let status = unsafe { pogo_driver_create(&def, &mut driver) };
+    assert_eq!(status, PogoStatus::Ok);
     let advance = |recorder: PogoRecorder, now_ns: u64| {
         let mut info = PogoFrameInfo::default();
         // SAFETY: a live local.
