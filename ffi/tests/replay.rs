@@ -656,7 +656,6 @@ fn step_many(
     (status, ran, events)
 }
 
-/// A tiny LCG for batch sizes (seeded: the same batches every run).
 /// A new recorder of `sim`, which must be at tick 0.
 fn recorder_of(sim: PogoSim) -> PogoRecorder {
     let mut recorder = PogoRecorder::default();
@@ -668,6 +667,7 @@ fn recorder_of(sim: PogoSim) -> PogoRecorder {
     recorder
 }
 
+/// A tiny LCG for batch sizes (seeded: the same batches every run).
 fn lcg(state: &mut u64) -> u64 {
     *state = state
         .wrapping_mul(6_364_136_223_846_793_005)
