@@ -1,6 +1,8 @@
 //! A recorder's two calls that read its simulation (`pogo_recorder_record`,
-//! `pogo_recorder_finish`): both objects are taken from the registry, so these sit above it
-//! (`handle.rs` holds the recorder, `recorder.rs` is the recording).
+//! `pogo_recorder_finish`), and the check that a call stepping and recording many ticks (a
+//! batch step, a driver's frame) makes before it runs any ([`check_room`]): both objects are
+//! taken from the registry, so these sit above it (`handle.rs` holds the recorder,
+//! `recorder.rs` is the recording).
 
 use pogo_core::{Input, PLAYERS_MAX};
 
