@@ -325,10 +325,10 @@ impl Room {
 
     /// When the room's task must next wake: the room's next deadline or the first held ack.
     fn next_wake(&self) -> Option<Instant> {
-        match (self.next_deadline(), self.next_ack_due()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.next_deadline(), self.next_ack_due()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn handle(&mut self, command: Command) {
