@@ -5,7 +5,9 @@
 //! came on time. A slowed racer is filed open only; a cut racer resumes from the last ack and
 //! loses nothing; one cut for good is kept, unranked. Every bad message closes its socket
 //! with a code and a reason and changes nothing. Two server processes on one PostgreSQL share
-//! rooms (a join at the other process is proxied to the room's home).
+//! rooms (a join at the other process is proxied to the room's home). A new room is in its
+//! process's map before its row is written, so a sweep never takes it up from its empty
+//! journal.
 //!
 //! The racers are Rust clients (`pogo_server::live::client`) sending what a page sends, at
 //! the wall-clock moments a page would.
@@ -749,4 +751,64 @@ async fn two_processes_on_one_postgresql_share_their_rooms() {
     home.server.stop().await;
     away.server.stop().await;
     db.remove().await;
+}
+
+/// A new room is in its process's map before its row is written, so no sweep finds the row
+/// without finding the room. The first sweep of `take_up_rooms` takes up this process's own
+/// home's rooms (those of before a restart): one that read a brand-new room's row before the
+/// room was here took it up from its empty journal, a second room under the same id, and
+/// members joined one while a racer coming back found the other (`788b18f`). Here the test
+/// holds SQLite's write lock, so the new room's row waits: the room must be here meanwhile,
+/// and taking its row up afterwards gives back the same room, not a copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_room_is_here_before_its_row_is_written_so_a_sweep_never_takes_it_up() {
+    use sqlx::Connection;
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_with_levels(&db, dir.path(), &[dash_level()]);
+    let server = pogo_server::Server::open(&config).await.unwrap();
+    let live = server.state().0.live.clone();
+    let _ = live.home.set("http://127.0.0.1:9".to_string());
+    let mut lock = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut lock)
+        .await
+        .unwrap();
+    let creating = tokio::spawn({
+        let live = live.clone();
+        async move { live.create_room("dash").await }
+    });
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while live.rooms.is_empty() {
+        assert!(
+            std::time::Instant::now() < until,
+            "the new room is not in the process's map while its row waits for the database"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        !creating.is_finished(),
+        "the room's row was written under the test's write lock"
+    );
+    sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    let view = creating.await.unwrap().unwrap();
+    let row = live
+        .store
+        .room_rows()
+        .room(&view.id)
+        .await
+        .unwrap()
+        .expect("the room's row, once the lock is gone");
+    let here = live.rooms.get(&view.id).unwrap();
+    let taken = live
+        .take_up(&row)
+        .await
+        .unwrap()
+        .expect("the room, found here");
+    assert!(
+        taken.commands.same_channel(&here.commands),
+        "taking the new room's row up made a second room"
+    );
+    assert_eq!(live.rooms.len(), 1);
+    let _ = lock.close().await;
 }
