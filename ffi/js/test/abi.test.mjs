@@ -6,17 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { PogoError, Status, hex } from '../pogo.mjs';
-import { instance } from './support.mjs';
-
-function expectError(status, body, pattern) {
-  assert.throws(body, (e) => {
-    assert.ok(e instanceof PogoError, String(e));
-    assert.equal(e.status, status, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
+import { Status, hex } from '../pogo.mjs';
+import { expectError, instance } from './support.mjs';
 
 test('bad arguments and handles are errors with a reason', async () => {
   const pogo = await instance();

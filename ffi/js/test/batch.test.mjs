@@ -5,23 +5,10 @@
 // and counts throw a PogoError and run nothing; nothing leaks.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { Event, PogoError, Replay, STEP_TICKS_MAX, Status, hex } from '../pogo.mjs';
-import { ROOT, instance } from './support.mjs';
-
-const golden = (file) => new Uint8Array(readFileSync(join(ROOT, 'tests/golden', file)));
-
-function expectError(status, body, pattern) {
-  assert.throws(body, (e) => {
-    assert.ok(e instanceof PogoError, String(e));
-    assert.equal(e.status, status, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
+import { Event, Replay, STEP_TICKS_MAX, Status, hex } from '../pogo.mjs';
+import { expectError, golden, instance } from './support.mjs';
 
 test('a batch of ticks is the same ticks one by one, on every golden replay', async () => {
   const pogo = await instance();

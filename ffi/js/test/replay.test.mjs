@@ -4,23 +4,10 @@
 // verified run. Bad bytes throw PogoErrors that say what is wrong, and nothing leaks.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { Button, PogoError, Replay, Status, hex } from '../pogo.mjs';
-import { ROOT, goldenRun, GOLDEN_RUNS, instance } from './support.mjs';
-
-const golden = (file) => new Uint8Array(readFileSync(join(ROOT, 'tests/golden', file)));
-
-function expectError(status, body, pattern) {
-  assert.throws(body, (e) => {
-    assert.ok(e instanceof PogoError, String(e));
-    assert.equal(e.status, status, e.message);
-    if (pattern) assert.match(e.message, pattern);
-    return true;
-  });
-}
+import { Button, Replay, Status, hex } from '../pogo.mjs';
+import { expectError, golden, goldenRun, GOLDEN_RUNS, instance } from './support.mjs';
 
 /** Steps a fresh simulation of the replay's level with its inputs: the final hash and each
  * player's finish tick (or null). */

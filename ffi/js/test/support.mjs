@@ -1,14 +1,16 @@
-// Shared by the Node tests: where the repository, the .wasm and the `pogo` binary are, and
-// the golden runs of tests/golden_hashes.rs written against pogo.mjs.
+// Shared by the Node tests: where the repository, the .wasm and the `pogo` binary are, the
+// golden files, how a PogoError is expected, and the golden runs of tests/golden_hashes.rs
+// written against pogo.mjs.
 //
 //   POGO_WASM  the module (default: target/wasm32-unknown-unknown/wasm-release/pogo_ffi.wasm)
 //   POGO_BIN   the pogo binary (default: the newer of target/release/pogo and target/debug/pogo)
 
+import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { load, formatFixed, hex } from '../pogo.mjs';
+import { PogoError, load, formatFixed, hex } from '../pogo.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -38,6 +40,22 @@ export async function instance() {
 
 export function readRepo(path) {
   return readFileSync(join(ROOT, path), 'utf8');
+}
+
+/** The bytes of tests/golden/`file`. */
+export function golden(file) {
+  return new Uint8Array(readFileSync(join(ROOT, 'tests/golden', file)));
+}
+
+/** Asserts that `body` throws a PogoError of `status`, its message matching `pattern` (if
+ * given). */
+export function expectError(status, body, pattern) {
+  assert.throws(body, (e) => {
+    assert.ok(e instanceof PogoError, String(e));
+    assert.equal(e.status, status, e.message);
+    if (pattern) assert.match(e.message, pattern);
+    return true;
+  });
 }
 
 /** Player 1 of course-multi: a fixed steering and button pattern. */
