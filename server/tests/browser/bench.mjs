@@ -167,14 +167,18 @@ async function wasmTicks(page, level) {
     let recorder = null;
     let last = null;
     const ghostInput = [{ ...neutral }];
-    out.playView = timeBatches(() => {
+    // The play view's fresh start (the player's simulation with its driver and recorder, and
+    // one simulation a ghost) and its player's tick, as `play/` runs them: the same in both
+    // rows below, which differ only in how the ghosts are stepped.
+    const freshPlayView = () => {
       for (const o of [recorder, driver]) o?.free();
       sims.forEach((s) => s.free());
       sims = Array.from({ length: GHOSTS + 1 }, () => pogo.simulation({ level: lv, tuning, players: 1 }));
       driver = pogo.driver({ tickRate: rate, players: 1 });
       recorder = pogo.recorder({ sim: sims[0], playerName: 'bench', date: '' });
       last = null;
-    }, (k) => {
+    };
+    const playerTick = (k) => {
       const i = run.inputs[k];
       const tickStart = (BigInt(k) * 1_000_000_000n) / BigInt(rate);
       if (!last || i.steerX !== last.steerX || i.steerZ !== last.steerZ || i.buttons !== last.buttons) {
@@ -184,6 +188,9 @@ async function wasmTicks(page, level) {
       const tickEnd = (BigInt(k + 1) * 1_000_000_000n + BigInt(rate) - 1n) / BigInt(rate);
       driver.advance(sims[0], recorder, tickEnd);
       sims[0].player(0);
+    };
+    out.playView = timeBatches(freshPlayView, (k) => {
+      playerTick(k);
       for (let g = 0; g < GHOSTS; g++) {
         const row = ghostRows[g];
         const t = Math.min(k, ghosts[g].ticks - 1);
@@ -202,23 +209,8 @@ async function wasmTicks(page, level) {
     const batched = typeof sims[0].stepMany === 'function';
     out.batched = batched;
     const blocks = batched ? ghostRows.map((row, g) => pogo.inputs(new Int8Array(row.subarray(0, 3 * ghosts[g].ticks)))) : [];
-    out.playViewGhosts = timeBatches(() => {
-      for (const o of [recorder, driver]) o?.free();
-      sims.forEach((s) => s.free());
-      sims = Array.from({ length: GHOSTS + 1 }, () => pogo.simulation({ level: lv, tuning, players: 1 }));
-      driver = pogo.driver({ tickRate: rate, players: 1 });
-      recorder = pogo.recorder({ sim: sims[0], playerName: 'bench', date: '' });
-      last = null;
-    }, (k) => {
-      const i = run.inputs[k];
-      const tickStart = (BigInt(k) * 1_000_000_000n) / BigInt(rate);
-      if (!last || i.steerX !== last.steerX || i.steerZ !== last.steerZ || i.buttons !== last.buttons) {
-        driver.pushEvent(tickStart, 0, i);
-        last = i;
-      }
-      const tickEnd = (BigInt(k + 1) * 1_000_000_000n + BigInt(rate) - 1n) / BigInt(rate);
-      driver.advance(sims[0], recorder, tickEnd);
-      sims[0].player(0);
+    out.playViewGhosts = timeBatches(freshPlayView, (k) => {
+      playerTick(k);
       let events = 0;
       for (let g = 0; g < GHOSTS; g++) {
         if (k >= ghosts[g].ticks) continue; // a ghost stops at its replay's end, as in the page
