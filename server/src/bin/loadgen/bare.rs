@@ -151,13 +151,18 @@ pub struct BareSeen {
 }
 
 /// One wave through the bare relay at `base`: `racers` racers in rooms of `room_size`, each
-/// sending `frames` (bytes, µs after GO) from a GO shared by all, each reading every other
-/// member's frames. Connects everyone first, then sets GO half a second on.
+/// sending `frames` (bytes, µs after its room's GO), each reading every other member's
+/// frames. Connects everyone first, then sets GO half a second on, room `r` of `n` starting
+/// `r · spread_us / n` later: spread over one tick, the rooms' frames arrive out of phase, as
+/// pogo-server's rooms' do (their GOs are set room by room as racers get ready: 25 rooms'
+/// spanned 41 ms in one wave, every phase of the tick); 0 puts every frame of a tick in one
+/// burst, which lets the relay handle many in one wake-up.
 pub async fn wave(
     base: &str,
     wave: usize,
     racers: usize,
     room_size: usize,
+    spread_us: i64,
     frames: Arc<Vec<(Vec<u8>, i64)>>,
 ) -> Result<Vec<BareSeen>, String> {
     let ws = base.replacen("http", "ws", 1);
@@ -169,15 +174,17 @@ pub async fn wave(
             .await
             .map_err(|e| format!("{url}: {e}"))?;
         let in_room = room_size.min(racers - i / room_size * room_size);
-        sockets.push((socket, in_room));
+        sockets.push((socket, in_room, i / room_size));
     }
+    let rooms = racers.div_ceil(room_size).max(1);
     let go_us = now_us() + 500_000;
     let tasks: Vec<_> = sockets
         .into_iter()
-        .map(|(socket, in_room)| {
+        .map(|(socket, in_room, room)| {
             let frames = frames.clone();
+            let room_go_us = go_us + spread_us * room as i64 / rooms as i64;
             tokio::spawn(async move {
-                racer(socket, go_us, &frames, in_room)
+                racer(socket, room_go_us, &frames, in_room)
                     .await
                     .unwrap_or_else(|failure| BareSeen {
                         failure: Some(failure),

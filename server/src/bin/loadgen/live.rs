@@ -25,7 +25,9 @@
 //!
 //! `--bare` races the same streams, before each wave, through a bare relay on the same stack
 //! that only forwards frames (`loadgen/bare.rs`): its CPU per frame is the floor, printed on
-//! the row above the server's. `--server-cpus` pins the server and the bare relay
+//! the row above the server's. Its rooms start a fraction of a tick apart, spread over one
+//! tick, as pogo-server's rooms do (each room's GO is set when its racers are ready, so their
+//! frames arrive out of phase); `--bare-in-phase` starts them all at once. `--server-cpus` pins the server and the bare relay
 //! (`taskset -c`); pin the load generator to the other cores yourself.
 //!
 //! Every racer connects from 127.0.0.1: `--spawn` starts the server with no per-address
@@ -87,6 +89,11 @@ pub struct LiveArgs {
     /// same stack, forwarding frames and nothing else) and print its row: the floor.
     #[arg(long, requires = "spawn")]
     bare: bool,
+    /// Start every bare room at the same moment (their frames in phase, which batches the bare
+    /// relay's wake-ups) instead of spreading their starts over one tick as pogo-server's
+    /// rooms' GOs spread: the floor as rounds one and two of PERFORMANCE.md measured it.
+    #[arg(long, requires = "bare")]
+    bare_in_phase: bool,
     /// Pin the spawned server (and the bare relay) to these CPUs (`taskset -c`, e.g. `0` or
     /// `0-3`); run the load generator itself on the others (`taskset -c 4-7 pogo-loadgen …`).
     #[arg(long, value_name = "LIST", requires = "spawn")]
@@ -165,12 +172,21 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let frames: Arc<Vec<(Vec<u8>, i64)>> =
         Arc::new(stream.iter().map(|(m, t)| (m.encode(), *t)).collect());
+    let tick_us = 1_000_000 / i64::from(Tuning::default().spec().tick_rate);
     for (wave, &racers) in args.racers.iter().enumerate() {
         if let Some((bare_base, bare_pid)) = &bare {
             let before = cpu_seconds(*bare_pid)?;
             let started = Instant::now();
-            let seen =
-                super::bare::wave(bare_base, wave, racers, args.room_size, frames.clone()).await?;
+            let spread_us = if args.bare_in_phase { 0 } else { tick_us };
+            let seen = super::bare::wave(
+                bare_base,
+                wave,
+                racers,
+                args.room_size,
+                spread_us,
+                frames.clone(),
+            )
+            .await?;
             let cpu = (cpu_seconds(*bare_pid)? - before) / started.elapsed().as_secs_f64();
             let seen: Vec<Seen> = seen
                 .into_iter()
