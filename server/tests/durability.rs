@@ -2,8 +2,9 @@
 //! uploads loses no acknowledged run and verifies each exactly once after a restart (SQLite
 //! and PostgreSQL); two servers on one PostgreSQL share the work, and when one dies the
 //! other takes over its claims once their leases expire. Also, on the store, both backends:
-//! the claim/lease/verdict protocol itself, and two identical replays filed at once through
-//! any two ways in (a live room, reverify, an upload) are one run.
+//! the claim/lease/verdict protocol itself, two identical replays filed at once through any
+//! two ways in (a live room, reverify, an upload) are one run, and a live room's rows (its
+//! row, its journal) are written only by its home.
 
 mod support;
 
@@ -1004,5 +1005,77 @@ async fn a_journal_row_is_appended_only_while_its_room_is_the_homes() {
             .collect();
         assert_eq!(r1, want);
         store.close().await;
+    }
+}
+
+/// The rooms' rows, many in one statement: a room is inserted the first time and updated
+/// after, only by its home; one taken up by another home is not written and is said to be
+/// moved; a room given twice is written once, as given last; more rooms than one statement
+/// takes lose nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_rows_are_written_by_their_home_only_many_in_a_statement() {
+    use pogo_server::store::RoomWrite;
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+            .await
+            .unwrap();
+        let rooms = store.room_rows();
+        let room =
+            |id: &'static str, home: &'static str, now_ms: i64, view: &'static str| RoomWrite {
+                id,
+                level: "course",
+                home,
+                phase: "racing",
+                go_ms: Some(1),
+                now_ms,
+                view,
+            };
+        let moved = rooms
+            .write_rooms(&[
+                room("r1", "a", 1, "{}"),
+                room("r2", "a", 1, "{}"),
+                room("r3", "b", 1, "{}"),
+            ])
+            .await
+            .unwrap();
+        assert!(moved.is_empty(), "{backend:?}: {moved:?}");
+        // b takes r2 up: a's next write of it is refused and said; r1 and a new r4 are written,
+        // r1 given twice (its last view counts).
+        let r2 = rooms.room("r2").await.unwrap().unwrap();
+        assert!(rooms.claim(&r2, "b", 2).await.unwrap());
+        let moved = rooms
+            .write_rooms(&[
+                room("r1", "a", 3, r#"{"first":1}"#),
+                room("r2", "a", 3, r#"{"a":1}"#),
+                room("r4", "a", 3, "{}"),
+                room("r1", "a", 3, r#"{"last":1}"#),
+            ])
+            .await
+            .unwrap();
+        assert_eq!(moved, ["r2"], "{backend:?}");
+        let r1 = rooms.room("r1").await.unwrap().unwrap();
+        assert_eq!((r1.updated_ms, r1.view.as_str()), (3, r#"{"last":1}"#));
+        let r2 = rooms.room("r2").await.unwrap().unwrap();
+        assert_eq!((r2.home.as_str(), r2.view.as_str()), ("b", "{}"));
+        assert_eq!(rooms.room("r4").await.unwrap().unwrap().home, "a");
+        // 2 500 rooms in one write: three statements, one commit; b's r3 among them refused.
+        let ids: Vec<String> = (0..2500).map(|i| format!("m{i:04}")).collect();
+        let mut many: Vec<RoomWrite> = ids
+            .iter()
+            .map(|id| RoomWrite {
+                id,
+                ..room("", "a", 4, "{}")
+            })
+            .collect();
+        many.push(room("r3", "a", 4, "{}"));
+        let moved = rooms.write_rooms(&many).await.unwrap();
+        assert_eq!(moved, ["r3"], "{backend:?}");
+        for id in [&ids[0], &ids[999], &ids[1000], &ids[2499]] {
+            let row = rooms.room(id).await.unwrap().unwrap();
+            assert_eq!((row.home.as_str(), row.updated_ms), ("a", 4), "{id}");
+        }
+        store.close().await;
+        db.remove().await;
     }
 }

@@ -33,13 +33,19 @@ pub struct RoomWrite<'a> {
     pub view: &'a str,
 }
 
-/// A room's row: inserted the first time, its phase, GO and view updated after — by its
-/// home only (a room another process took up is no longer this one's to write).
-const WRITE_ROOM: &str = "
+/// Rooms' rows, `{}` their values: each inserted the first time, its phase, GO and view
+/// updated after — by its home only (a room another process took up is no longer this one's
+/// to write); the ids of the rows written.
+const WRITE_ROOMS: &str = "
     INSERT INTO rooms (id, level, home, created_ms, updated_ms, phase, go_ms, view)
-    VALUES ($1, $2, $3, $4, $4, $5, $6, $7)
-    ON CONFLICT (id) DO UPDATE SET updated_ms = $4, phase = $5, go_ms = $6, view = $7
-    WHERE rooms.home = $3";
+    VALUES {}
+    ON CONFLICT (id) DO UPDATE SET updated_ms = excluded.updated_ms, phase = excluded.phase,
+        go_ms = excluded.go_ms, view = excluded.view
+    WHERE rooms.home = excluded.home
+    RETURNING id";
+
+/// Rooms' rows one statement writes at most (eight parameters each: SQLite allows 32 766).
+const ROOM_ROWS_PER_STATEMENT: usize = 1000;
 
 /// The live rooms' rows, and filing a live run: `store.room_rows()`.
 #[derive(Clone, Copy, Debug)]
@@ -48,34 +54,52 @@ pub struct RoomRows<'a> {
 }
 
 impl RoomRows<'_> {
-    /// Writes rooms' rows (`WRITE_ROOM`), all in one transaction: a process writes every
-    /// room it holds with one commit (SQLite: one sync to disk), however many there are.
-    /// The ids of the rooms not written: another home took them up.
+    /// Writes rooms' rows (`WRITE_ROOMS`), all in one transaction and one statement for up to
+    /// [`ROOM_ROWS_PER_STATEMENT`] rooms: a process writes every room it holds with one
+    /// commit (SQLite: one sync to disk) and a round trip or two, however many there are. A
+    /// room given twice is written once, as given last. The ids of the rooms not written
+    /// (another home took them up), in id order.
     pub async fn write_rooms(&self, rooms: &[RoomWrite<'_>]) -> Result<Vec<String>> {
-        let mut moved = Vec::new();
-        if rooms.is_empty() {
-            return Ok(moved);
+        // One row a room (PostgreSQL refuses a statement that updates a row twice): sorted by
+        // id, each id's last given first, the others dropped.
+        let mut unique: Vec<(usize, &RoomWrite<'_>)> = rooms.iter().enumerate().collect();
+        unique.sort_unstable_by(|a, b| a.1.id.cmp(b.1.id).then(b.0.cmp(&a.0)));
+        unique.dedup_by(|later, kept| later.1.id == kept.1.id);
+        let unique: Vec<&RoomWrite<'_>> = unique.into_iter().map(|(_, room)| room).collect();
+        if unique.is_empty() {
+            return Ok(Vec::new());
         }
+        let mut written: Vec<String> = Vec::with_capacity(unique.len());
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            for room in rooms {
-                let done = sqlx::query(WRITE_ROOM)
-                    .bind(room.id)
-                    .bind(room.level)
-                    .bind(room.home)
-                    .bind(room.now_ms)
-                    .bind(room.phase)
-                    .bind(room.go_ms)
-                    .bind(room.view)
-                    .execute(&mut *tx)
-                    .await?;
-                if done.rows_affected() == 0 {
-                    moved.push(room.id.to_string());
+            for chunk in unique.chunks(ROOM_ROWS_PER_STATEMENT) {
+                let sql = WRITE_ROOMS.replace("{}", &super::numbered(1, chunk.len(), 8));
+                let mut query = sqlx::query_scalar::<_, String>(&sql);
+                for room in chunk {
+                    query = query
+                        .bind(room.id)
+                        .bind(room.level)
+                        .bind(room.home)
+                        .bind(room.now_ms)
+                        .bind(room.now_ms)
+                        .bind(room.phase)
+                        .bind(room.go_ms)
+                        .bind(room.view);
                 }
+                written.extend(query.fetch_all(&mut *tx).await?);
             }
             tx.commit().await?;
         });
-        Ok(moved)
+        written.sort_unstable();
+        Ok(unique
+            .iter()
+            .filter(|room| {
+                written
+                    .binary_search_by(|w| w.as_str().cmp(room.id))
+                    .is_err()
+            })
+            .map(|room| room.id.to_string())
+            .collect())
     }
 
     /// A room's row, if there is one.
@@ -163,31 +187,45 @@ impl RoomRows<'_> {
         if rows.is_empty() {
             return Ok(Vec::new());
         }
-        let lock = match self.store.backend() {
-            "postgres" => " FOR SHARE",
-            _ => "",
-        };
+        let postgres = self.store.backend() == "postgres";
         let mut written = Vec::with_capacity(rows.len());
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            // Two statements a chunk, not one a room: which rooms are still this home's (their
-            // rows locked until the commit), then every row of those rooms in one insert, in
-            // order.
+            // Two statements a chunk, not one a room: which rooms are still this home's, then
+            // every row of those rooms in one insert, in order.
             for chunk in rows.chunks(JOURNAL_ROWS_PER_STATEMENT) {
                 let mut rooms: Vec<&str> = chunk.iter().map(|(id, _)| *id).collect();
                 rooms.sort_unstable();
                 rooms.dedup();
-                let ours_sql = format!(
-                    "SELECT id FROM rooms WHERE home = $1 AND id IN ({}){lock}",
-                    super::numbered(2, rooms.len(), 1)
-                );
-                let mut ours_query = sqlx::query_scalar::<_, String>(&ours_sql).bind(home);
+                // PostgreSQL: the rooms that are, their rows locked until the commit (`FOR
+                // SHARE`), so that a claim waits for it. SQLite: its write lock, held from
+                // `BEGIN IMMEDIATE`, orders the two; the query lists the rooms that are *not*
+                // (nearly always none), as each row SQLite's thread hands back can be a
+                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit.
+                let (listed_sql, listed_are_ours) = if postgres {
+                    let ids = super::numbered(2, rooms.len(), 1);
+                    let sql =
+                        format!("SELECT id FROM rooms WHERE home = $1 AND id IN ({ids}) FOR SHARE");
+                    (sql, true)
+                } else {
+                    let ids: Vec<String> =
+                        (0..rooms.len()).map(|i| format!("(${})", i + 2)).collect();
+                    let sql = format!(
+                        "SELECT column1 FROM (VALUES {}) \
+                         WHERE column1 NOT IN (SELECT id FROM rooms WHERE home = $1)",
+                        ids.join(", ")
+                    );
+                    (sql, false)
+                };
+                let mut listed_query = sqlx::query_scalar::<_, String>(&listed_sql).bind(home);
                 for id in &rooms {
-                    ours_query = ours_query.bind(*id);
+                    listed_query = listed_query.bind(*id);
                 }
-                let mut ours: Vec<String> = ours_query.fetch_all(&mut *tx).await?;
-                ours.sort_unstable();
-                let is_ours = |id: &str| ours.binary_search_by(|o| o.as_str().cmp(id)).is_ok();
+                let mut listed: Vec<String> = listed_query.fetch_all(&mut *tx).await?;
+                listed.sort_unstable();
+                let is_ours = |id: &str| {
+                    listed.binary_search_by(|o| o.as_str().cmp(id)).is_ok() == listed_are_ours
+                };
                 let keep: Vec<&JournalAppend<'_>> =
                     chunk.iter().filter(|(id, _)| is_ours(id)).collect();
                 written.extend(chunk.iter().map(|(id, _)| is_ours(id)));
