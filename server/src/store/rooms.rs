@@ -55,7 +55,7 @@ pub struct RoomRows<'a> {
 
 impl RoomRows<'_> {
     /// Writes rooms' rows (`WRITE_ROOMS`), all in one transaction and one statement for up to
-    /// [`ROOM_ROWS_PER_STATEMENT`] rooms: a process writes every room it holds with one
+    /// `ROOM_ROWS_PER_STATEMENT` (1 000) rooms: a process writes every room it holds with one
     /// commit (SQLite: one sync to disk) and a round trip or two, however many there are. A
     /// room given twice is written once, as given last. The ids of the rooms not written
     /// (another home took them up), in id order.
