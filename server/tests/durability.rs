@@ -24,9 +24,7 @@ use support::*;
 async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
-        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
-            .await
-            .unwrap();
+        let store = store_on(&db).await;
         let player = store
             .players()
             .register("p", &[7; 32], 0)
@@ -249,9 +247,7 @@ async fn until_lock_waits(conn: &mut sqlx::PgConnection, n: i64) {
 async fn identical_replays_filed_at_once_are_one_run() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
-        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
-            .await
-            .unwrap();
+        let store = store_on(&db).await;
         let player = store
             .players()
             .register("p", &[7; 32], 0)
@@ -934,27 +930,41 @@ async fn write_one(store: &Store, claim: &Claim, verdict: &Verdict, now_ms: i64)
     written == [true]
 }
 
+/// The store on `db`'s database, opened as the server opens it.
+async fn store_on(db: &TestDb) -> Store {
+    Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
+        .await
+        .unwrap()
+}
+
+/// A racing room's row on `course`, GO at 1 ms, for `home` at `now_ms`.
+fn room_write<'a>(
+    id: &'a str,
+    home: &'a str,
+    now_ms: i64,
+    view: &'a str,
+) -> pogo_server::store::RoomWrite<'a> {
+    pogo_server::store::RoomWrite {
+        id,
+        level: "course",
+        home,
+        phase: "racing",
+        go_ms: Some(1),
+        now_ms,
+        view,
+    }
+}
+
 /// The live journal's append: a row is written only while its room's home is the writer
 /// (a room another process took up gets nothing from its old home), rows keep their order
 /// within a room, and a batch larger than one statement's chunk loses nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_journal_row_is_appended_only_while_its_room_is_the_homes() {
-    use pogo_server::store::RoomWrite;
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
-        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
-            .await
-            .unwrap();
+        let store = store_on(&db).await;
         let rooms = store.room_rows();
-        let room = |id: &'static str, home: &'static str| RoomWrite {
-            id,
-            level: "course",
-            home,
-            phase: "racing",
-            go_ms: Some(1),
-            now_ms: 1,
-            view: "{}",
-        };
+        let room = |id, home| room_write(id, home, 1, "{}");
         rooms
             .write_rooms(&[room("r1", "a"), room("r2", "a"), room("r3", "b")])
             .await
@@ -1014,23 +1024,11 @@ async fn a_journal_row_is_appended_only_while_its_room_is_the_homes() {
 /// takes lose nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rooms_rows_are_written_by_their_home_only_many_in_a_statement() {
-    use pogo_server::store::RoomWrite;
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
-        let store = Store::open(&pogo_server::config::DatabaseUrl::parse(&db.url))
-            .await
-            .unwrap();
+        let store = store_on(&db).await;
         let rooms = store.room_rows();
-        let room =
-            |id: &'static str, home: &'static str, now_ms: i64, view: &'static str| RoomWrite {
-                id,
-                level: "course",
-                home,
-                phase: "racing",
-                go_ms: Some(1),
-                now_ms,
-                view,
-            };
+        let room = room_write;
         let moved = rooms
             .write_rooms(&[
                 room("r1", "a", 1, "{}"),
@@ -1061,13 +1059,7 @@ async fn rooms_rows_are_written_by_their_home_only_many_in_a_statement() {
         assert_eq!(rooms.room("r4").await.unwrap().unwrap().home, "a");
         // 2 500 rooms in one write: three statements, one commit; b's r3 among them refused.
         let ids: Vec<String> = (0..2500).map(|i| format!("m{i:04}")).collect();
-        let mut many: Vec<RoomWrite> = ids
-            .iter()
-            .map(|id| RoomWrite {
-                id,
-                ..room("", "a", 4, "{}")
-            })
-            .collect();
+        let mut many: Vec<_> = ids.iter().map(|id| room(id, "a", 4, "{}")).collect();
         many.push(room("r3", "a", 4, "{}"));
         let moved = rooms.write_rooms(&many).await.unwrap();
         assert_eq!(moved, ["r3"], "{backend:?}");
