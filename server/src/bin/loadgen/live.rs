@@ -25,10 +25,10 @@
 //!
 //! `--bare` races the same streams, before each wave, through a bare relay on the same stack
 //! that only forwards frames (`loadgen/bare.rs`): its CPU per frame is the floor, printed on
-//! the row above the server's. Its rooms start a fraction of a tick apart, spread over one
-//! tick, as pogo-server's rooms do (each room's GO is set when its racers are ready, so their
-//! frames arrive out of phase); `--bare-in-phase` starts them all at once. `--server-cpus` pins the server and the bare relay
-//! (`taskset -c`); pin the load generator to the other cores yourself.
+//! the row above the server's. Its rooms start spread over one tick, as pogo-server's rooms
+//! do (each room's GO is set when its racers are ready, so their frames arrive out of phase);
+//! `--bare-in-phase` starts them all at once. `--server-cpus` pins the server and the bare
+//! relay (`taskset -c`); pin the load generator to the other cores yourself.
 //!
 //! Every racer connects from 127.0.0.1: `--spawn` starts the server with no per-address
 //! connection cap; a server given with `--server` needs `--connections-per-address-max 0` (or
