@@ -134,19 +134,15 @@ pub(crate) fn isqrt_u128(n: u128) -> u128 {
     let r0 = isqrt_u64((m >> 64) as u64);
     // The rest T = m − r₀²·2⁶⁴ = 2r₀·δ·2³² + δ² + ρ (ρ = m − r² ∈ [0, 2r]) is below
     // (2r₀ + 1)·2⁶⁴ < 2⁹⁷, so T / 2³³ fits a u64, and δ' = ⌊T / (2r₀·2³²)⌋ = ⌊⌊T/2³³⌋ / r₀⌋
-    // is at least δ and exceeds it by at most (δ² + ρ)/(2r₀·2³²) < (2⁶⁴ + 2⁶⁵)/2⁶⁴ = 3.
+    // is at least δ and exceeds it by less than 2: δ² + ρ ≤ (2³² − 1)² + 2(r₀·2³² + δ) <
+    // 2⁶⁴ + 2r₀·2³², and (2⁶⁴ + 2r₀·2³²)/(2r₀·2³²) = 2³¹/r₀ + 1 ≤ 2. So δ' is δ or δ + 1.
     // r₀ < 2³²: its square is exact without the overflow test (see `estimate`).
     let rest = m - (u128::from(r0.wrapping_mul(r0)) << 64);
     let delta = ((rest >> 33) as u64) / r0;
-    // r ≤ 2⁶⁴ − 1: clamping there keeps the estimate at or above it and its square in range;
-    // then at most three steps down.
-    let mut r = ((u128::from(r0) << 32) + u128::from(delta)).min(u128::from(u64::MAX));
-    for _ in 0..3 {
-        // r < 2⁶⁴: its square is a 64 × 64-bit product.
-        if mul_u64_wide(r as u64, r as u64) > m {
-            r -= 1;
-        }
-    }
+    // r ≤ 2⁶⁴ − 1: clamping there keeps the estimate ⌊√m⌋ or ⌊√m⌋ + 1 and its square in
+    // range (a 64 × 64-bit product); one step down if the square is over m.
+    let r = ((u128::from(r0) << 32) + u128::from(delta)).min(u128::from(u64::MAX)) as u64;
+    let r = u128::from(r) - u128::from(mul_u64_wide(r, r) > m);
     debug_assert!(r * r <= m && m - r * r <= 2 * r, "isqrt({m})");
     r >> shift
 }
@@ -195,6 +191,16 @@ mod tests {
         }
         for r in [u128::from(u32::MAX), u128::from(u64::MAX)] {
             out.extend([r * r - 1, r * r, r * r + 1]);
+        }
+        // The 128-bit root's estimate is furthest above the root where its top half r₀ is
+        // smallest (2³¹) and the rest largest: roots 2⁶³ + δ for δ up to 2³², squared and
+        // with the largest remainder (r² + 2r).
+        for delta in (0..=1u128 << 32)
+            .step_by(1 << 20)
+            .chain((1 << 32) - 4096..(1 << 32) + 4)
+        {
+            let r = (1u128 << 63) + delta;
+            out.extend([r * r - 1, r * r, r * r + 2 * r]);
         }
         out
     }
