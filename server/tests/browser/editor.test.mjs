@@ -28,7 +28,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { SCREENSHOTS, api, openBrowser, startServer } from './support.mjs';
+import { SCREENSHOTS, api, openBrowser, routeRendered, startServer } from './support.mjs';
 
 const VIEWPORT = { width: 1280, height: 900 };
 let server;
@@ -508,8 +508,12 @@ test('the author renames the track on its page and the board stays; a remix, fin
     const real = await (await route.fetch()).json();
     await route.fulfill({ json: { ...real, listed: false, author_run_id: null, author_finish_tick: null, medals: null } });
   });
+  // Away and back, each view rendered before the next: two hash changes at once may render
+  // once, or not at all when the second is back to the hash shown (the test's old flake).
   await page.goto(`${server.base}/#/tracks/${remixId}`);
+  await routeRendered(page, `#/tracks/${remixId}`);
   await page.goto(`${server.base}/#/tracks/${published.id}`);
+  await routeRendered(page, `#/tracks/${published.id}`);
   await page.waitForSelector('.track-board tbody tr');
   assert.match(await page.locator('.track-unlisted').textContent(), /Unlisted: .*until author finishes it again/);
   assert.equal(await page.locator('.track-medals').count(), 0);

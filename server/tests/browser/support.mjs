@@ -186,3 +186,14 @@ export function clock(ms) {
   const rest = ms % 60000;
   return `${Math.floor(ms / 60000)}:${String(Math.floor(rest / 1000)).padStart(2, '0')}.${String(rest % 1000).padStart(3, '0')}`;
 }
+
+/** Waits until the page's router has rendered `hash` (`#/…`, `main`'s `data-route` and
+ * `data-rendered`). Going to another hash of the same page does not reload it, so a selector
+ * the previous view still matches proves nothing, and two hash changes in quick succession
+ * may render only once (the router skips a change back to the hash it shows). */
+export async function routeRendered(page, hash) {
+  await page.waitForFunction((h) => {
+    const main = document.getElementById('main');
+    return main?.dataset.route === h && main.dataset.rendered === 'true';
+  }, hash);
+}

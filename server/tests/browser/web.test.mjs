@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SCREENSHOTS, api, clock, makeFixtures, millis, openBrowser, startServer } from './support.mjs';
+import { SCREENSHOTS, api, clock, makeFixtures, millis, openBrowser, routeRendered, startServer } from './support.mjs';
 
 const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
@@ -90,10 +90,7 @@ for (const viewport of VIEWPORTS) {
     // Going to another hash of the same page does not reload it: wait until the router has
     // rendered this route, not just for a selector the previous view may still match.
     const rendered = async (hash, ready) => {
-      await page.waitForFunction((h) => {
-        const main = document.getElementById('main');
-        return main.dataset.route === h && main.dataset.rendered === 'true';
-      }, hash);
+      await routeRendered(page, hash);
       await page.locator(ready).waitFor();
     };
     const open = async (hash, ready) => {
@@ -443,12 +440,7 @@ describe('seasons', () => {
         const page = await context.newPage();
         page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
         page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-        const rendered = async (hash) => {
-          await page.waitForFunction((h) => {
-            const main = document.getElementById('main');
-            return main.dataset.route === h && main.dataset.rendered === 'true';
-          }, hash);
-        };
+        const rendered = (hash) => routeRendered(page, hash);
         const seasons = (await client2.get('/api/levels/course/seasons')).body;
         assert.equal(seasons.seasons.length, 2, JSON.stringify(seasons));
         const [current, past] = seasons.seasons;
