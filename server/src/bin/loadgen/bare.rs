@@ -1,6 +1,7 @@
 //! The floor a live relay stands on: `pogo-loadgen bare-relay`, a WebSocket relay on
 //! pogo-server's own stack (tokio, axum's WebSocket, one reading task and one writing task a
-//! member, what a member is sent coalesced into one flush, the same socket settings) that
+//! member, what a member is sent coalesced into one flush after the woken readers have run,
+//! the same socket settings) that
 //! does nothing but forward each
 //! binary frame to the other members of its room — no hello, no judgment, no re-simulation,
 //! no journal, no view. `pogo-loadgen live --bare` races the same streams through it before
@@ -123,6 +124,8 @@ async fn write(
     mut outbox: mpsc::Receiver<Bytes>,
 ) {
     while let Some(first) = outbox.recv().await {
+        // As pogo-server's writer (`socket.rs`): the readers already woken run first.
+        tokio::task::yield_now().await;
         if sink.feed(Message::Binary(first)).await.is_err() {
             return;
         }
