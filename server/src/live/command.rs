@@ -23,17 +23,24 @@ pub enum Outgoing {
     Close(Close),
 }
 
-/// What a member's outbox carries: each message with when it was queued.
-pub type Queued = (Instant, Outgoing);
+/// What a member's outbox carries: each message with when it was queued, if the writer
+/// needs to know (injected latency, a test's: `socket.rs`).
+pub type Queued = (Option<Instant>, Outgoing);
 
 /// Where the room's messages to one member go (the member's writer sends them).
 #[derive(Clone, Debug)]
-pub struct Outbox(pub mpsc::Sender<Queued>);
+pub struct Outbox {
+    pub queue: mpsc::Sender<Queued>,
+    /// Whether each message is stamped with when it was queued: only under injected latency
+    /// (reading the clock for every relay and ack is a cost of its own).
+    pub stamped: bool,
+}
 
 impl Outbox {
     /// Queues `message`; `false` if the member's outbox is full (too slow) or gone.
     pub fn push(&self, message: Outgoing) -> bool {
-        self.0.try_send((Instant::now(), message)).is_ok()
+        let queued = self.stamped.then(Instant::now);
+        self.queue.try_send((queued, message)).is_ok()
     }
 }
 

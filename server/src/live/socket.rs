@@ -55,11 +55,17 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
     let (closed_tx, mut closed) = oneshot::channel::<()>();
     let writer = tokio::spawn(write(sink, outbox, latency, conn, closed_tx));
     let joined = match hello(&mut stream, &ctx).await {
-        Ok(joining) => join(&room, conn, joining, out.clone()).await,
+        Ok(joining) => {
+            let out = Outbox {
+                queue: out.clone(),
+                stamped: latency.is_some(),
+            };
+            join(&room, conn, joining, out).await
+        }
         Err(why) => Err(why),
     };
     if let Err(why) = joined {
-        let _ = out.send((Instant::now(), Outgoing::Close(why))).await;
+        let _ = out.send((stamp(latency), Outgoing::Close(why))).await;
         drop(out);
         let _ = writer.await;
         return;
@@ -69,7 +75,7 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
         _ = &mut closed => None,
     };
     if let Some(why) = why {
-        let _ = out.try_send((Instant::now(), Outgoing::Close(why)));
+        let _ = out.try_send((stamp(latency), Outgoing::Close(why)));
     }
     // Read on (and drop) what the member still sends until it answers the close: a socket
     // shut with unread bytes is reset, and the close frame with its reason lost. A member who
@@ -129,14 +135,14 @@ async fn join(
     room: &RoomHandle,
     conn: u64,
     (role, player, resume): (Role, Option<PlayerRow>, Option<String>),
-    out: mpsc::Sender<Queued>,
+    out: Outbox,
 ) -> Result<(), Close> {
     let (done, answer) = oneshot::channel();
     let joining = Joining {
         role,
         player,
         resume,
-        out: Outbox(out),
+        out,
     };
     if !room.deliver(Command::Join {
         conn,
@@ -194,7 +200,7 @@ async fn delay_line(
     mut delay: Delay,
 ) {
     while let Some((read_at, mut command)) = queued.recv().await {
-        delay.wait(read_at).await;
+        delay.wait(Some(read_at)).await;
         if let Command::Binary { received_us, .. } = &mut command {
             *received_us = now_us();
         }
@@ -303,6 +309,12 @@ async fn write(
     let _ = sink.close().await;
 }
 
+/// When a message is queued for the writer: now under injected latency (the writer delays it
+/// from then), else not needed.
+fn stamp(latency: Option<Latency>) -> Option<Instant> {
+    latency.map(|_| Instant::now())
+}
+
 /// The injected delay of one direction of one connection: `base ± jitter` from each
 /// message's time, never before the previous message's release (order is kept).
 struct Delay {
@@ -321,8 +333,8 @@ impl Delay {
         }
     }
 
-    async fn wait(&mut self, since: Instant) {
-        let Some(latency) = self.latency else {
+    async fn wait(&mut self, since: Option<Instant>) {
+        let (Some(latency), Some(since)) = (self.latency, since) else {
             return;
         };
         self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);

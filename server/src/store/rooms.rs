@@ -70,10 +70,17 @@ impl RoomRows<'_> {
             return Ok(Vec::new());
         }
         let mut written: Vec<String> = Vec::with_capacity(unique.len());
+        let postgres = self.store.backend() == "postgres";
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             for chunk in unique.chunks(ROOM_ROWS_PER_STATEMENT) {
-                let sql = WRITE_ROOMS.replace("{}", &super::numbered(1, chunk.len(), 8));
+                // SQLite's parameters anonymous (`super::anonymous` says why), in the same order.
+                let rows = if postgres {
+                    super::numbered(1, chunk.len(), 8)
+                } else {
+                    super::anonymous(chunk.len(), 8)
+                };
+                let sql = WRITE_ROOMS.replace("{}", &rows);
                 let mut query = sqlx::query_scalar::<_, String>(&sql);
                 for room in chunk {
                     query = query
@@ -201,26 +208,29 @@ impl RoomRows<'_> {
                 // SHARE`), so that a claim waits for it. SQLite: its write lock, held from
                 // `BEGIN IMMEDIATE`, orders the two; the query lists the rooms that are *not*
                 // (nearly always none), as each row SQLite's thread hands back can be a
-                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit.
-                let (listed_sql, listed_are_ours) = if postgres {
+                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit. (SQLite's
+                // parameters are anonymous, the home's last: `super::anonymous` says why.)
+                let listed_sql = if postgres {
                     let ids = super::numbered(2, rooms.len(), 1);
-                    let sql =
-                        format!("SELECT id FROM rooms WHERE home = $1 AND id IN ({ids}) FOR SHARE");
-                    (sql, true)
+                    format!("SELECT id FROM rooms WHERE home = $1 AND id IN ({ids}) FOR SHARE")
                 } else {
-                    let ids: Vec<String> =
-                        (0..rooms.len()).map(|i| format!("(${})", i + 2)).collect();
-                    let sql = format!(
+                    format!(
                         "SELECT column1 FROM (VALUES {}) \
-                         WHERE column1 NOT IN (SELECT id FROM rooms WHERE home = $1)",
-                        ids.join(", ")
-                    );
-                    (sql, false)
+                         WHERE column1 NOT IN (SELECT id FROM rooms WHERE home = ?)",
+                        super::anonymous(rooms.len(), 1)
+                    )
                 };
-                let mut listed_query = sqlx::query_scalar::<_, String>(&listed_sql).bind(home);
+                let mut listed_query = sqlx::query_scalar::<_, String>(&listed_sql);
+                if postgres {
+                    listed_query = listed_query.bind(home);
+                }
                 for id in &rooms {
                     listed_query = listed_query.bind(*id);
                 }
+                if !postgres {
+                    listed_query = listed_query.bind(home);
+                }
+                let listed_are_ours = postgres;
                 let mut listed: Vec<String> = listed_query.fetch_all(&mut *tx).await?;
                 listed.sort_unstable();
                 let is_ours = |id: &str| {
@@ -234,7 +244,11 @@ impl RoomRows<'_> {
                 }
                 let insert_sql = format!(
                     "INSERT INTO room_journal (room_id, body) VALUES {}",
-                    super::numbered(1, keep.len(), 2)
+                    if postgres {
+                        super::numbered(1, keep.len(), 2)
+                    } else {
+                        super::anonymous(keep.len(), 2)
+                    }
                 );
                 let mut insert = sqlx::query(&insert_sql);
                 for (id, body) in keep {
