@@ -4,9 +4,9 @@
 //! the same socket settings) that
 //! does nothing but forward each
 //! binary frame to the other members of its room — no hello, no judgment, no re-simulation,
-//! no journal, no view. `pogo-loadgen live --bare` races the same streams through it before
-//! each wave through pogo-server, so that the two costs per frame sit side by side from one
-//! sitting.
+//! no journal, no view. `pogo-loadgen live --bare` races the same streams through it after
+//! each wave through pogo-server, its rooms starting at the offsets of that wave's GOs, so
+//! that the two costs per frame sit side by side from one sitting and one arrival pattern.
 //!
 //! A bare racer's frame is its stream message with the time it was sent (µs since the Unix
 //! epoch, 8 bytes little-endian) in front: latency is arrival minus that (one clock, one
@@ -155,17 +155,18 @@ pub struct BareSeen {
 
 /// One wave through the bare relay at `base`: `racers` racers in rooms of `room_size`, each
 /// sending `frames` (bytes, µs after its room's GO), each reading every other member's
-/// frames. Connects everyone first, then sets GO half a second on, room `r` of `n` starting
-/// `r · spread_us / n` later: spread over one tick, the rooms' frames arrive out of phase, as
-/// pogo-server's rooms' do (their GOs are set room by room as racers get ready: 25 rooms'
-/// spanned 41 ms in one wave, every phase of the tick); 0 puts every frame of a tick in one
-/// burst, which lets the relay handle many in one wake-up.
+/// frames. Connects everyone first, then sets GO half a second on, room `r` starting
+/// `starts_us[r]` later (the last given, for rooms past the list). The live load generator
+/// passes the offsets of the GOs pogo-server set in the same wave: set room by room as the
+/// racers get ready, they fall in most milliseconds of a span of about a tenth of a second,
+/// and the rooms' frames arrive as spread as pogo-server's did. All zeros put every frame
+/// of a tick in one burst, which lets the relay handle many in one wake-up.
 pub async fn wave(
     base: &str,
     wave: usize,
     racers: usize,
     room_size: usize,
-    spread_us: i64,
+    starts_us: &[i64],
     frames: Arc<Vec<(Vec<u8>, i64)>>,
 ) -> Result<Vec<BareSeen>, String> {
     let ws = base.replacen("http", "ws", 1);
@@ -179,13 +180,13 @@ pub async fn wave(
         let in_room = room_size.min(racers - i / room_size * room_size);
         sockets.push((socket, in_room, i / room_size));
     }
-    let rooms = racers.div_ceil(room_size).max(1);
     let go_us = now_us() + 500_000;
     let tasks: Vec<_> = sockets
         .into_iter()
         .map(|(socket, in_room, room)| {
             let frames = frames.clone();
-            let room_go_us = go_us + spread_us * room as i64 / rooms as i64;
+            let start_us = starts_us.get(room).or(starts_us.last()).copied();
+            let room_go_us = go_us + start_us.unwrap_or(0);
             tokio::spawn(async move {
                 racer(socket, room_go_us, &frames, in_room)
                     .await

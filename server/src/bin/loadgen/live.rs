@@ -23,10 +23,11 @@
 //! filed real-time): the last one that held is the figure. The server and this load generator
 //! share the machine's cores, which is stated beside the figures.
 //!
-//! `--bare` races the same streams, before each wave, through a bare relay on the same stack
+//! `--bare` races the same streams, after each wave, through a bare relay on the same stack
 //! that only forwards frames (`loadgen/bare.rs`): its CPU per frame is the floor, printed on
-//! the row above the server's. Its rooms start spread over one tick, as pogo-server's rooms
-//! do (each room's GO is set when its racers are ready, so their frames arrive out of phase);
+//! the row above the server's. Its rooms start as the wave's rooms went (each at its GO's
+//! offset from the first GO: set as each room's racers got ready, they spread over about a
+//! tenth of a second, one room a millisecond or so, so their frames arrive out of phase);
 //! `--bare-in-phase` starts them all at once. `--server-cpus` pins the server and the bare
 //! relay (`taskset -c`); pin the load generator to the other cores yourself.
 //!
@@ -85,13 +86,13 @@ pub struct LiveArgs {
     /// Stop after this many seconds whatever happens.
     #[arg(long, default_value_t = 1200)]
     seconds_max: u64,
-    /// Before each wave, race the same streams through a bare relay (`loadgen/bare.rs`: the
+    /// After each wave, race the same streams through a bare relay (`loadgen/bare.rs`: the
     /// same stack, forwarding frames and nothing else) and print its row: the floor.
     #[arg(long, requires = "spawn")]
     bare: bool,
     /// Start every bare room at the same moment (their frames in phase, which batches the bare
-    /// relay's wake-ups) instead of spreading their starts over one tick as pogo-server's
-    /// rooms' GOs spread: the floor as rounds one and two of PERFORMANCE.md measured it.
+    /// relay's wake-ups) instead of at the offsets of the wave's GOs: the floor as rounds one
+    /// and two of PERFORMANCE.md measured it.
     #[arg(long, requires = "bare")]
     bare_in_phase: bool,
     /// Pin the spawned server (and the bare relay) to these CPUs (`taskset -c`, e.g. `0` or
@@ -172,33 +173,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let frames: Arc<Vec<(Vec<u8>, i64)>> =
         Arc::new(stream.iter().map(|(m, t)| (m.encode(), *t)).collect());
-    let tick_us = 1_000_000 / i64::from(Tuning::default().spec().tick_rate);
     for (wave, &racers) in args.racers.iter().enumerate() {
-        if let Some((bare_base, bare_pid)) = &bare {
-            let before = cpu_seconds(*bare_pid)?;
-            let started = Instant::now();
-            let spread_us = if args.bare_in_phase { 0 } else { tick_us };
-            let seen = super::bare::wave(
-                bare_base,
-                wave,
-                racers,
-                args.room_size,
-                spread_us,
-                frames.clone(),
-            )
-            .await?;
-            let cpu = (cpu_seconds(*bare_pid)? - before) / started.elapsed().as_secs_f64();
-            let seen: Vec<Seen> = seen
-                .into_iter()
-                .map(|b| Seen {
-                    relay_us: b.relay_us,
-                    lag_us: b.lag_us,
-                    filed: None,
-                    failure: b.failure,
-                })
-                .collect();
-            report(args, "bare", racers, &stream, &seen, Some(cpu), game_s);
-        }
         let tokens = register(&http, &base, wave, racers).await?;
         let cpu_before = pid.map(cpu_seconds).transpose()?;
         let started = Instant::now();
@@ -208,6 +183,38 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
             (Some(pid), Some(before)) => Some((cpu_seconds(pid)? - before) / elapsed),
             _ => None,
         };
+        if let Some((bare_base, bare_pid)) = &bare {
+            // The floor's rooms start as this wave's rooms went: each at one of their GOs'
+            // offsets from the first (or all at once, `--bare-in-phase`).
+            let rooms = racers.div_ceil(args.room_size);
+            let starts_us = if args.bare_in_phase {
+                vec![0; rooms]
+            } else {
+                go_offsets_us(&seen, rooms)
+            };
+            let before = cpu_seconds(*bare_pid)?;
+            let started = Instant::now();
+            let bare_seen = super::bare::wave(
+                bare_base,
+                wave,
+                racers,
+                args.room_size,
+                &starts_us,
+                frames.clone(),
+            )
+            .await?;
+            let cpu = (cpu_seconds(*bare_pid)? - before) / started.elapsed().as_secs_f64();
+            let bare_seen: Vec<Seen> = bare_seen
+                .into_iter()
+                .map(|b| Seen {
+                    relay_us: b.relay_us,
+                    lag_us: b.lag_us,
+                    filed: None,
+                    failure: b.failure,
+                })
+                .collect();
+            report(args, "bare", racers, &stream, &bare_seen, Some(cpu), game_s);
+        }
         let held = report(args, "pogo-server", racers, &stream, &seen, cpu, game_s);
         if !held {
             eprintln!("the wave of {racers} racers did not hold; stopping");
@@ -215,6 +222,25 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The start of each of `rooms` rooms, µs from the first: the GOs of the rooms the wave
+/// `seen` raced, in order (a room whose GO no racer saw starts with the last one). Their
+/// spread is what batches a relay's wake-ups or not: frames of rooms whose GOs fall in the
+/// same millisecond arrive together.
+fn go_offsets_us(seen: &[Seen], rooms: usize) -> Vec<i64> {
+    let gos: std::collections::BTreeMap<&str, i64> = seen
+        .iter()
+        .filter_map(|s| s.filed.as_ref())
+        .filter_map(|room| Some((room.id.as_str(), room.go_ms?)))
+        .collect();
+    let mut gos: Vec<i64> = gos.into_values().collect();
+    gos.sort_unstable();
+    let first = gos.first().copied().unwrap_or(0);
+    let mut starts: Vec<i64> = gos.iter().map(|go| (go - first) * 1000).collect();
+    let last = starts.last().copied().unwrap_or(0);
+    starts.resize(rooms, last);
+    starts
 }
 
 /// Prints a wave's row; whether it held (p99 within the bound, every race filed real-time).
