@@ -493,3 +493,43 @@ fn cpu_seconds(pid: u32) -> Result<f64, String> {
     };
     Ok((ticks(11) + ticks(12)) / 100.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen_in(room: &str, go_ms: Option<i64>) -> Seen {
+        let view = RoomView {
+            id: room.into(),
+            level: "course".into(),
+            tick_rate: 60,
+            phase: Phase::Over,
+            go_ms,
+            ends_ms: None,
+            slack_ms: 0,
+            racers: Vec::new(),
+            spectators: 0,
+            note: None,
+        };
+        Seen {
+            filed: Some(view),
+            ..Seen::default()
+        }
+    }
+
+    /// Each room's GO once, as offsets from the first, in order; the rooms no racer saw a GO
+    /// of start with the last.
+    #[test]
+    fn the_floors_rooms_start_at_the_waves_go_offsets() {
+        let mut seen: Vec<Seen> = ["a", "b", "c"]
+            .iter()
+            .zip([1_000, 1_003, 1_001])
+            .flat_map(|(room, go)| (0..4).map(move |_| seen_in(room, Some(go))))
+            .collect();
+        seen.push(seen_in("d", None));
+        seen.push(Seen::default());
+        assert_eq!(go_offsets_us(&seen, 5), [0, 1_000, 3_000, 3_000, 3_000]);
+        assert_eq!(go_offsets_us(&seen, 2), [0, 1_000]);
+        assert_eq!(go_offsets_us(&[], 2), [0, 0]);
+    }
+}
