@@ -39,8 +39,12 @@ pub struct Outbox {
 impl Outbox {
     /// Queues `message`; `false` if the member's outbox is full (too slow) or gone.
     pub fn push(&self, message: Outgoing) -> bool {
-        let queued = self.stamped.then(Instant::now);
-        self.queue.try_send((queued, message)).is_ok()
+        self.queue.try_send((self.stamp(), message)).is_ok()
+    }
+
+    /// When a message queued now is queued, if this outbox's messages are stamped.
+    pub fn stamp(&self) -> Option<Instant> {
+        self.stamped.then(Instant::now)
     }
 }
 

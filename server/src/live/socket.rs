@@ -50,22 +50,20 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
     let conn = CONNECTIONS.fetch_add(1, Ordering::Relaxed);
     let latency = ctx.settings.latency;
     let (sink, mut stream) = socket.split();
-    let (out, outbox) = mpsc::channel::<Queued>(limits::MEMBER_OUTBOX_MAX);
+    let (queue, outbox) = mpsc::channel::<Queued>(limits::MEMBER_OUTBOX_MAX);
+    let out = Outbox {
+        queue,
+        stamped: latency.is_some(),
+    };
     // The writer says when it has sent a close (the room's, or the reader's).
     let (closed_tx, mut closed) = oneshot::channel::<()>();
     let writer = tokio::spawn(write(sink, outbox, latency, conn, closed_tx));
     let joined = match hello(&mut stream, &ctx).await {
-        Ok(joining) => {
-            let out = Outbox {
-                queue: out.clone(),
-                stamped: latency.is_some(),
-            };
-            join(&room, conn, joining, out).await
-        }
+        Ok(joining) => join(&room, conn, joining, out.clone()).await,
         Err(why) => Err(why),
     };
     if let Err(why) = joined {
-        let _ = out.send((stamp(latency), Outgoing::Close(why))).await;
+        let _ = out.queue.send((out.stamp(), Outgoing::Close(why))).await;
         drop(out);
         let _ = writer.await;
         return;
@@ -75,7 +73,7 @@ pub async fn serve(socket: WebSocket, ctx: Arc<LiveContext>, room: RoomHandle) {
         _ = &mut closed => None,
     };
     if let Some(why) = why {
-        let _ = out.try_send((stamp(latency), Outgoing::Close(why)));
+        let _ = out.push(Outgoing::Close(why));
     }
     // Read on (and drop) what the member still sends until it answers the close: a socket
     // shut with unread bytes is reset, and the close frame with its reason lost. A member who
@@ -307,12 +305,6 @@ async fn write(
         }
     }
     let _ = sink.close().await;
-}
-
-/// When a message is queued for the writer: now under injected latency (the writer delays it
-/// from then), else not needed.
-fn stamp(latency: Option<Latency>) -> Option<Instant> {
-    latency.map(|_| Instant::now())
 }
 
 /// The injected delay of one direction of one connection: `base ± jitter` from each

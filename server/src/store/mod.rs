@@ -253,6 +253,21 @@ fn anonymous(count: usize, width: usize) -> String {
     vec![group; count].join(", ")
 }
 
+/// The parameters of a multi-row `VALUES` from the statement's first: `count` rows of `width`
+/// (at least 2), numbered on PostgreSQL (`($1, $2), ($3, $4)`), [`anonymous`] on SQLite
+/// (`(?, ?), (?, ?)`); either way bound row by row, in order.
+fn value_rows(postgres: bool, count: usize, width: usize) -> String {
+    debug_assert!(
+        width >= 2,
+        "numbered() puts no parentheses around one parameter"
+    );
+    if postgres {
+        numbered(1, count, width)
+    } else {
+        anonymous(count, width)
+    }
+}
+
 /// `count` groups of `width` numbered parameters from `$first`: `$2, $3` (width 1) or
 /// `($1, $2), ($3, $4)` (width 2).
 fn numbered(first: usize, count: usize, width: usize) -> String {
@@ -497,6 +512,8 @@ mod tests {
         assert_eq!(anonymous(2, 1), "(?), (?)");
         assert_eq!(anonymous(2, 2), "(?, ?), (?, ?)");
         assert_eq!(anonymous(1, 3), "(?, ?, ?)");
+        assert_eq!(value_rows(true, 2, 2), "($1, $2), ($3, $4)");
+        assert_eq!(value_rows(false, 2, 2), "(?, ?), (?, ?)");
     }
 
     /// The enum and the schema agree: both migrations' `CHECK` lists exactly

@@ -74,13 +74,7 @@ impl RoomRows<'_> {
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             for chunk in unique.chunks(ROOM_ROWS_PER_STATEMENT) {
-                // SQLite's parameters anonymous (`super::anonymous` says why), in the same order.
-                let rows = if postgres {
-                    super::numbered(1, chunk.len(), 8)
-                } else {
-                    super::anonymous(chunk.len(), 8)
-                };
-                let sql = WRITE_ROOMS.replace("{}", &rows);
+                let sql = WRITE_ROOMS.replace("{}", &super::value_rows(postgres, chunk.len(), 8));
                 let mut query = sqlx::query_scalar::<_, String>(&sql);
                 for room in chunk {
                     query = query
@@ -208,11 +202,13 @@ impl RoomRows<'_> {
                 // SHARE`), so that a claim waits for it. SQLite: its write lock, held from
                 // `BEGIN IMMEDIATE`, orders the two; the query lists the rooms that are *not*
                 // (nearly always none), as each row SQLite's thread hands back can be a
-                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit. (SQLite's
-                // parameters are anonymous, the home's last: `super::anonymous` says why.)
+                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit. Either
+                // way the rooms are bound first and the home last (SQLite's parameters are
+                // anonymous: `super::anonymous` says why).
                 let listed_sql = if postgres {
-                    let ids = super::numbered(2, rooms.len(), 1);
-                    format!("SELECT id FROM rooms WHERE home = $1 AND id IN ({ids}) FOR SHARE")
+                    let ids = super::numbered(1, rooms.len(), 1);
+                    let home = rooms.len() + 1;
+                    format!("SELECT id FROM rooms WHERE id IN ({ids}) AND home = ${home} FOR SHARE")
                 } else {
                     format!(
                         "SELECT column1 FROM (VALUES {}) \
@@ -221,15 +217,10 @@ impl RoomRows<'_> {
                     )
                 };
                 let mut listed_query = sqlx::query_scalar::<_, String>(&listed_sql);
-                if postgres {
-                    listed_query = listed_query.bind(home);
-                }
                 for id in &rooms {
                     listed_query = listed_query.bind(*id);
                 }
-                if !postgres {
-                    listed_query = listed_query.bind(home);
-                }
+                listed_query = listed_query.bind(home);
                 let listed_are_ours = postgres;
                 let mut listed: Vec<String> = listed_query.fetch_all(&mut *tx).await?;
                 listed.sort_unstable();
@@ -244,11 +235,7 @@ impl RoomRows<'_> {
                 }
                 let insert_sql = format!(
                     "INSERT INTO room_journal (room_id, body) VALUES {}",
-                    if postgres {
-                        super::numbered(1, keep.len(), 2)
-                    } else {
-                        super::anonymous(keep.len(), 2)
-                    }
+                    super::value_rows(postgres, keep.len(), 2)
                 );
                 let mut insert = sqlx::query(&insert_sql);
                 for (id, body) in keep {
