@@ -955,6 +955,87 @@ fn room_write<'a>(
     }
 }
 
+/// Migration 0019 chains the journals written before it: a database with rooms mid-race
+/// under 0018's schema (rows found by their room's index) reads each room's rows back in
+/// order after the upgrade, appends to the end of each chain, and forgets one room's rows
+/// without touching another's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn journals_written_before_the_chain_are_read_appended_and_forgotten_after_it() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(backend.name());
+        let mut before = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+        // `migrations` is sqlx's (doc-hidden) field; Cargo.lock pins the version.
+        before.migrations = before
+            .migrations
+            .iter()
+            .filter(|m| m.version <= 18)
+            .cloned()
+            .collect::<Vec<_>>()
+            .into();
+        // Interleaved, as rooms append: r1, r2, r1, then r3 with one row.
+        const OLD_ROWS: &str = "INSERT INTO room_journal (room_id, body) \
+            VALUES ('r1', $1), ('r2', $2), ('r1', $3), ('r3', $4)";
+        let bodies: [&[u8]; 4] = [b"1", b"2", b"3", b"x"];
+        match &backend {
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&format!("{}?mode=rwc", db.url))
+                    .await
+                    .unwrap();
+                before.run(&pool).await.unwrap();
+                let mut q = sqlx::query(OLD_ROWS);
+                for b in bodies {
+                    q = q.bind(b);
+                }
+                q.execute(&pool).await.unwrap();
+                pool.close().await;
+            }
+            Backend::Postgres(_) => {
+                let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+                before.run(&pool).await.unwrap();
+                let mut q = sqlx::query(OLD_ROWS);
+                for b in bodies {
+                    q = q.bind(b);
+                }
+                q.execute(&pool).await.unwrap();
+                pool.close().await;
+            }
+        }
+        let store = store_on(&db).await;
+        let rooms = store.room_rows();
+        assert_eq!(
+            rooms.journal("r1").await.unwrap(),
+            [b"1", b"3"],
+            "{backend:?}"
+        );
+        assert_eq!(rooms.journal("r2").await.unwrap(), [b"2"]);
+        assert!(rooms.has_journal("r3").await.unwrap());
+        assert!(!rooms.has_journal("r4").await.unwrap());
+        rooms
+            .write_rooms(&[
+                room_write("r1", "a", 1, "{}"),
+                room_write("r2", "a", 1, "{}"),
+            ])
+            .await
+            .unwrap();
+        let written = rooms
+            .append_journal("a", &[("r2", b"4".as_slice()), ("r1", b"5".as_slice())])
+            .await
+            .unwrap();
+        assert_eq!(written, [true, true]);
+        assert_eq!(rooms.journal("r1").await.unwrap(), [b"1", b"3", b"5"]);
+        rooms.forget_journal("r1").await.unwrap();
+        assert!(rooms.journal("r1").await.unwrap().is_empty());
+        assert!(!rooms.has_journal("r1").await.unwrap());
+        assert_eq!(rooms.journal("r2").await.unwrap(), [b"2", b"4"]);
+        assert_eq!(rooms.journal("r3").await.unwrap(), [b"x"]);
+        store.close().await;
+        db.remove().await;
+    }
+}
+
 /// The live journal's append: a row is written only while its room's home is the writer
 /// (a room another process took up gets nothing from its old home), rows keep their order
 /// within a room, and a batch larger than one statement's chunk loses nothing.

@@ -1,6 +1,7 @@
 //! A room's journal: what a room must know to be taken up again after its process dies —
 //! by the restarted process or by another on the same database — written to the database
-//! (`room_journal`, migration 0015) *before* a racer is told a message is held.
+//! (`room_journal`, migrations 0015 and 0019: appended to in one order, each room's rows a
+//! chain from its head) *before* a racer is told a message is held.
 //!
 //! A room appends records as its race goes:
 //!

@@ -343,7 +343,7 @@ impl LiveContext {
             return Ok(Some(handle));
         }
         let rooms = self.store.room_rows();
-        if row.phase == "over" && rooms.journal(&row.id).await?.is_empty() {
+        if row.phase == "over" && !rooms.has_journal(&row.id).await? {
             // Closed in the normal way: nothing to take up.
             return Ok(None);
         }

@@ -268,6 +268,16 @@ fn value_rows(postgres: bool, count: usize, width: usize) -> String {
     }
 }
 
+/// A list of `count` single parameters from the statement's `first` (`IN (…)`'s): numbered
+/// on PostgreSQL (`$2, $3`), anonymous on SQLite (`?, ?`); bound in order either way.
+fn in_list(postgres: bool, first: usize, count: usize) -> String {
+    if postgres {
+        numbered(first, count, 1)
+    } else {
+        vec!["?"; count].join(", ")
+    }
+}
+
 /// `count` groups of `width` numbered parameters from `$first`: `$2, $3` (width 1) or
 /// `($1, $2), ($3, $4)` (width 2).
 fn numbered(first: usize, count: usize, width: usize) -> String {
@@ -514,6 +524,8 @@ mod tests {
         assert_eq!(anonymous(1, 3), "(?, ?, ?)");
         assert_eq!(value_rows(true, 2, 2), "($1, $2), ($3, $4)");
         assert_eq!(value_rows(false, 2, 2), "(?, ?), (?, ?)");
+        assert_eq!(in_list(true, 2, 3), "$2, $3, $4");
+        assert_eq!(in_list(false, 2, 3), "?, ?, ?");
     }
 
     /// The enum and the schema agree: both migrations' `CHECK` lists exactly

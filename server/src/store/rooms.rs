@@ -170,10 +170,47 @@ impl RoomRows<'_> {
 /// A batch of journal rows to append: `(room id, body)`, in order.
 pub type JournalAppend<'a> = (&'a str, &'a [u8]);
 
+/// The recursive query's two halves that walk room `$1`'s journal chain, selecting `$cols`
+/// from each row `j`: its head's row, then each row's `prev`, back to the first. Each step
+/// stays in the room and goes to a smaller id, so a damaged chain ends the walk rather than
+/// looping.
+macro_rules! chain_sql {
+    ($cols:literal) => {
+        concat!(
+            "SELECT ",
+            $cols,
+            " FROM room_journal_heads h JOIN room_journal j ON j.id = h.last_id ",
+            "WHERE h.room_id = $1 AND j.room_id = $1 ",
+            "UNION ALL ",
+            "SELECT ",
+            $cols,
+            " FROM chain c JOIN room_journal j ON j.id = c.prev ",
+            "WHERE j.room_id = $1 AND j.id < c.id"
+        )
+    };
+}
+
+/// `rows` split so that each part has at most one row a room: a room's k-th row in the k-th
+/// part, in order.
+fn one_row_a_room<'r, 'a>(rows: &[&'r JournalAppend<'a>]) -> Vec<Vec<&'r JournalAppend<'a>>> {
+    let mut parts: Vec<Vec<&JournalAppend<'_>>> = Vec::new();
+    let mut seen: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for &row in rows {
+        let k = seen.entry(row.0).or_insert(0);
+        if *k == parts.len() {
+            parts.push(Vec::new());
+        }
+        parts[*k].push(row);
+        *k += 1;
+    }
+    parts
+}
+
 /// Journal rows one insert appends at most (two parameters each: SQLite allows 32 766).
 const JOURNAL_ROWS_PER_STATEMENT: usize = 1000;
 
-/// The live rooms' journals (migration 0015; what they hold is `crate::live::journal`'s).
+/// The live rooms' journals (migrations 0015 and 0019: an append-only table, each room's
+/// rows a chain from its head; what they hold is `crate::live::journal`'s).
 impl RoomRows<'_> {
     /// Appends `rows` in one transaction (one commit for every room of the process), each
     /// only while its room's home is still `home`: whether each row was written (`false`:
@@ -230,27 +267,60 @@ impl RoomRows<'_> {
                 let keep: Vec<&JournalAppend<'_>> =
                     chunk.iter().filter(|(id, _)| is_ours(id)).collect();
                 written.extend(chunk.iter().map(|(id, _)| is_ours(id)));
-                if keep.is_empty() {
-                    continue;
+                // Each row names its room's row before it (`prev`, from the room's head), so a
+                // statement takes one row a room: a room's k-th row of the chunk goes in its
+                // k-th statement. A room hands the writer one batch at a time, so there is one
+                // statement (a test appends several rows to a room at once).
+                for round in one_row_a_room(&keep) {
+                    // Every row this statement adds gets a larger id (PostgreSQL's identity
+                    // hands its values out in order, so any id visible now was handed out
+                    // before this statement's).
+                    let before: i64 =
+                        sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM room_journal")
+                            .fetch_one(&mut *tx)
+                            .await?;
+                    let insert_sql = format!(
+                        "INSERT INTO room_journal (room_id, prev, body) \
+                         SELECT v.column1, h.last_id, v.column2 FROM (VALUES {}) AS v \
+                         LEFT JOIN room_journal_heads h ON h.room_id = v.column1",
+                        super::value_rows(postgres, round.len(), 2)
+                    );
+                    let mut insert = sqlx::query(&insert_sql);
+                    for (id, body) in &round {
+                        insert = insert.bind(*id).bind(*body);
+                    }
+                    insert.execute(&mut *tx).await?;
+                    // The rooms' new heads: their rows above `before` (only these rooms':
+                    // another home's rows may be there too on PostgreSQL, and their heads are
+                    // that home's to write).
+                    let heads_sql = format!(
+                        "INSERT INTO room_journal_heads (room_id, last_id) \
+                         SELECT room_id, MAX(id) FROM room_journal \
+                         WHERE id > {} AND room_id IN ({}) GROUP BY room_id \
+                         ON CONFLICT (room_id) DO UPDATE SET last_id = excluded.last_id",
+                        super::in_list(postgres, 1, 1),
+                        super::in_list(postgres, 2, round.len())
+                    );
+                    let mut heads = sqlx::query(&heads_sql).bind(before);
+                    for (id, _) in &round {
+                        heads = heads.bind(*id);
+                    }
+                    heads.execute(&mut *tx).await?;
                 }
-                let insert_sql = format!(
-                    "INSERT INTO room_journal (room_id, body) VALUES {}",
-                    super::value_rows(postgres, keep.len(), 2)
-                );
-                let mut insert = sqlx::query(&insert_sql);
-                for (id, body) in keep {
-                    insert = insert.bind(*id).bind(*body);
-                }
-                insert.execute(&mut *tx).await?;
             }
             tx.commit().await?;
         });
         Ok(written)
     }
 
-    /// Room `id`'s journal rows, in the order they were appended.
+    /// Room `id`'s journal rows, in the order they were appended: its chain walked back from
+    /// its head, a lookup by id a row.
     pub async fn journal(&self, id: &str) -> Result<Vec<Vec<u8>>> {
-        const SQL: &str = "SELECT body FROM room_journal WHERE room_id = $1 ORDER BY id";
+        const SQL: &str = concat!(
+            "WITH RECURSIVE chain (id, prev, body) AS (",
+            chain_sql!("j.id, j.prev, j.body"),
+            ") SELECT body FROM chain ORDER BY id"
+        );
         on_pool!(self.store, |pool| {
             let rows = sqlx::query(SQL).bind(id).fetch_all(pool).await?;
             rows.iter()
@@ -259,11 +329,29 @@ impl RoomRows<'_> {
         })
     }
 
-    /// Deletes room `id`'s journal (the room closed in the normal way).
-    pub async fn forget_journal(&self, id: &str) -> Result<()> {
-        const SQL: &str = "DELETE FROM room_journal WHERE room_id = $1";
+    /// Whether room `id` has a journal (a row in it).
+    pub async fn has_journal(&self, id: &str) -> Result<bool> {
+        const SQL: &str = "SELECT COUNT(*) FROM room_journal_heads WHERE room_id = $1";
         on_pool!(self.store, |pool| {
-            sqlx::query(SQL).bind(id).execute(pool).await?;
+            let count: i64 = sqlx::query_scalar(SQL).bind(id).fetch_one(pool).await?;
+            Ok(count > 0)
+        })
+    }
+
+    /// Deletes room `id`'s journal (the room closed in the normal way): its chain, then its
+    /// head, in one transaction.
+    pub async fn forget_journal(&self, id: &str) -> Result<()> {
+        const ROWS: &str = concat!(
+            "DELETE FROM room_journal WHERE id IN (WITH RECURSIVE chain (id, prev) AS (",
+            chain_sql!("j.id, j.prev"),
+            ") SELECT id FROM chain)"
+        );
+        const HEAD: &str = "DELETE FROM room_journal_heads WHERE room_id = $1";
+        on_pool!(self.store, |pool| {
+            let mut tx = pool.begin_write().await?;
+            sqlx::query(ROWS).bind(id).execute(&mut *tx).await?;
+            sqlx::query(HEAD).bind(id).execute(&mut *tx).await?;
+            tx.commit().await?;
         });
         Ok(())
     }
@@ -279,7 +367,7 @@ impl RoomRows<'_> {
         limit: i64,
     ) -> Result<Vec<RoomRow>> {
         // Two index lookups, never a pass over every room ever made: the rooms in progress
-        // (`rooms_live`), and those with a journal (a small table: the races of the moment).
+        // (`rooms_live`), and those with a journal (`room_journal_heads`, a row a room with a journal).
         const SQL: &str = "
             SELECT id, level, home, phase, go_ms, updated_ms, view FROM (
                 SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
@@ -287,7 +375,7 @@ impl RoomRows<'_> {
                   AND (home = $1 OR updated_ms < $2)
                 UNION
                 SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
-                WHERE id IN (SELECT DISTINCT room_id FROM room_journal)
+                WHERE id IN (SELECT room_id FROM room_journal_heads)
                   AND (home = $1 OR updated_ms < $2)
             ) AS orphans
             ORDER BY updated_ms LIMIT $3";
@@ -329,7 +417,7 @@ impl RoomRows<'_> {
         const SQL: &str = "
             UPDATE rooms SET updated_ms = 0
             WHERE home = $1 AND (phase IN ('lobby', 'countdown', 'racing')
-                   OR EXISTS (SELECT 1 FROM room_journal j WHERE j.room_id = rooms.id))";
+                   OR EXISTS (SELECT 1 FROM room_journal_heads h WHERE h.room_id = rooms.id))";
         on_pool!(self.store, |pool| {
             let done = sqlx::query(SQL).bind(home).execute(pool).await?;
             Ok(done.rows_affected())
