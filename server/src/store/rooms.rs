@@ -206,6 +206,65 @@ fn one_row_a_room<'r, 'a>(rows: &[&'r JournalAppend<'a>]) -> Vec<Vec<&'r Journal
     parts
 }
 
+/// Which of `rooms` listed rooms are this home's (PostgreSQL: those that are, locked until
+/// the commit) or not (SQLite: those that are not): the rooms' ids, then the home.
+///
+/// On SQLite, one primary-key lookup a listed room (`NOT EXISTS`): `NOT IN (SELECT id FROM
+/// rooms WHERE home = ?)` built an index of every room ever made on each commit, `home`
+/// having none (the plan test below).
+fn journal_listed_sql(postgres: bool, rooms: usize) -> String {
+    if postgres {
+        let ids = super::numbered(1, rooms, 1);
+        let home = rooms + 1;
+        format!("SELECT id FROM rooms WHERE id IN ({ids}) AND home = ${home} FOR SHARE")
+    } else {
+        format!(
+            "SELECT column1 FROM (VALUES {}) WHERE NOT EXISTS \
+             (SELECT 1 FROM rooms WHERE rooms.id = column1 AND rooms.home = ?)",
+            super::anonymous(rooms, 1)
+        )
+    }
+}
+
+/// `rows` journal rows, one a room, each chained to its room's head: the room's id and the
+/// row's body, row by row.
+fn journal_insert_sql(postgres: bool, rows: usize) -> String {
+    format!(
+        "INSERT INTO room_journal (room_id, prev, body) \
+         SELECT v.column1, h.last_id, v.column2 FROM (VALUES {}) AS v \
+         LEFT JOIN room_journal_heads h ON h.room_id = v.column1",
+        super::value_rows(postgres, rows, 2)
+    )
+}
+
+/// The new heads of `rooms` rooms: their rows above the id bound first (only these rooms':
+/// another home's rows may be there too on PostgreSQL, and their heads are that home's to
+/// write), then the rooms' ids.
+fn journal_heads_sql(postgres: bool, rooms: usize) -> String {
+    format!(
+        "INSERT INTO room_journal_heads (room_id, last_id) \
+         SELECT room_id, MAX(id) FROM room_journal \
+         WHERE id > {} AND room_id IN ({}) GROUP BY room_id \
+         ON CONFLICT (room_id) DO UPDATE SET last_id = excluded.last_id",
+        super::in_list(postgres, 1, 1),
+        super::in_list(postgres, 2, rooms)
+    )
+}
+
+/// Room `$1`'s journal rows' bodies, in the order they were appended.
+const JOURNAL_SQL: &str = concat!(
+    "WITH RECURSIVE chain (id, prev, body) AS (",
+    chain_sql!("j.id, j.prev, j.body"),
+    ") SELECT body FROM chain ORDER BY id"
+);
+
+/// Deletes room `$1`'s journal rows (not its head).
+const FORGET_JOURNAL_SQL: &str = concat!(
+    "DELETE FROM room_journal WHERE id IN (WITH RECURSIVE chain (id, prev) AS (",
+    chain_sql!("j.id, j.prev"),
+    ") SELECT id FROM chain)"
+);
+
 /// Journal rows one insert appends at most (two parameters each: SQLite allows 32 766).
 const JOURNAL_ROWS_PER_STATEMENT: usize = 1000;
 
@@ -229,8 +288,8 @@ impl RoomRows<'_> {
         let mut written = Vec::with_capacity(rows.len());
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            // Two statements a chunk, not one a room: which rooms are still this home's, then
-            // every row of those rooms in one insert, in order.
+            // Statements a chunk, not a room: which rooms are still this home's, then every
+            // row of those rooms in one insert, and those rooms' new heads in one upsert.
             for chunk in rows.chunks(JOURNAL_ROWS_PER_STATEMENT) {
                 let mut rooms: Vec<&str> = chunk.iter().map(|(id, _)| *id).collect();
                 rooms.sort_unstable();
@@ -239,20 +298,8 @@ impl RoomRows<'_> {
                 // SHARE`), so that a claim waits for it. SQLite: its write lock, held from
                 // `BEGIN IMMEDIATE`, orders the two; the query lists the rooms that are *not*
                 // (nearly always none), as each row SQLite's thread hands back can be a
-                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit. Either
-                // way the rooms are bound first and the home last (SQLite's parameters are
-                // anonymous: `super::anonymous` says why).
-                let listed_sql = if postgres {
-                    let ids = super::numbered(1, rooms.len(), 1);
-                    let home = rooms.len() + 1;
-                    format!("SELECT id FROM rooms WHERE id IN ({ids}) AND home = ${home} FOR SHARE")
-                } else {
-                    format!(
-                        "SELECT column1 FROM (VALUES {}) \
-                         WHERE column1 NOT IN (SELECT id FROM rooms WHERE home = ?)",
-                        super::anonymous(rooms.len(), 1)
-                    )
-                };
+                // wake-up of this task: a hundred rooms, a hundred wake-ups a commit.
+                let listed_sql = journal_listed_sql(postgres, rooms.len());
                 let mut listed_query = sqlx::query_scalar::<_, String>(&listed_sql);
                 for id in &rooms {
                     listed_query = listed_query.bind(*id);
@@ -279,28 +326,14 @@ impl RoomRows<'_> {
                         sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM room_journal")
                             .fetch_one(&mut *tx)
                             .await?;
-                    let insert_sql = format!(
-                        "INSERT INTO room_journal (room_id, prev, body) \
-                         SELECT v.column1, h.last_id, v.column2 FROM (VALUES {}) AS v \
-                         LEFT JOIN room_journal_heads h ON h.room_id = v.column1",
-                        super::value_rows(postgres, round.len(), 2)
-                    );
+                    let insert_sql = journal_insert_sql(postgres, round.len());
                     let mut insert = sqlx::query(&insert_sql);
                     for (id, body) in &round {
                         insert = insert.bind(*id).bind(*body);
                     }
                     insert.execute(&mut *tx).await?;
-                    // The rooms' new heads: their rows above `before` (only these rooms':
-                    // another home's rows may be there too on PostgreSQL, and their heads are
-                    // that home's to write).
-                    let heads_sql = format!(
-                        "INSERT INTO room_journal_heads (room_id, last_id) \
-                         SELECT room_id, MAX(id) FROM room_journal \
-                         WHERE id > {} AND room_id IN ({}) GROUP BY room_id \
-                         ON CONFLICT (room_id) DO UPDATE SET last_id = excluded.last_id",
-                        super::in_list(postgres, 1, 1),
-                        super::in_list(postgres, 2, round.len())
-                    );
+                    // The rooms' new heads: their rows above `before`.
+                    let heads_sql = journal_heads_sql(postgres, round.len());
                     let mut heads = sqlx::query(&heads_sql).bind(before);
                     for (id, _) in &round {
                         heads = heads.bind(*id);
@@ -316,13 +349,8 @@ impl RoomRows<'_> {
     /// Room `id`'s journal rows, in the order they were appended: its chain walked back from
     /// its head, a lookup by id a row.
     pub async fn journal(&self, id: &str) -> Result<Vec<Vec<u8>>> {
-        const SQL: &str = concat!(
-            "WITH RECURSIVE chain (id, prev, body) AS (",
-            chain_sql!("j.id, j.prev, j.body"),
-            ") SELECT body FROM chain ORDER BY id"
-        );
         on_pool!(self.store, |pool| {
-            let rows = sqlx::query(SQL).bind(id).fetch_all(pool).await?;
+            let rows = sqlx::query(JOURNAL_SQL).bind(id).fetch_all(pool).await?;
             rows.iter()
                 .map(|r| r.try_get::<Vec<u8>, _>(0).map_err(Into::into))
                 .collect()
@@ -341,15 +369,13 @@ impl RoomRows<'_> {
     /// Deletes room `id`'s journal (the room closed in the normal way): its chain, then its
     /// head, in one transaction.
     pub async fn forget_journal(&self, id: &str) -> Result<()> {
-        const ROWS: &str = concat!(
-            "DELETE FROM room_journal WHERE id IN (WITH RECURSIVE chain (id, prev) AS (",
-            chain_sql!("j.id, j.prev"),
-            ") SELECT id FROM chain)"
-        );
         const HEAD: &str = "DELETE FROM room_journal_heads WHERE room_id = $1";
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            sqlx::query(ROWS).bind(id).execute(&mut *tx).await?;
+            sqlx::query(FORGET_JOURNAL_SQL)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query(HEAD).bind(id).execute(&mut *tx).await?;
             tx.commit().await?;
         });
@@ -367,7 +393,7 @@ impl RoomRows<'_> {
         limit: i64,
     ) -> Result<Vec<RoomRow>> {
         // Two index lookups, never a pass over every room ever made: the rooms in progress
-        // (`rooms_live`), and those with a journal (`room_journal_heads`, a row a room with a journal).
+        // (`rooms_live`), and those with a journal (`room_journal_heads`: a row a room).
         const SQL: &str = "
             SELECT id, level, home, phase, go_ms, updated_ms, view FROM (
                 SELECT id, level, home, phase, go_ms, updated_ms, view FROM rooms
@@ -441,4 +467,59 @@ where
         updated_ms: row.try_get(5)?,
         view: row.try_get(6)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SQLite's plan of `sql` with `params` bound: one line a step (`SEARCH …`, `SCAN …`).
+    async fn plan(pool: &sqlx::SqlitePool, sql: &str, params: &[&str]) -> Vec<String> {
+        let explain = format!("EXPLAIN QUERY PLAN {sql}");
+        let mut query = sqlx::query(&explain);
+        for param in params {
+            query = query.bind(*param);
+        }
+        let rows = query.fetch_all(pool).await.unwrap();
+        rows.iter()
+            .map(|row| row.try_get::<String, _>("detail").unwrap())
+            .collect()
+    }
+
+    /// A commit's statements and a room's chain walk find the journal's rows by key on
+    /// SQLite, whatever the tables hold: no step scans `rooms`, `room_journal` or the heads
+    /// (only the statement's own `VALUES`, or the walk's queue), and none builds an automatic
+    /// index, which is a scan of its table at each commit. The rooms' check once read `NOT IN
+    /// (SELECT id FROM rooms WHERE home = ?)`: an automatic index over every room ever made,
+    /// ten times a second (it fails this test).
+    #[tokio::test]
+    async fn the_journals_statements_find_rows_by_key_on_sqlite() {
+        let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+        super::super::SQLITE_MIGRATIONS.run(&pool).await.unwrap();
+        let statements: [(&str, String, &[&str]); 5] = [
+            ("check", journal_listed_sql(false, 2), &["a", "b", "home"]),
+            (
+                "insert",
+                journal_insert_sql(false, 2),
+                &["a", "x", "b", "y"],
+            ),
+            ("heads", journal_heads_sql(false, 2), &["0", "a", "b"]),
+            ("read", JOURNAL_SQL.to_string(), &["a"]),
+            ("forget", FORGET_JOURNAL_SQL.to_string(), &["a"]),
+        ];
+        let tables = ["rooms", "room_journal", "room_journal_heads", "j", "h"];
+        for (what, sql, params) in statements {
+            let steps = plan(&pool, &sql, params).await;
+            for step in &steps {
+                let scanned = step
+                    .strip_prefix("SCAN ")
+                    .map(|rest| rest.split_whitespace().next().unwrap_or_default());
+                assert!(
+                    !step.contains("AUTOMATIC") && !scanned.is_some_and(|t| tables.contains(&t)),
+                    "{what}: {step} in {steps:#?}"
+                );
+            }
+        }
+        pool.close().await;
+    }
 }
