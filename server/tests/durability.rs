@@ -979,29 +979,24 @@ async fn journals_written_before_the_chain_are_read_appended_and_forgotten_after
         const OLD_ROWS: &str = "INSERT INTO room_journal (room_id, body) \
             VALUES ('r1', $1), ('r2', $2), ('r1', $3), ('r3', $4)";
         let bodies: [&[u8]; 4] = [b"1", b"2", b"3", b"x"];
+        // The schema of 0018 and rows written under it, on either backend's pool.
+        macro_rules! old_journal {
+            ($pool:expr) => {{
+                let pool = $pool.await.unwrap();
+                before.run(&pool).await.unwrap();
+                let mut rows = sqlx::query(OLD_ROWS);
+                for body in bodies {
+                    rows = rows.bind(body);
+                }
+                rows.execute(&pool).await.unwrap();
+                pool.close().await;
+            }};
+        }
         match &backend {
             Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&format!("{}?mode=rwc", db.url))
-                    .await
-                    .unwrap();
-                before.run(&pool).await.unwrap();
-                let mut q = sqlx::query(OLD_ROWS);
-                for b in bodies {
-                    q = q.bind(b);
-                }
-                q.execute(&pool).await.unwrap();
-                pool.close().await;
+                old_journal!(sqlx::SqlitePool::connect(&format!("{}?mode=rwc", db.url)))
             }
-            Backend::Postgres(_) => {
-                let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-                before.run(&pool).await.unwrap();
-                let mut q = sqlx::query(OLD_ROWS);
-                for b in bodies {
-                    q = q.bind(b);
-                }
-                q.execute(&pool).await.unwrap();
-                pool.close().await;
-            }
+            Backend::Postgres(_) => old_journal!(sqlx::PgPool::connect(&db.url)),
         }
         let store = store_on(&db).await;
         let rooms = store.room_rows();
