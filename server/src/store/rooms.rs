@@ -210,8 +210,9 @@ fn one_row_a_room<'r, 'a>(rows: &[&'r JournalAppend<'a>]) -> Vec<Vec<&'r Journal
 /// the commit) or not (SQLite: those that are not): the rooms' ids, then the home.
 ///
 /// On SQLite, one primary-key lookup a listed room (`NOT EXISTS`): `NOT IN (SELECT id FROM
-/// rooms WHERE home = ?)` built an index of every room ever made on each commit, `home`
-/// having none (the plan test below).
+/// rooms WHERE home = ?)` passed over every room ever made at each commit (a scan, or an
+/// automatic index built by one, by SQLite's version), `home` having no index (the plan test
+/// below).
 fn journal_listed_sql(postgres: bool, rooms: usize) -> String {
     if postgres {
         let ids = super::numbered(1, rooms, 1);
@@ -316,8 +317,9 @@ impl RoomRows<'_> {
                 written.extend(chunk.iter().map(|(id, _)| is_ours(id)));
                 // Each row names its room's row before it (`prev`, from the room's head), so a
                 // statement takes one row a room: a room's k-th row of the chunk goes in its
-                // k-th statement. A room hands the writer one batch at a time, so there is one
-                // statement (a test appends several rows to a room at once).
+                // k-th statement. A room hands the writer one batch at a time, so there is
+                // nearly always one statement (a closing room hands its last batch over with
+                // one still waiting; a test appends several rows to a room at once).
                 for round in one_row_a_room(&keep) {
                     // Every row this statement adds gets a larger id (PostgreSQL's identity
                     // hands its values out in order, so any id visible now was handed out
@@ -490,8 +492,8 @@ mod tests {
     /// SQLite, whatever the tables hold: no step scans `rooms`, `room_journal` or the heads
     /// (only the statement's own `VALUES`, or the walk's queue), and none builds an automatic
     /// index, which is a scan of its table at each commit. The rooms' check once read `NOT IN
-    /// (SELECT id FROM rooms WHERE home = ?)`: an automatic index over every room ever made,
-    /// ten times a second (it fails this test).
+    /// (SELECT id FROM rooms WHERE home = ?)`: a pass over every room ever made, ten times a
+    /// second (it fails this test: `SCAN rooms`).
     #[tokio::test]
     async fn the_journals_statements_find_rows_by_key_on_sqlite() {
         let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
