@@ -920,6 +920,51 @@ async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
     db.remove().await;
 }
 
+/// A server paused (`SIGSTOP`) mid-verification for longer than the verifier's wall-clock
+/// bound (`--duration-ms-max 1000`), then resumed: the verifications it was in the middle of
+/// ran out of time by the wall clock, not by their work, and are not verdicts. Every run
+/// ends verified, with one verdict (judged on the wall clock, the runs paused mid-way were
+/// rejected `out_of_time` for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_past_the_time_bound_rejects_no_run() {
+    const RUNS: usize = 200;
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let dir = tempfile::tempdir().unwrap();
+        let ids = queue_runs(&db, dir.path(), "p", RUNS).await;
+        let audit = Audit::install(&db).await;
+        let log = dir.path().join("server.log");
+        let server = ServerProcess::start(&args_with(&db, "2", "3000", "16"), &log).await;
+        mid_batches(&audit, 10).await;
+        let pid = server.child.lock().unwrap().id().to_string();
+        let signal = |name: &str| {
+            let status = std::process::Command::new("kill")
+                .args([name, &pid])
+                .status()
+                .unwrap();
+            assert!(status.success(), "kill {name} {pid}");
+        };
+        signal("-STOP");
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        signal("-CONT");
+        drained(&server.base).await;
+        let retaken = exactly_one_verdict_each(&audit, &ids).await;
+        let stalled = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("out of time by the wall clock"))
+            .count();
+        eprintln!(
+            "{}: {stalled} verifications out of time by the wall clock only, claimed again; \
+             {retaken} runs claimed more than once",
+            backend.name()
+        );
+        drop(server);
+        audit.close().await;
+        db.remove().await;
+    }
+}
+
 /// Writes one verdict under `claim` (a batch of one): whether it was written.
 async fn write_one(store: &Store, claim: &Claim, verdict: &Verdict, now_ms: i64) -> bool {
     let written = store
