@@ -23,7 +23,7 @@
 //!   before commits.
 //! - A run claimed more than [`CLAIM_ATTEMPTS_MAX`] times is rejected `abandoned` unsimulated.
 //! - **A pause is not a verdict**: a run out of time by the wall clock, whose thread used
-//!   less CPU time than the bound, gets none ([`stalled`]); it is claimed again.
+//!   less CPU time than the bound, gets none (`stalled`); it is claimed again.
 //!
 //! A run uploaded under a run ticket is judged real-time or not with its verdict
 //! ([`verify_ticketed`]): the batch's tickets and their commitments are read with its bytes.

@@ -880,20 +880,12 @@ async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     mid_batches(&audit, 0).await;
-    let b_pid = b.child.lock().unwrap().id().to_string();
-    let signal = |name: &str| {
-        let status = std::process::Command::new("kill")
-            .args([name, &b_pid])
-            .status()
-            .unwrap();
-        assert!(status.success(), "kill {name} {b_pid}");
-    };
-    signal("-STOP");
+    b.signal("-STOP");
     a.killer()();
     let c = ServerProcess::start(&args, &log_c).await;
     // Three leases: C has taken over what A and B held (A's dead, B's frozen).
     tokio::time::sleep(Duration::from_millis(6000)).await;
-    signal("-CONT");
+    b.signal("-CONT");
     drained(&c.base).await;
     // B has had its chance to write what it held.
     tokio::time::sleep(Duration::from_millis(1000)).await;
@@ -936,17 +928,9 @@ async fn a_pause_past_the_time_bound_rejects_no_run() {
         let log = dir.path().join("server.log");
         let server = ServerProcess::start(&args_with(&db, "2", "3000", "16"), &log).await;
         mid_batches(&audit, 10).await;
-        let pid = server.child.lock().unwrap().id().to_string();
-        let signal = |name: &str| {
-            let status = std::process::Command::new("kill")
-                .args([name, &pid])
-                .status()
-                .unwrap();
-            assert!(status.success(), "kill {name} {pid}");
-        };
-        signal("-STOP");
+        server.signal("-STOP");
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        signal("-CONT");
+        server.signal("-CONT");
         drained(&server.base).await;
         let retaken = exactly_one_verdict_each(&audit, &ids).await;
         let stalled = std::fs::read_to_string(&log)

@@ -308,6 +308,16 @@ impl ServerProcess {
         None
     }
 
+    /// Sends the process a signal with `kill` (`-STOP` pauses it, `-CONT` resumes it).
+    pub fn signal(&self, name: &str) {
+        let pid = self.child.lock().unwrap().id().to_string();
+        let status = std::process::Command::new("kill")
+            .args([name, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {name} {pid}");
+    }
+
     /// A function that SIGKILLs the process (no shutdown, no flushing, nothing) and reaps it;
     /// callable from any thread, any number of times.
     pub fn killer(&self) -> impl Fn() + Send + Sync + 'static {
