@@ -4,9 +4,12 @@
 //! (`live::filer`), an author's run published with a track (`api::tracks`), a past season's
 //! run re-stamped by `reverify`. A run is ranked on [`Verified::finish`] alone, never on what
 //! the replay claims; a leaderboard run has exactly one player; a replay with several
-//! problems is rejected for the first a reader meets (`first_problem`).
+//! problems is rejected for the first a reader meets (`first_problem`). A verification that
+//! only the wall clock stopped (a paused or starved process) is judged again (`unstalled`).
 //!
 //! [`Verified::finish`]: pogo_replay::Verified::finish
+
+use std::time::Duration;
 
 use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
@@ -18,7 +21,14 @@ use crate::store::{RunTicket, Verdict};
 /// verifier with an `on_tick` that records the splits and nothing else (no positions, no
 /// snapshots): the same verdict as loading the replay as a `Ghost` and taking its first
 /// player's splits, at the cost of the re-simulation alone.
+///
+/// A verification the wall clock alone stopped is judged again (`unstalled`).
 pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
+    unstalled(verifier, || verify_once(verifier, bytes))
+}
+
+/// [`verify`], once.
+fn verify_once(verifier: &Verifier, bytes: &[u8]) -> Verdict {
     let mut splits = SplitRecorder::default();
     match verifier.verify_with(bytes, |sim| splits.observe(sim)) {
         Ok(verified) => {
@@ -42,6 +52,64 @@ pub fn verify(verifier: &Verifier, bytes: &[u8]) -> Verdict {
             }
         }
     }
+}
+
+/// Most tries of one verification that the wall clock alone stops ([`unstalled`]).
+const STALLED_TRIES: u32 = 3;
+
+/// `judge`'s verdict, judged again while it is only the wall clock's ([`stalled`]), at most
+/// [`STALLED_TRIES`] times in all.
+///
+/// The verifier's wall-clock bound (`--duration-ms-max`) is a last line of defence against
+/// a replay too costly to re-simulate. A process paused mid-verification (`SIGSTOP`, a
+/// virtual machine migrated) or starved of CPU passes it while the verification's thread
+/// does nothing, and judged on it a fair run was rejected `out_of_time` for good: an
+/// upload, or a live race's finished run, which then was not filed. A replay that does take
+/// the bound's CPU time is rejected as before; so is one a machine starves three times over.
+fn unstalled(verifier: &Verifier, mut judge: impl FnMut() -> Verdict) -> Verdict {
+    let Some(bound) = verifier.limits().duration_max else {
+        return judge();
+    };
+    let mut tries = 1;
+    loop {
+        let begun = thread_cpu_time();
+        let verdict = judge();
+        let used = begun
+            .zip(thread_cpu_time())
+            .map(|(a, b)| b.saturating_sub(a));
+        if tries == STALLED_TRIES || !stalled(&verdict, used, bound) {
+            return verdict;
+        }
+        tracing::warn!(
+            cpu_ms = used.unwrap_or_default().as_millis() as u64,
+            "out of time by the wall clock, not by its own work (the process was paused or \
+             starved of CPU): verified again"
+        );
+        tries += 1;
+    }
+}
+
+/// Whether `verdict` is the verifier's wall-clock bound (`out_of_time`) reached by a
+/// verification whose thread used less CPU time than the bound (`cpu_used`; `None` where it
+/// cannot be read): a verdict that says nothing of the replay.
+fn stalled(verdict: &Verdict, cpu_used: Option<Duration>, bound: Duration) -> bool {
+    let out_of_time = VerifyError::OutOfTime { max_ms: 0 }.kind();
+    matches!(verdict, Verdict::Rejected { kind, .. } if kind == out_of_time)
+        && cpu_used.is_some_and(|used| used < bound)
+}
+
+/// The CPU time the calling thread has used (`None` where it cannot be read).
+fn thread_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Some(Duration::new(
+            u64::try_from(t.tv_sec).ok()?,
+            u32::try_from(t.tv_nsec).ok()?,
+        ))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// A leaderboard run has exactly one player: the rejection of a verified replay with more.
@@ -80,14 +148,28 @@ fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> Verif
 /// `SNAPSHOT_INTERVAL` ticks re-simulated from the nearest snapshot per split), the same
 /// states the verification went through. What the ghost and its seeks cost is in
 /// PERFORMANCE.md ("Verification throughput").
+///
+/// A verification the wall clock alone stopped is judged again (`unstalled`).
 pub fn verify_ticketed(
     verifier: &Verifier,
     bytes: &[u8],
     ticket: Option<&RunTicket>,
     slack_ms: i64,
 ) -> Verdict {
+    unstalled(verifier, || {
+        verify_ticketed_once(verifier, bytes, ticket, slack_ms)
+    })
+}
+
+/// [`verify_ticketed`], once.
+fn verify_ticketed_once(
+    verifier: &Verifier,
+    bytes: &[u8],
+    ticket: Option<&RunTicket>,
+    slack_ms: i64,
+) -> Verdict {
     let Some(ticket) = ticket else {
-        return verify(verifier, bytes);
+        return verify_once(verifier, bytes);
     };
     match Ghost::load(bytes, verifier) {
         Ok(ghost) => {
@@ -139,4 +221,136 @@ pub fn splits_json(splits: &[Split]) -> String {
         .map(|s| json!({"checkpoint": s.checkpoint, "tick": s.tick.0}))
         .collect();
     serde_json::Value::Array(list).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use pogo_core::Tuning;
+    use pogo_replay::Limits;
+
+    use super::*;
+
+    fn rejected(kind: &str) -> Verdict {
+        Verdict::Rejected {
+            kind: kind.into(),
+            reason: String::new(),
+        }
+    }
+
+    fn verified() -> Verdict {
+        Verdict::Verified {
+            ticks: 1,
+            finish_tick: None,
+            splits: String::new(),
+            final_hash: 0,
+            realtime: false,
+            realtime_note: None,
+        }
+    }
+
+    fn bounded(bound: Duration) -> Verifier {
+        let limits = Limits {
+            duration_max: Some(bound),
+            ..Limits::default()
+        };
+        Verifier::with_builtin_levels(Tuning::default(), limits)
+    }
+
+    /// Keeps this thread at work for `span` of its own CPU time.
+    fn work_for(span: Duration) {
+        let begun = thread_cpu_time().unwrap();
+        let mut x = 0u64;
+        while thread_cpu_time().unwrap() - begun < span {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+    }
+
+    #[test]
+    fn only_a_wall_clock_timeout_without_the_work_is_stalled() {
+        let bound = Duration::from_millis(1000);
+        let short = Some(Duration::from_millis(3));
+        assert!(stalled(&rejected("out_of_time"), short, bound));
+        // The replay did take the bound's CPU time: its verdict stands.
+        assert!(!stalled(&rejected("out_of_time"), Some(bound), bound));
+        // No CPU clock here: the wall clock's verdict stands.
+        assert!(!stalled(&rejected("out_of_time"), None, bound));
+        assert!(!stalled(&rejected("desync"), short, bound));
+        assert!(!stalled(&verified(), short, bound));
+    }
+
+    /// A stalled verification is judged again, at most three times in all; one that took
+    /// the bound's CPU time, or any other verdict, is not.
+    #[cfg(unix)]
+    #[test]
+    fn a_stalled_verification_is_judged_again_a_few_times_at_most() {
+        let verifier = bounded(Duration::from_millis(20));
+        let mut calls = 0;
+        let verdict = unstalled(&verifier, || {
+            calls += 1;
+            if calls == 1 {
+                rejected("out_of_time")
+            } else {
+                verified()
+            }
+        });
+        assert_eq!(
+            (calls, verdict),
+            (2, verified()),
+            "paused once, then verified"
+        );
+        let mut calls = 0;
+        let verdict = unstalled(&verifier, || {
+            calls += 1;
+            rejected("out_of_time")
+        });
+        assert_eq!(
+            (calls, verdict),
+            (3, rejected("out_of_time")),
+            "starved every time"
+        );
+        let mut calls = 0;
+        let verdict = unstalled(&verifier, || {
+            calls += 1;
+            work_for(Duration::from_millis(25));
+            rejected("out_of_time")
+        });
+        assert_eq!((calls, verdict), (1, rejected("out_of_time")), "too costly");
+        let mut calls = 0;
+        let verdict = unstalled(&verifier, || {
+            calls += 1;
+            rejected("desync")
+        });
+        assert_eq!((calls, verdict), (1, rejected("desync")));
+        // No wall-clock bound: nothing to tell apart.
+        let free = Verifier::with_builtin_levels(Tuning::default(), Limits::default());
+        let mut calls = 0;
+        let verdict = unstalled(&free, || {
+            calls += 1;
+            rejected("out_of_time")
+        });
+        assert_eq!((calls, verdict), (1, rejected("out_of_time")));
+    }
+
+    /// The thread's CPU clock counts its work, and not a sleep (what a pause looks like to
+    /// it).
+    #[cfg(unix)]
+    #[test]
+    fn the_thread_cpu_clock_counts_work_not_sleep() {
+        let cpu = || thread_cpu_time().unwrap();
+        let before = cpu();
+        std::thread::sleep(Duration::from_millis(200));
+        let slept = cpu() - before;
+        assert!(slept < Duration::from_millis(100), "asleep: {slept:?}");
+        let before = cpu();
+        let spin = Instant::now();
+        let mut x = 0u64;
+        while spin.elapsed() < Duration::from_millis(200) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let worked = cpu() - before;
+        // A busy machine may take the CPU from the spin for part of its 200 ms.
+        assert!(worked > Duration::from_millis(20), "at work: {worked:?}");
+    }
 }

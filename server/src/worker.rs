@@ -22,8 +22,8 @@
 //! - **One batch ahead**: while a batch is re-simulated, the next is claimed and the one
 //!   before commits.
 //! - A run claimed more than [`CLAIM_ATTEMPTS_MAX`] times is rejected `abandoned` unsimulated.
-//! - **A pause is not a verdict**: a run out of time by the wall clock, whose thread used
-//!   less CPU time than the bound, gets none (`stalled`); it is claimed again.
+//! - A verification that only the wall clock stopped (the process paused mid-way) is judged
+//!   again, not rejected ([`crate::verdict`]).
 //!
 //! A run uploaded under a run ticket is judged real-time or not with its verdict
 //! ([`verify_ticketed`]): the batch's tickets and their commitments are read with its bytes.
@@ -251,7 +251,6 @@ fn verify_claims(
         }
         started = true;
         let begun = Instant::now();
-        let cpu_begun = thread_cpu_time();
         let verdict = if claim.attempt > CLAIM_ATTEMPTS_MAX {
             Verdict::Rejected {
                 kind: "abandoned".into(),
@@ -289,51 +288,12 @@ fn verify_claims(
                 }
             }
         };
-        let cpu_used = cpu_begun
-            .zip(thread_cpu_time())
-            .map(|(a, b)| b.saturating_sub(a));
-        if stalled(&verdict, cpu_used, longest) {
-            // Like a worker that hung: no verdict, and the run is claimed again (a new
-            // attempt) once the lease runs out.
-            tracing::warn!(
-                run = claim.run_id,
-                cpu_ms = cpu_used.unwrap_or_default().as_millis() as u64,
-                "out of time by the wall clock, not by its own work (the process was paused \
-                 or starved of CPU): no verdict; the run is claimed again when its lease ends"
-            );
-            continue;
-        }
         verdicts.push((claim, verdict, begun.elapsed().as_secs_f64()));
     }
     Verified {
         verdicts,
         unstarted: Vec::new(),
     }
-}
-
-/// Whether `verdict` is the verifier's wall-clock bound (`out_of_time`) reached by a
-/// verification whose thread used less CPU time than the bound (`cpu_used`; `None` where it
-/// cannot be read): the process was paused (`SIGSTOP`, a virtual machine's migration) or
-/// starved of CPU, which says nothing of the replay. Judged on it, a fair run was rejected
-/// for good by a pause of its server; it is verified again instead.
-fn stalled(verdict: &Verdict, cpu_used: Option<Duration>, bound: Duration) -> bool {
-    let out_of_time = pogo_replay::VerifyError::OutOfTime { max_ms: 0 }.kind();
-    matches!(verdict, Verdict::Rejected { kind, .. } if kind == out_of_time)
-        && cpu_used.is_some_and(|used| used < bound)
-}
-
-/// The CPU time the calling thread has used (`None` where it cannot be read).
-fn thread_cpu_time() -> Option<Duration> {
-    #[cfg(unix)]
-    {
-        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-        Some(Duration::new(
-            u64::try_from(t.tv_sec).ok()?,
-            u32::try_from(t.tv_nsec).ok()?,
-        ))
-    }
-    #[cfg(not(unix))]
-    None
 }
 
 /// Writes a batch's verdicts and releases its unstarted claims in one transaction, a few
@@ -391,59 +351,5 @@ fn labels(verdict: &Verdict) -> (&'static str, &str) {
             },
         ),
         Verdict::Rejected { kind, .. } => (RunState::Rejected.as_str(), kind.as_str()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rejected(kind: &str) -> Verdict {
-        Verdict::Rejected {
-            kind: kind.into(),
-            reason: String::new(),
-        }
-    }
-
-    #[test]
-    fn only_a_wall_clock_timeout_without_the_work_is_stalled() {
-        let bound = Duration::from_millis(1000);
-        let short = Some(Duration::from_millis(3));
-        assert!(stalled(&rejected("out_of_time"), short, bound));
-        // The replay did take the bound's CPU time: its verdict stands.
-        assert!(!stalled(&rejected("out_of_time"), Some(bound), bound));
-        // No CPU clock here: the wall clock's verdict stands.
-        assert!(!stalled(&rejected("out_of_time"), None, bound));
-        assert!(!stalled(&rejected("desync"), short, bound));
-        let verified = Verdict::Verified {
-            ticks: 1,
-            finish_tick: None,
-            splits: String::new(),
-            final_hash: 0,
-            realtime: false,
-            realtime_note: None,
-        };
-        assert!(!stalled(&verified, short, bound));
-    }
-
-    /// The thread's CPU clock counts its work, and not a sleep (what a pause looks like to
-    /// it).
-    #[cfg(unix)]
-    #[test]
-    fn the_thread_cpu_clock_counts_work_not_sleep() {
-        let cpu = || thread_cpu_time().unwrap();
-        let before = cpu();
-        std::thread::sleep(Duration::from_millis(200));
-        let slept = cpu() - before;
-        assert!(slept < Duration::from_millis(100), "asleep: {slept:?}");
-        let before = cpu();
-        let spin = Instant::now();
-        let mut x = 0u64;
-        while spin.elapsed() < Duration::from_millis(200) {
-            x = std::hint::black_box(x.wrapping_add(1));
-        }
-        let worked = cpu() - before;
-        // A busy machine may take the CPU from the spin for part of its 200 ms.
-        assert!(worked > Duration::from_millis(20), "at work: {worked:?}");
     }
 }

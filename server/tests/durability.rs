@@ -914,7 +914,7 @@ async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
 
 /// A server paused (`SIGSTOP`) mid-verification for longer than the verifier's wall-clock
 /// bound (`--duration-ms-max 1000`), then resumed: the verifications it was in the middle of
-/// ran out of time by the wall clock, not by their work, and are not verdicts. Every run
+/// ran out of time by the wall clock, not by their work, and are judged again. Every run
 /// ends verified, with one verdict (judged on the wall clock, the runs paused mid-way were
 /// rejected `out_of_time` for good).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -939,7 +939,7 @@ async fn a_pause_past_the_time_bound_rejects_no_run() {
             .filter(|l| l.contains("out of time by the wall clock"))
             .count();
         eprintln!(
-            "{}: {stalled} verifications out of time by the wall clock only, claimed again; \
+            "{}: {stalled} verifications out of time by the wall clock only, verified again; \
              {retaken} runs claimed more than once",
             backend.name()
         );
