@@ -45,6 +45,10 @@ total=$(nproc)
 # Every racer is a socket at each end.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
+# Column $2 of the first row of `pogo-loadgen live`'s table whose relay is $1, in $log (cut
+# counts the empty field before the first |).
+row() { grep -E "^\| $1 " "$log" | head -1 | cut -d'|' -f"$2" | sed 's/^ *//; s/ *$//'; }
+
 echo "| server cores | racers | relay p50 / p99 / max (ms) | server CPU (cores) | µs a frame | floor µs a frame | × the floor | filed real-time | send lag p99 (ms) |"
 echo "| ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |"
 for c in $cores; do
@@ -60,8 +64,6 @@ for c in $cores; do
   taskset -c "$loadgen_cpus" "$bin/pogo-loadgen" live \
     --spawn "$bin/pogo-server" --database "sqlite:$out/live-$c.db" --level "$level" \
     --racers "$racers" "${changes[@]}" --bare --server-cpus "$server_cpus" >"$log" 2>&1 || true
-  row() { grep -E "^\| $1 " "$log" | head -1 | cut -d'|' -f"$2" | sed 's/^ *//; s/ *$//'; }
-  # The columns of `pogo-loadgen live`'s table (cut counts the empty field before the first |).
   server_us=$(row pogo-server 10); floor_us=$(row bare 10)
   ratio=$(awk -v a="$server_us" -v b="$floor_us" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
   echo "| $c | $racers | $(row pogo-server 7) | $(row pogo-server 8) | ${server_us:--} | ${floor_us:--} | $ratio | $(row pogo-server 12) | $(row pogo-server 11) |"
