@@ -17,7 +17,9 @@
 //!   per racer, and per frame the server reads or writes (a message in, each relay out);
 //! - **send lag**: how late the load generator itself sent (p99). When it is high the load
 //!   generator, not the server, is the limit: its racers then arrive late and stop being
-//!   real-time.
+//!   real-time;
+//! - **the load generator's CPU** over the wave (cores, this process's `/proc/self/stat`):
+//!   beside the cores it is pinned to, it says how near it ran to its own limit.
 //!
 //! Waves grow through `--racers` (a list) until one fails (p99 over `--p99-max-ms`, a race not
 //! filed real-time): the last one that held is the figure. The server and this load generator
@@ -168,14 +170,15 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
         stream.len() as f64 / game_s.max(1e-9)
     );
     println!(
-        "| relay | racers | rooms | messages in/s | relayed/s | relay p50 / p99 / max (ms) | server CPU (cores) | CPU per racer (ms/s) | CPU per frame (µs) | send lag p99 (ms) | filed real-time |"
+        "| relay | racers | rooms | messages in/s | relayed/s | relay p50 / p99 / max (ms) | server CPU (cores) | CPU per racer (ms/s) | CPU per frame (µs) | send lag p99 (ms) | filed real-time | load generator CPU (cores) |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let frames: Arc<Vec<(Vec<u8>, i64)>> =
         Arc::new(stream.iter().map(|(m, t)| (m.encode(), *t)).collect());
     for (wave, &racers) in args.racers.iter().enumerate() {
         let tokens = register(&http, &base, wave, racers).await?;
         let cpu_before = pid.map(cpu_seconds).transpose()?;
+        let own_before = cpu_seconds(std::process::id())?;
         let started = Instant::now();
         let seen = race_wave(&base, args, &tokens, stream.clone()).await?;
         let elapsed = started.elapsed().as_secs_f64();
@@ -183,6 +186,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
             (Some(pid), Some(before)) => Some((cpu_seconds(pid)? - before) / elapsed),
             _ => None,
         };
+        let own = (cpu_seconds(std::process::id())? - own_before) / elapsed;
         if let Some((bare_base, bare_pid)) = &bare {
             // The floor's rooms start as this wave's rooms went: each at one of their GOs'
             // offsets from the first (or all at once, `--bare-in-phase`).
@@ -193,6 +197,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
                 go_offsets_us(&seen, rooms)
             };
             let before = cpu_seconds(*bare_pid)?;
+            let own_before = cpu_seconds(std::process::id())?;
             let started = Instant::now();
             let bare_seen = super::bare::wave(
                 bare_base,
@@ -203,7 +208,9 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
                 frames.clone(),
             )
             .await?;
-            let cpu = (cpu_seconds(*bare_pid)? - before) / started.elapsed().as_secs_f64();
+            let elapsed = started.elapsed().as_secs_f64();
+            let cpu = (cpu_seconds(*bare_pid)? - before) / elapsed;
+            let own = (cpu_seconds(std::process::id())? - own_before) / elapsed;
             let bare_seen: Vec<Seen> = bare_seen
                 .into_iter()
                 .map(|b| Seen {
@@ -213,8 +220,13 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
                     failure: b.failure,
                 })
                 .collect();
-            report(args, "bare", racers, &stream, &bare_seen, Some(cpu), game_s);
+            let cpu = Cpu {
+                relay: Some(cpu),
+                own,
+            };
+            report(args, "bare", racers, &stream, &bare_seen, cpu, game_s);
         }
+        let cpu = Cpu { relay: cpu, own };
         let held = report(args, "pogo-server", racers, &stream, &seen, cpu, game_s);
         if !held {
             eprintln!("the wave of {racers} racers did not hold; stopping");
@@ -243,6 +255,14 @@ fn go_offsets_us(seen: &[Seen], rooms: usize) -> Vec<i64> {
     starts
 }
 
+/// CPU over a wave, in cores (CPU seconds a second).
+struct Cpu {
+    /// The relay's (pogo-server's or the bare relay's), where its process is known.
+    relay: Option<f64>,
+    /// This load generator's.
+    own: f64,
+}
+
 /// Prints a wave's row; whether it held (p99 within the bound, every race filed real-time).
 fn report(
     args: &LiveArgs,
@@ -250,9 +270,10 @@ fn report(
     racers: usize,
     stream: &[(Stream, i64)],
     seen: &[Seen],
-    cpu: Option<f64>,
+    cpu: Cpu,
     game_s: f64,
 ) -> bool {
+    let Cpu { relay: cpu, own } = cpu;
     let mut relay: Vec<f64> = seen
         .iter()
         .flat_map(|s| s.relay_us.iter().map(|&us| f64::from(us) / 1000.0))
@@ -282,7 +303,7 @@ fn report(
         format!("{filed_real_time} of {racers}")
     };
     println!(
-        "| {relay_name} | {racers} | {rooms} | {in_s:.0} | {out_s:.0} | {:.2} / {:.2} / {:.2} | {} | {} | {per_frame} | {:.2} | {filed} |",
+        "| {relay_name} | {racers} | {rooms} | {in_s:.0} | {out_s:.0} | {:.2} / {:.2} / {:.2} | {} | {} | {per_frame} | {:.2} | {filed} | {own:.2} |",
         super::pct(&relay, 50.0),
         p99,
         relay.last().copied().unwrap_or(0.0),
