@@ -576,11 +576,7 @@ async fn kill_9_mid_burst_loses_nothing_acknowledged() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_on_one_postgres_share_the_work_and_take_over_a_dead_ones_claims() {
     const UPLOADS: usize = 200;
-    let Some(backend) = backends()
-        .await
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-    else {
+    let Some(backend) = postgres_backend().await else {
         return;
     };
     let replays: Vec<(usize, Vec<u8>)> = (0..UPLOADS)
@@ -854,11 +850,7 @@ async fn kill_9_mid_batch_every_run_gets_exactly_one_verdict() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_killed_and_paused_mid_batch_write_each_verdict_once() {
     const RUNS: usize = 600;
-    let Some(backend) = backends()
-        .await
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-    else {
+    let Some(backend) = postgres_backend().await else {
         return;
     };
     let db = TestDb::new(&backend).await;

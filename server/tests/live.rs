@@ -681,11 +681,7 @@ async fn bad_messages_close_the_socket_with_a_reason_and_change_nothing() {
 /// answers the room and lists it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_processes_on_one_postgresql_share_their_rooms() {
-    let Some(backend) = backends()
-        .await
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-    else {
+    let Some(backend) = postgres_backend().await else {
         return;
     };
     let db = TestDb::new(&backend).await;

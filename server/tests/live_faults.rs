@@ -363,11 +363,7 @@ fn now_us_i64() -> i64 {
 /// and finish, filed verified.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_process_takes_up_a_dead_homes_race() {
-    let Some(backend) = backends()
-        .await
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-    else {
+    let Some(backend) = postgres_backend().await else {
         return;
     };
     let db = TestDb::new(&backend).await;

@@ -73,6 +73,15 @@ pub async fn backends() -> Vec<Backend> {
     backends
 }
 
+/// The PostgreSQL of [`backends`], for a test that needs one database shared by several
+/// processes; `None` (the test returns, having checked nothing) where [`backends`] skips it.
+pub async fn postgres_backend() -> Option<Backend> {
+    backends()
+        .await
+        .into_iter()
+        .find(|b| matches!(b, Backend::Postgres(_)))
+}
+
 /// A fresh, empty database of a backend, removed when dropped (SQLite: a temp dir;
 /// PostgreSQL: a database of its own on the test server).
 pub struct TestDb {
