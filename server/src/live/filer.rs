@@ -56,7 +56,8 @@ async fn file(
         }
     };
     let verifier = ctx.catalog.verifier_for(&level);
-    let (bytes, verdict) = tokio::task::spawn_blocking(move || {
+    // On the verification threads, below the relay's priority (`verifying`).
+    let (bytes, verdict) = super::verifying::run(move || {
         let verdict = crate::verdict::verify(&verifier, &bytes);
         (bytes, verdict)
     })

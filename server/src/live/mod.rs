@@ -61,6 +61,7 @@ pub mod proxy;
 pub mod racer;
 pub mod room;
 pub mod socket;
+pub mod verifying;
 pub mod wire;
 
 use std::collections::HashMap;
