@@ -1,5 +1,5 @@
 //! Where the filer verifies a finished live run: threads of its own, as many as the cores the
-//! process may use, each below the runtime's scheduling priority (its nice value [`NICE`]
+//! process may use, each below the runtime's scheduling priority (its nice value 5
 //! above the process's, on Unix).
 //!
 //! A verification is CPU work of a few milliseconds and no deadline; the runtime's threads
