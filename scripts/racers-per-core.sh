@@ -8,7 +8,7 @@
 # not the server, was the limit (it sent late, so its racers stopped being real-time). It
 # costs about what the server does a racer (0.18 against 0.20 cores for 400 keyboard racers
 # on the 2 vCPU VM, 2026-12-06; two thirds of it the kernel's TCP), so on 16 cores the
-# eight it gets are about enough for what 8 server cores hold.
+# eight it gets near their limit when the server's eight are full: read its column.
 #
 #   scripts/racers-per-core.sh [--bin DIR] [--cores "1 2 4 8"] [--per-core N]
 #                              [--changes-only] [--level NAME] [--out DIR]
