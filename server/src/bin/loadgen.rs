@@ -13,7 +13,8 @@
 //! `Verifier::verify` on one thread: the **re-simulation alone**, runs/s, the ceiling a
 //! verification worker can approach on this machine in this sitting. The server's figure is
 //! then given per worker (`--workers`: the verification workers of each server process) and
-//! as a ratio of that ceiling.
+//! as a ratio of that ceiling. `--no-resimulation` skips it (a run whose core is shared with
+//! `pogo-loadgen live`'s racers).
 //!
 //! With `--spawn <pogo-server binary> --database <URL>` it runs the servers itself, so that
 //! the verification rate is measured on a full queue: it starts one server with `--workers 0`
@@ -151,6 +152,11 @@ struct Args {
     /// A tag making this run's player names unique (default: the time).
     #[arg(long)]
     tag: Option<String>,
+    /// Skip the re-simulation alone (before and after the uploads: seconds of a core each),
+    /// and with it the per-worker ratio: for a run that shares its cores with another load
+    /// generator (`live` racers beside the uploads).
+    #[arg(long)]
+    no_resimulation: bool,
 }
 
 fn main() -> Result<(), String> {
@@ -259,8 +265,13 @@ async fn run(args: &Args) -> Result<(), String> {
         bytes / replays.len(),
         started.elapsed().as_secs_f64()
     );
-    let resim_before = resimulate(&replays)?;
-    eprintln!("re-simulation alone: {resim_before:.1} runs/s");
+    let resim_before = if args.no_resimulation {
+        None
+    } else {
+        let rate = resimulate(&replays)?;
+        eprintln!("re-simulation alone: {rate:.1} runs/s");
+        Some(rate)
+    };
 
     // With --spawn: one server that only stores uploads; the verifying ones come later.
     let mut spawned = Spawned::default();
@@ -311,7 +322,11 @@ async fn run(args: &Args) -> Result<(), String> {
     let verified_s = upload_started.elapsed().as_secs_f64();
     let (idle, busy) = readers.finish().await;
     spawned.stop_all();
-    let resim_after = resimulate(&replays)?;
+    let resim_after = if args.no_resimulation {
+        None
+    } else {
+        Some(resimulate(&replays)?)
+    };
     let span = match &args.database {
         Some(database) => Some(verdict_span(database, &tag).await?),
         None => None,
@@ -323,7 +338,7 @@ async fn run(args: &Args) -> Result<(), String> {
             uploaded,
             uploaded_s,
             verified_s,
-            resim: (resim_before, resim_after),
+            resim: resim_before.zip(resim_after),
             span,
             reads: (idle, busy),
         },
@@ -502,8 +517,8 @@ struct Outcome {
     uploaded_s: f64,
     /// From the first upload to the last verdict (s).
     verified_s: f64,
-    /// The re-simulation alone before and after (runs/s).
-    resim: (f64, f64),
+    /// The re-simulation alone before and after (runs/s), unless skipped.
+    resim: Option<(f64, f64)>,
     /// Verdicts in the database: their count, the first's and the last's time (ms).
     span: Option<Span>,
     /// The board's read times, idle and while verifying (ms).
@@ -516,13 +531,21 @@ fn report(args: &Args, o: &Outcome) {
         uploaded,
         uploaded_s,
         verified_s,
-        resim: (resim_before, resim_after),
+        resim,
         span,
         reads: (idle, busy),
     } = o;
     let accepted = uploaded.statuses.get(&202).copied().unwrap_or(0);
     // The figure the servers are held to: the mean of the two medians.
-    let resim = (resim_before + resim_after) / 2.0;
+    let resim_mean = resim.map(|(before, after)| (before + after) / 2.0);
+    let of_resim = |per_worker: f64| {
+        resim_mean.map_or(String::new(), |mean| {
+            format!(
+                " = {:.1} % of the re-simulation alone",
+                100.0 * per_worker / mean
+            )
+        })
+    };
     println!(
         "uploads: {:?} in {uploaded_s:.2} s (ack p50 {:.1} ms, p99 {:.1} ms)",
         uploaded.statuses,
@@ -537,9 +560,11 @@ fn report(args: &Args, o: &Outcome) {
             accepted as f64 / verified_s
         );
     }
-    println!(
-        "re-simulation alone (Verifier::verify, one thread, this process; median of {RESIM_PASSES} passes): {resim_before:.1} runs/s before, {resim_after:.1} after, mean {resim:.1}"
-    );
+    if let (Some((before, after)), Some(mean)) = (resim, resim_mean) {
+        println!(
+            "re-simulation alone (Verifier::verify, one thread, this process; median of {RESIM_PASSES} passes): {before:.1} runs/s before, {after:.1} after, mean {mean:.1}"
+        );
+    }
     let workers = if args.spawn.is_some() {
         args.processes * args.workers
     } else {
@@ -558,8 +583,8 @@ fn report(args: &Args, o: &Outcome) {
         let per_worker = rate / workers as f64;
         println!(
             "verdicts in the database: {count} from the first to the last in {seconds:.2} s: {rate:.1} runs/s; \
-             {workers} workers: {per_worker:.1} runs/s per worker = {:.1} % of the re-simulation alone",
-            100.0 * per_worker / resim
+             {workers} workers: {per_worker:.1} runs/s per worker{}",
+            of_resim(per_worker)
         );
         println!(
             "upload to verdict: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
@@ -571,8 +596,8 @@ fn report(args: &Args, o: &Outcome) {
     if args.spawn.is_none() {
         let per_worker = accepted as f64 / verified_s / workers as f64;
         println!(
-            "end to end (first upload to last verdict): {per_worker:.1} runs/s per worker = {:.1} % of the re-simulation alone",
-            100.0 * per_worker / resim
+            "end to end (first upload to last verdict): {per_worker:.1} runs/s per worker{}",
+            of_resim(per_worker)
         );
     }
     if args.readers > 0 {
