@@ -59,9 +59,10 @@ pub struct Config {
     /// and read again when it changes: building it while the server runs needs no restart.
     #[arg(long, value_name = "FILE", env = "POGO_WASM")]
     pub wasm: Option<PathBuf>,
-    /// Verification workers (verifications at once), default one per core. 0: this process
-    /// serves the API and verifies nothing (another process on the same PostgreSQL database
-    /// does).
+    /// Verification workers (batches verifying at once), default one per core. They verify on
+    /// the queue lane's threads (one a core, on what the live relay leaves idle: `lanes.rs`), so
+    /// more workers than cores add no verifications at once. 0: this process serves the API
+    /// and verifies nothing (another process on the same PostgreSQL database does).
     #[arg(long, value_name = "N", env = "POGO_WORKERS")]
     pub workers: Option<usize>,
     /// Longest run accepted, in ticks (the verifier's player-tick budget for one

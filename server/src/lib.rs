@@ -43,6 +43,7 @@ pub mod catalog;
 pub mod check;
 pub mod config;
 pub mod error;
+pub mod lanes;
 pub mod limits;
 pub mod live;
 pub mod metrics;

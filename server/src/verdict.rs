@@ -66,9 +66,24 @@ const STALLED_TRIES: u32 = 3;
 /// does nothing, and judged on it a fair run was rejected `out_of_time` for good: an
 /// upload, or a live race's finished run, which then was not filed. A replay that does take
 /// the bound's CPU time is rejected as before; so is one a machine starves three times over.
-fn unstalled(verifier: &Verifier, mut judge: impl FnMut() -> Verdict) -> Verdict {
+fn unstalled(verifier: &Verifier, judge: impl FnMut() -> Verdict) -> Verdict {
+    unstalled_or_starved(verifier, judge).unwrap_or_else(|Starved(verdict)| verdict)
+}
+
+/// A verification stalled on every one of its [`STALLED_TRIES`] tries: the wall-clock bound's
+/// rejection (`out_of_time`), which says nothing of the replay. The upload queue's worker,
+/// whose verifications run only on CPU the relay leaves idle (`lanes`), hands such a run
+/// back to the queue rather than reject it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Starved(pub Verdict);
+
+/// [`unstalled`], telling a verification starved on every try apart.
+fn unstalled_or_starved(
+    verifier: &Verifier,
+    mut judge: impl FnMut() -> Verdict,
+) -> Result<Verdict, Starved> {
     let Some(bound) = verifier.limits().duration_max else {
-        return judge();
+        return Ok(judge());
     };
     let mut tries = 1;
     loop {
@@ -77,8 +92,11 @@ fn unstalled(verifier: &Verifier, mut judge: impl FnMut() -> Verdict) -> Verdict
         let used = begun
             .zip(thread_cpu_time())
             .map(|(a, b)| b.saturating_sub(a));
-        if tries == STALLED_TRIES || !stalled(&verdict, used, bound) {
-            return verdict;
+        if !stalled(&verdict, used, bound) {
+            return Ok(verdict);
+        }
+        if tries == STALLED_TRIES {
+            return Err(Starved(verdict));
         }
         tracing::warn!(
             cpu_ms = used.unwrap_or_default().as_millis() as u64,
@@ -149,14 +167,15 @@ fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> Verif
 /// states the verification went through. What the ghost and its seeks cost is in
 /// PERFORMANCE.md ("Verification throughput").
 ///
-/// A verification the wall clock alone stopped is judged again (`unstalled`).
+/// A verification the wall clock alone stopped is judged again (`unstalled`); one stopped so
+/// on every try is [`Starved`], not judged.
 pub fn verify_ticketed(
     verifier: &Verifier,
     bytes: &[u8],
     ticket: Option<&RunTicket>,
     slack_ms: i64,
-) -> Verdict {
-    unstalled(verifier, || {
+) -> Result<Verdict, Starved> {
+    unstalled_or_starved(verifier, || {
         verify_ticketed_once(verifier, bytes, ticket, slack_ms)
     })
 }
@@ -310,6 +329,18 @@ mod tests {
             (3, rejected("out_of_time")),
             "starved every time"
         );
+        // The same, told apart: starved, not judged.
+        let mut calls = 0;
+        let verdict = unstalled_or_starved(&verifier, || {
+            calls += 1;
+            rejected("out_of_time")
+        });
+        assert_eq!((calls, verdict), (3, Err(Starved(rejected("out_of_time")))));
+        let verdict = unstalled_or_starved(&verifier, || {
+            work_for(Duration::from_millis(25));
+            rejected("out_of_time")
+        });
+        assert_eq!(verdict, Ok(rejected("out_of_time")), "too costly: judged");
         let mut calls = 0;
         let verdict = unstalled(&verifier, || {
             calls += 1;

@@ -44,7 +44,7 @@ use crate::metrics::Metrics;
 use crate::shutdown::Shutdown;
 use crate::store::{Claim, ClaimRead, RunState, RunTicket, Store, StoreError, Verdict};
 use crate::times::now_ms;
-use crate::verdict::verify_ticketed;
+use crate::verdict::{Starved, verify_ticketed};
 
 /// What the verification workers share, and nothing the handlers do: each task holds a
 /// handle. The store, catalog and metrics are the handlers' too; `work` is the upload
@@ -111,7 +111,8 @@ async fn work(state: Arc<Workers>, index: usize, mut stop: Shutdown) {
         };
         let (catalog, lease, stop_flag) = (state.catalog.clone(), state.lease, stop.clone());
         let slack_ms = state.ticket_slack_ms;
-        let verifying = tokio::task::spawn_blocking(move || {
+        // On the queue lane's threads, on what the relay leaves idle (`lanes`).
+        let verifying = crate::lanes::run(crate::lanes::Lane::Queue, move || {
             verify_claims(catalog.verifier(), batch, lease, slack_ms, &stop_flag)
         });
         // Meanwhile the next batch is claimed and read: the database's round trips and
@@ -232,6 +233,8 @@ fn verify_claims(
     let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
     let horizon = lease * numerator / denominator;
     let mut verdicts = Vec::with_capacity(claims.len());
+    // Verifications the machine starved (`verdict::Starved`): handed back, not judged.
+    let mut starved = Vec::new();
     let mut claims = claims.into_iter();
     let mut started = false;
     while let Some(claim) = claims.next() {
@@ -242,7 +245,8 @@ fn verify_claims(
             ends_by >= lease
         };
         if late || (started && stop.is_shutdown()) {
-            let mut unstarted = vec![claim];
+            let mut unstarted = starved;
+            unstarted.push(claim);
             unstarted.extend(claims);
             return Verified {
                 verdicts,
@@ -277,7 +281,18 @@ fn verify_claims(
             let verifier = verifiers.get(&claim.run_id).unwrap_or(verifier);
             let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
-                Ok(verdict) => verdict,
+                Ok(Ok(verdict)) => verdict,
+                // Starved of CPU on every try (the relay kept the cores busy): the run goes
+                // back to the queue, its attempt not counted, rather than be rejected for
+                // the machine's load.
+                Ok(Err(Starved(_))) => {
+                    tracing::warn!(
+                        run = claim.run_id,
+                        "starved of CPU on every try: handed back to the queue"
+                    );
+                    starved.push(claim);
+                    continue;
+                }
                 Err(_) => {
                     tracing::error!(run = claim.run_id, "verification panicked");
                     Verdict::Rejected {
@@ -292,7 +307,7 @@ fn verify_claims(
     }
     Verified {
         verdicts,
-        unstarted: Vec::new(),
+        unstarted: starved,
     }
 }
 

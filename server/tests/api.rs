@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use pogo_replay::{Ghost, Limits, Replay};
+use pogo_server::lanes::Lane;
 use serde_json::{Value, json};
 use support::*;
 
@@ -50,6 +51,13 @@ async fn the_sample_replay_goes_from_upload_to_ghost() {
         assert_eq!(uploaded["duplicate"], false);
         let run = verdict(http, base, id).await;
         assert_eq!(run["status"], "verified", "{run}");
+        // The queue's worker verified it on the queue lane's threads, below the relay's
+        // priority (`lanes`), not on the runtime's blocking pool.
+        #[cfg(target_os = "linux")]
+        assert!(
+            threads_named(Lane::Queue.thread_prefix()) >= 1,
+            "the queue lane's threads"
+        );
         assert_eq!(run["player"], "bot");
         assert_eq!(run["level"], "course");
         assert_eq!(run["finish_tick"], expected_finish);

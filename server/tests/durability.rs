@@ -721,6 +721,17 @@ impl Audit {
 /// nothing (`--workers 0`), so the whole queue is waiting when the workers start; stops it.
 /// Returns the run ids.
 async fn queue_runs(db: &TestDb, dir: &std::path::Path, prefix: &str, count: usize) -> Vec<i64> {
+    queue_runs_of(db, dir, prefix, count, 900).await
+}
+
+/// [`queue_runs`] of `ticks` ticks each.
+async fn queue_runs_of(
+    db: &TestDb,
+    dir: &std::path::Path,
+    prefix: &str,
+    count: usize,
+    ticks: u32,
+) -> Vec<i64> {
     let args = args_with(db, "0", "1500", "1");
     let uploader = ServerProcess::start(&args, &dir.join("uploader.log")).await;
     let http = client();
@@ -731,7 +742,10 @@ async fn queue_runs(db: &TestDb, dir: &std::path::Path, prefix: &str, count: usi
     let replays: Vec<(usize, Vec<u8>)> = (0..count)
         .map(|i| {
             let p = i % 4;
-            (p, flat_run(&format!("{prefix}{p}"), 20_000 + i as u32, 900))
+            (
+                p,
+                flat_run(&format!("{prefix}{p}"), 20_000 + i as u32, ticks),
+            )
         })
         .collect();
     let acked = burst(
@@ -933,6 +947,50 @@ async fn a_pause_past_the_time_bound_rejects_no_run() {
         eprintln!(
             "{}: {stalled} verifications out of time by the wall clock only, verified again; \
              {retaken} runs claimed more than once",
+            backend.name()
+        );
+        drop(server);
+        audit.close().await;
+        db.remove().await;
+    }
+}
+
+/// A server starved of CPU on every try of a verification: paused (`SIGSTOP`) past the
+/// verifier's wall-clock bound three times in a row, a few milliseconds of CPU between the
+/// pauses, as a queue's worker under `SCHED_IDLE` is on cores the relay keeps busy
+/// (`lanes.rs`). The run it was verifying is handed back to the queue, not rejected
+/// `out_of_time`, and is verified later: every run ends verified, with one verdict.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verification_starved_on_every_try_is_handed_back_not_rejected() {
+    const RUNS: usize = 12;
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let dir = tempfile::tempdir().unwrap();
+        // Runs long enough (tens of milliseconds each to verify) that a few milliseconds of
+        // CPU between pauses never finish one.
+        let ids = queue_runs_of(&db, dir.path(), "s", RUNS, 30_000).await;
+        let audit = Audit::install(&db).await;
+        let log = dir.path().join("server.log");
+        // One worker, and a lease far longer than the pauses: no claim is taken over.
+        let server = ServerProcess::start(&args_with(&db, "1", "60000", "4"), &log).await;
+        mid_batches(&audit, 1).await;
+        for _ in 0..4 {
+            server.signal("-STOP");
+            tokio::time::sleep(Duration::from_millis(1300)).await;
+            server.signal("-CONT");
+            tokio::time::sleep(Duration::from_millis(3)).await;
+        }
+        drained(&server.base).await;
+        exactly_one_verdict_each(&audit, &ids).await;
+        let handed_back = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("handed back to the queue"))
+            .count();
+        assert!(
+            handed_back >= 1,
+            "{}: no verification was starved on every try (the pauses missed it)",
             backend.name()
         );
         drop(server);

@@ -16,6 +16,7 @@ mod support;
 
 use std::time::Duration;
 
+use pogo_server::lanes::Lane;
 use pogo_server::live::client::{Client, Event};
 use pogo_server::live::wire::{
     LiveClientMessage, LiveServerMessage, Phase, RacerState, Role, Stream,
@@ -144,27 +145,16 @@ async fn two_racers_race_and_their_runs_are_filed_real_time_with_a_spectator_wat
         }
         let (status, body) = get_json(http, &format!("{base}/api/rooms/{room}")).await;
         assert_eq!((status, &body["phase"]), (200, &json!("over")), "{body}");
-        // The filer verified on its own threads, below the relay's priority
-        // (`live::verifying`), not on the runtime's blocking pool.
+        // The filer verified on the prompt lane's threads, below the relay's priority
+        // (`lanes`), not on the runtime's blocking pool.
         #[cfg(target_os = "linux")]
         assert!(
-            threads_named("pogo-verify-") >= 1,
-            "the filer's verification threads"
+            threads_named(Lane::Prompt.thread_prefix()) >= 1,
+            "the prompt lane's threads"
         );
         live.server.stop().await;
         db.remove().await;
     }
-}
-
-/// How many of this process's threads have a name starting with `prefix` (Linux: each
-/// thread's `/proc/self/task/TID/comm`).
-#[cfg(target_os = "linux")]
-fn threads_named(prefix: &str) -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
-        .filter(|name| name.starts_with(prefix))
-        .count()
 }
 
 /// A racer whose game runs at two thirds of real speed is filed verified, open only, with the

@@ -567,9 +567,12 @@ async fn prove(
     }
     let verifier = state.catalog.verifier().with_world(Arc::new(world));
     let bytes = replay.to_vec();
-    let verdict = tokio::task::spawn_blocking(move || crate::verdict::verify(&verifier, &bytes))
-        .await
-        .map_err(|e| ApiError::Internal(format!("verifying an author's run: {e}")))?;
+    // On the prompt lane's threads, below the relay's priority (`lanes`).
+    let verdict = crate::lanes::run(crate::lanes::Lane::Prompt, move || {
+        crate::verdict::verify(&verifier, &bytes)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("verifying an author's run: {e}")))?;
     match verdict {
         Verdict::Verified {
             finish_tick: None,

@@ -107,11 +107,14 @@ pub async fn ghost(
         .map_err(|_| busy())?
         .map_err(|_| busy())?;
     let verifier = state.catalog.verifier_for(&level);
-    let ghost = tokio::task::spawn_blocking(move || Ghost::load(&bytes, &verifier))
-        .await
-        .map_err(|e| ApiError::Internal(format!("ghost of run {id}: {e}")))?
-        // It verified when it was uploaded; failing now means the server's rules changed.
-        .map_err(|e| ApiError::Internal(format!("run {id} no longer verifies: {e}")))?;
+    // On the prompt lane's threads, below the relay's priority (`lanes`).
+    let ghost = crate::lanes::run(crate::lanes::Lane::Prompt, move || {
+        Ghost::load(&bytes, &verifier)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("ghost of run {id}: {e}")))?
+    // It verified when it was uploaded; failing now means the server's rules changed.
+    .map_err(|e| ApiError::Internal(format!("run {id} no longer verifies: {e}")))?;
     let rate = state.catalog.tick_rate();
     let ticks = ghost.ticks();
     let every = every_requested.max(min_every(ticks));

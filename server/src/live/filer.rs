@@ -56,8 +56,8 @@ async fn file(
         }
     };
     let verifier = ctx.catalog.verifier_for(&level);
-    // On the verification threads, below the relay's priority (`verifying`).
-    let (bytes, verdict) = super::verifying::run(move || {
+    // On the prompt lane's threads, below the relay's priority (`lanes`).
+    let (bytes, verdict) = crate::lanes::run(crate::lanes::Lane::Prompt, move || {
         let verdict = crate::verdict::verify(&verifier, &bytes);
         (bytes, verdict)
     })

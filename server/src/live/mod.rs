@@ -61,7 +61,6 @@ pub mod proxy;
 pub mod racer;
 pub mod room;
 pub mod socket;
-pub mod verifying;
 pub mod wire;
 
 use std::collections::HashMap;

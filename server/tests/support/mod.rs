@@ -562,3 +562,14 @@ pub fn config_with_levels(db: &TestDb, dir: &Path, levels: &[WorldDesc]) -> Conf
 pub fn repo_file(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
+
+/// How many of this process's threads have a name starting with `prefix` (Linux: each
+/// thread's `/proc/self/task/TID/comm`).
+#[cfg(target_os = "linux")]
+pub fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with(prefix))
+        .count()
+}
