@@ -70,7 +70,7 @@ fn unstalled(verifier: &Verifier, judge: impl FnMut() -> Verdict) -> Verdict {
     unstalled_or_starved(verifier, judge).unwrap_or_else(|Starved(verdict)| verdict)
 }
 
-/// A verification stalled on every one of its [`STALLED_TRIES`] tries: the wall-clock bound's
+/// A verification stalled on every one of its tries (three): the wall-clock bound's
 /// rejection (`out_of_time`), which says nothing of the replay. The upload queue's worker,
 /// whose verifications run only on CPU the relay leaves idle (`lanes`), hands such a run
 /// back to the queue rather than reject it.
