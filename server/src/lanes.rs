@@ -28,8 +28,9 @@
 //! slice), against 2.4–3.5 without the queue; under `SCHED_IDLE`, 4.1–5.7 ms
 //! (PERFORMANCE.md, "Uploads beside live races"). The queue drains in the relay's idle time,
 //! and the uploads wait longer for their verdicts while it is busy: they have no clock to
-//! beat. A verification the machine starves on every try is handed back to the queue, not
-//! rejected (`verdict::Starved`, `worker.rs`), as is what a batch cannot start in its lease.
+//! beat. A verification the machine starves on every try it gets within its claim's lease is
+//! handed back to the queue, not rejected (`verdict::Starved`, `worker.rs`), as is what a
+//! batch cannot start in its lease.
 //!
 //! The prompt lane, above the queue's: a racer at the finish, an author publishing or a page
 //! loading a ghost never waits behind a queue's batch of 64 runs. A job there gets a quarter

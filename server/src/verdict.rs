@@ -9,7 +9,7 @@
 //!
 //! [`Verified::finish`]: pogo_replay::Verified::finish
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pogo_replay::{Ghost, Replay, Split, SplitRecorder, Verifier, VerifyError};
 use serde_json::json;
@@ -67,19 +67,27 @@ const STALLED_TRIES: u32 = 3;
 /// upload, or a live race's finished run, which then was not filed. A replay that does take
 /// the bound's CPU time is rejected as before; so is one a machine starves three times over.
 fn unstalled(verifier: &Verifier, judge: impl FnMut() -> Verdict) -> Verdict {
-    unstalled_or_starved(verifier, judge).unwrap_or_else(|Starved(verdict)| verdict)
+    unstalled_or_starved(verifier, None, judge).unwrap_or_else(|starved| starved.verdict)
 }
 
-/// A verification stalled on every one of its tries (three): the wall-clock bound's
-/// rejection (`out_of_time`), which says nothing of the replay. The upload queue's worker,
-/// whose verifications run only on CPU the relay leaves idle (`lanes`), hands such a run
-/// back to the queue rather than reject it.
+/// A verification stalled on every one of its tries (three, or fewer where another would
+/// not end in time: [`verify_ticketed`]): the wall-clock bound's rejection (`out_of_time`),
+/// which says nothing of the replay. The upload queue's worker, whose verifications run only
+/// on CPU the relay leaves idle (`lanes`), hands such a run back to the queue rather than
+/// reject it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Starved(pub Verdict);
+pub struct Starved {
+    /// The last try's verdict.
+    pub verdict: Verdict,
+    /// How many tries were made.
+    pub tries: u32,
+}
 
-/// [`unstalled`], telling a verification starved on every try apart.
+/// [`unstalled`], telling a verification starved on every try apart, and trying again only
+/// if the try would end by `retry_by` (if given) at the verifier's wall-clock bound.
 fn unstalled_or_starved(
     verifier: &Verifier,
+    retry_by: Option<Instant>,
     mut judge: impl FnMut() -> Verdict,
 ) -> Result<Verdict, Starved> {
     let Some(bound) = verifier.limits().duration_max else {
@@ -95,8 +103,9 @@ fn unstalled_or_starved(
         if !stalled(&verdict, used, bound) {
             return Ok(verdict);
         }
-        if tries == STALLED_TRIES {
-            return Err(Starved(verdict));
+        let too_late = retry_by.is_some_and(|by| Instant::now() + bound > by);
+        if tries == STALLED_TRIES || too_late {
+            return Err(Starved { verdict, tries });
         }
         tracing::warn!(
             cpu_ms = used.unwrap_or_default().as_millis() as u64,
@@ -167,15 +176,19 @@ fn first_problem(verifier: &Verifier, bytes: &[u8], found: VerifyError) -> Verif
 /// states the verification went through. What the ghost and its seeks cost is in
 /// PERFORMANCE.md ("Verification throughput").
 ///
-/// A verification the wall clock alone stopped is judged again (`unstalled`); one stopped so
-/// on every try is [`Starved`], not judged.
+/// A verification the wall clock alone stopped is judged again (`unstalled`), but only if,
+/// at the verifier's wall-clock bound, the next try would end by `retry_by` (the worker's
+/// claim must outlast it: a try past the lease would let another worker take the run over,
+/// and a run taken over often enough is given up); one stopped so on every try it had is
+/// [`Starved`], not judged.
 pub fn verify_ticketed(
     verifier: &Verifier,
     bytes: &[u8],
     ticket: Option<&RunTicket>,
     slack_ms: i64,
+    retry_by: Instant,
 ) -> Result<Verdict, Starved> {
-    unstalled_or_starved(verifier, || {
+    unstalled_or_starved(verifier, Some(retry_by), || {
         verify_ticketed_once(verifier, bytes, ticket, slack_ms)
     })
 }
@@ -258,6 +271,14 @@ mod tests {
         }
     }
 
+    /// Starved after `tries` tries, each out of time by the wall clock.
+    fn starved(tries: u32) -> Starved {
+        Starved {
+            verdict: rejected("out_of_time"),
+            tries,
+        }
+    }
+
     fn verified() -> Verdict {
         Verdict::Verified {
             ticks: 1,
@@ -331,12 +352,29 @@ mod tests {
         );
         // The same, told apart: starved, not judged.
         let mut calls = 0;
-        let verdict = unstalled_or_starved(&verifier, || {
+        let verdict = unstalled_or_starved(&verifier, None, || {
             calls += 1;
             rejected("out_of_time")
         });
-        assert_eq!((calls, verdict), (3, Err(Starved(rejected("out_of_time")))));
-        let verdict = unstalled_or_starved(&verifier, || {
+        assert_eq!(verdict, Err(starved(3)));
+        assert_eq!(calls, 3);
+        // Tried again only while another try at the bound (20 ms) would end by `retry_by`:
+        // 10 ms away, not at all; a minute away, up to three tries in all.
+        let mut calls = 0;
+        let retry_by = Some(Instant::now() + Duration::from_millis(10));
+        let verdict = unstalled_or_starved(&verifier, retry_by, || {
+            calls += 1;
+            rejected("out_of_time")
+        });
+        assert_eq!((calls, verdict), (1, Err(starved(1))), "no time to retry");
+        let mut calls = 0;
+        let retry_by = Some(Instant::now() + Duration::from_secs(60));
+        let verdict = unstalled_or_starved(&verifier, retry_by, || {
+            calls += 1;
+            rejected("out_of_time")
+        });
+        assert_eq!((calls, verdict), (3, Err(starved(3))), "time for all");
+        let verdict = unstalled_or_starved(&verifier, None, || {
             work_for(Duration::from_millis(25));
             rejected("out_of_time")
         });

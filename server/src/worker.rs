@@ -23,7 +23,8 @@
 //!   before commits.
 //! - A run claimed more than [`CLAIM_ATTEMPTS_MAX`] times is rejected `abandoned` unsimulated.
 //! - A verification that only the wall clock stopped (the process paused mid-way) is judged
-//!   again, not rejected ([`crate::verdict`]).
+//!   again, not rejected ([`crate::verdict`]), while its claim would outlast the try; one
+//!   stopped so on every try it gets is handed back to the queue, its claim not counted.
 //!
 //! A run uploaded under a run ticket is judged real-time or not with its verdict
 //! ([`verify_ticketed`]): the batch's tickets and their commitments are read with its bytes.
@@ -279,15 +280,19 @@ fn verify_claims(
             }
             let ticket = tickets.remove(&claim.run_id);
             let verifier = verifiers.get(&claim.run_id).unwrap_or(verifier);
-            let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms);
+            // Tried again after a stall only while the claim would outlast the try.
+            let retry_by = claimed_at + horizon;
+            let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms, retry_by);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
                 Ok(Ok(verdict)) => verdict,
                 // Starved of CPU on every try (the relay kept the cores busy): the run goes
                 // back to the queue, its attempt not counted, rather than be rejected for
                 // the machine's load.
-                Ok(Err(Starved(_))) => {
+                Ok(Err(Starved { tries, .. })) => {
                     tracing::warn!(
                         run = claim.run_id,
+                        tries,
+                        claim_ms = claimed_at.elapsed().as_millis() as u64,
                         "starved of CPU on every try: handed back to the queue"
                     );
                     starved.push(claim);

@@ -959,53 +959,96 @@ async fn a_pause_past_the_time_bound_rejects_no_run() {
 /// verifier's wall-clock bound three times in a row, a few milliseconds of CPU between the
 /// pauses, as a queue's worker under `SCHED_IDLE` is on cores the relay keeps busy
 /// (`lanes.rs`). The run it was verifying is handed back to the queue, not rejected
-/// `out_of_time`, and is verified later: every run ends verified, with one verdict.
+/// `out_of_time`, after three tries, and is verified later: every run ends verified, with
+/// one verdict.
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verification_starved_on_every_try_is_handed_back_not_rejected() {
-    const RUNS: usize = 12;
     for backend in backends().await {
-        let db = TestDb::new(&backend).await;
-        let dir = tempfile::tempdir().unwrap();
-        // Runs long enough (tens of milliseconds each to verify) that a few milliseconds of
-        // CPU between pauses never finish one.
-        let ids = queue_runs_of(&db, dir.path(), "s", RUNS, 30_000).await;
-        let audit = Audit::install(&db).await;
-        let log = dir.path().join("server.log");
-        // One worker, and a lease far longer than the pauses: no claim is taken over.
-        let server = ServerProcess::start(&args_with(&db, "1", "60000", "4"), &log).await;
-        let handed_back = || {
-            std::fs::read_to_string(&log)
-                .unwrap_or_default()
-                .lines()
-                .filter(|l| l.contains("handed back to the queue"))
-                .count()
-        };
-        mid_batches(&audit, 1).await;
-        // Pauses until a verification was starved on every try: three in a row catch one
-        // mid-way once the worker has run a moment between them (on a loaded machine it
-        // may not get that moment at once), at most twenty.
-        for _ in 0..20 {
-            server.signal("-STOP");
-            tokio::time::sleep(Duration::from_millis(1300)).await;
-            server.signal("-CONT");
-            tokio::time::sleep(Duration::from_millis(3)).await;
-            let rejected = audit.runs().await.iter().any(|r| r.1 == "rejected");
-            if handed_back() > 0 || rejected {
-                break;
-            }
+        // A lease far longer than the pauses: no claim is taken over, all three tries fit.
+        for (tries, claim_ms) in starve_every_try(&backend, "60000").await {
+            assert_eq!(
+                tries,
+                3,
+                "{}: handed back after {claim_ms} ms",
+                backend.name()
+            );
         }
-        drained(&server.base).await;
-        exactly_one_verdict_each(&audit, &ids).await;
-        assert!(
-            handed_back() >= 1,
-            "{}: no verification was starved on every try (the pauses missed it)",
-            backend.name()
-        );
-        drop(server);
-        audit.close().await;
-        db.remove().await;
     }
+}
+
+/// [`a_verification_starved_on_every_try_is_handed_back_not_rejected`] under a lease of 3 s,
+/// which three tries of over a second each would outlast: a starved verification is tried
+/// again only while its claim would outlast the try at the verifier's bound (1 s), so it is
+/// handed back after one try, 1.3 s into its claim, and never past its lease, where another
+/// worker could take it over, and a run taken over five times is given up (`abandoned`).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_starved_verification_is_tried_again_only_within_its_lease() {
+    let handed_back = starve_every_try(&Backend::Sqlite, "3000").await;
+    for (tries, claim_ms) in handed_back {
+        assert!(
+            tries < 3 && claim_ms < 3000,
+            "handed back after {tries} tries, {claim_ms} ms into a claim of 3000"
+        );
+    }
+}
+
+/// Pauses a server verifying long runs (one worker, batches of 4, the lease `lease_ms`, the
+/// verifier's bound 1 s) until a verification is starved on every try it gets, then lets it
+/// drain: every run ends verified, with one verdict. Returns the hand-backs' tries and claim
+/// ages (ms), as the server logged them.
+#[cfg(unix)]
+async fn starve_every_try(backend: &Backend, lease_ms: &str) -> Vec<(u64, u64)> {
+    const RUNS: usize = 12;
+    let db = TestDb::new(backend).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Runs long enough (tens of milliseconds each to verify) that a few milliseconds of
+    // CPU between pauses never finish one.
+    let ids = queue_runs_of(&db, dir.path(), "s", RUNS, 30_000).await;
+    let audit = Audit::install(&db).await;
+    let log = dir.path().join("server.log");
+    let server = ServerProcess::start(&args_with(&db, "1", lease_ms, "4"), &log).await;
+    let handed_back = || -> Vec<(u64, u64)> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("handed back to the queue"))
+            .map(|l| {
+                let fields = &serde_json::from_str::<Value>(l).unwrap()["fields"];
+                (
+                    fields["tries"].as_u64().unwrap(),
+                    fields["claim_ms"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    mid_batches(&audit, 1).await;
+    // Pauses until a verification was starved on every try: a pause per try catches it
+    // mid-way once the worker has run a moment between them (on a loaded machine it may
+    // not get that moment at once), at most twenty.
+    for _ in 0..20 {
+        server.signal("-STOP");
+        tokio::time::sleep(Duration::from_millis(1300)).await;
+        server.signal("-CONT");
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        let rejected = audit.runs().await.iter().any(|r| r.1 == "rejected");
+        if !handed_back().is_empty() || rejected {
+            break;
+        }
+    }
+    drained(&server.base).await;
+    exactly_one_verdict_each(&audit, &ids).await;
+    let handed_back = handed_back();
+    assert!(
+        !handed_back.is_empty(),
+        "{}: no verification was starved on every try (the pauses missed it)",
+        backend.name()
+    );
+    drop(server);
+    audit.close().await;
+    db.remove().await;
+    handed_back
 }
 
 /// Writes one verdict under `claim` (a batch of one): whether it was written.
