@@ -103,7 +103,8 @@ fn unstalled_or_starved(
         if !stalled(&verdict, used, bound) {
             return Ok(verdict);
         }
-        let too_late = retry_by.is_some_and(|by| Instant::now() + bound > by);
+        let too_late =
+            retry_by.is_some_and(|by| Instant::now().checked_add(bound).is_none_or(|end| end > by));
         if tries == STALLED_TRIES || too_late {
             return Err(Starved { verdict, tries });
         }

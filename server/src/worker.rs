@@ -281,7 +281,7 @@ fn verify_claims(
             let ticket = tickets.remove(&claim.run_id);
             let verifier = verifiers.get(&claim.run_id).unwrap_or(verifier);
             // Tried again after a stall only while the claim would outlast the try.
-            let retry_by = claimed_at + horizon;
+            let retry_by = claimed_at.checked_add(horizon).unwrap_or(claimed_at);
             let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms, retry_by);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
                 Ok(Ok(verdict)) => verdict,
