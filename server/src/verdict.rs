@@ -361,20 +361,19 @@ mod tests {
         assert_eq!(calls, 3);
         // Tried again only while another try at the bound (20 ms) would end by `retry_by`:
         // 10 ms away, not at all; a minute away, up to three tries in all.
-        let mut calls = 0;
-        let retry_by = Some(Instant::now() + Duration::from_millis(10));
-        let verdict = unstalled_or_starved(&verifier, retry_by, || {
-            calls += 1;
-            rejected("out_of_time")
-        });
-        assert_eq!((calls, verdict), (1, Err(starved(1))), "no time to retry");
-        let mut calls = 0;
-        let retry_by = Some(Instant::now() + Duration::from_secs(60));
-        let verdict = unstalled_or_starved(&verifier, retry_by, || {
-            calls += 1;
-            rejected("out_of_time")
-        });
-        assert_eq!((calls, verdict), (3, Err(starved(3))), "time for all");
+        for (away, tries) in [(Duration::from_millis(10), 1), (Duration::from_secs(60), 3)] {
+            let mut calls = 0;
+            let retry_by = Some(Instant::now() + away);
+            let verdict = unstalled_or_starved(&verifier, retry_by, || {
+                calls += 1;
+                rejected("out_of_time")
+            });
+            assert_eq!(
+                (calls, verdict),
+                (tries, Err(starved(tries))),
+                "{away:?} away"
+            );
+        }
         let verdict = unstalled_or_starved(&verifier, None, || {
             work_for(Duration::from_millis(25));
             rejected("out_of_time")
