@@ -978,17 +978,20 @@ async fn a_verification_starved_on_every_try_is_handed_back_not_rejected() {
 }
 
 /// [`a_verification_starved_on_every_try_is_handed_back_not_rejected`] under a lease of 3 s,
-/// which three tries of over a second each would outlast: a starved verification is tried
-/// again only while its claim would outlast the try at the verifier's bound (1 s), so it is
-/// handed back after one try, 1.3 s into its claim, and never past its lease, where another
-/// worker could take it over, and a run taken over five times is given up (`abandoned`).
+/// which three tries of over a second each would outlast (where another worker could take
+/// the run over, and a run taken over five times is given up, `abandoned`). A starved
+/// verification is tried again only while, at the verifier's bound (1 s), the try would end
+/// within three quarters of the lease (2.25 s). Each try here lasts a pause (1.3 s), so the
+/// first ends 1.3 s or more into its claim, too late for another: every hand-back comes after
+/// one try. (When the claim began is not the test's business: a batch claimed one ahead may
+/// start its first run up to a bound before its lease ends, as docs/server.md says.)
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_starved_verification_is_tried_again_only_within_its_lease() {
     let handed_back = starve_every_try(&Backend::Sqlite, "3000").await;
     for (tries, claim_ms) in handed_back {
-        assert!(
-            tries < 3 && claim_ms < 3000,
+        assert_eq!(
+            tries, 1,
             "handed back after {tries} tries, {claim_ms} ms into a claim of 3000"
         );
     }
