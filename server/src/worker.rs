@@ -233,6 +233,9 @@ fn verify_claims(
     let longest = verifier.limits().duration_max.unwrap_or(Duration::ZERO);
     let (numerator, denominator) = VERIFY_BATCH_LEASE_FRACTION;
     let horizon = lease * numerator / denominator;
+    // A starved verification is tried again by the rule that starts a run after the first:
+    // only if, at the bound, the try would end within the horizon (`verdict::Starved`).
+    let retry_by = claimed_at.checked_add(horizon).unwrap_or(claimed_at);
     let mut verdicts = Vec::with_capacity(claims.len());
     // Verifications the machine starved (`verdict::Starved`): handed back, not judged.
     let mut starved = Vec::new();
@@ -280,8 +283,6 @@ fn verify_claims(
             }
             let ticket = tickets.remove(&claim.run_id);
             let verifier = verifiers.get(&claim.run_id).unwrap_or(verifier);
-            // Tried again after a stall only while the claim would outlast the try.
-            let retry_by = claimed_at.checked_add(horizon).unwrap_or(claimed_at);
             let verify = || verify_ticketed(verifier, &bytes, ticket.as_ref(), slack_ms, retry_by);
             match std::panic::catch_unwind(AssertUnwindSafe(verify)) {
                 Ok(Ok(verdict)) => verdict,
