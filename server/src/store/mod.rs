@@ -194,6 +194,13 @@ macro_rules! on_pool {
             $crate::store::Pool::Postgres($pool) => $body,
         }
     };
+    // The live journal's pool ([`Store::journal`]).
+    (journal $store:expr, |$pool:ident| $body:expr) => {
+        match &$store.journal {
+            $crate::store::Pool::Sqlite($pool) => $body,
+            $crate::store::Pool::Postgres($pool) => $body,
+        }
+    };
 }
 
 /// Beginning a write transaction, per backend.
@@ -335,6 +342,14 @@ pub use tracks::Tracks;
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: Pool,
+    /// Where the live rooms' journal is appended (`rooms.rs`, ten commits a second under
+    /// live races): on SQLite a pool of its own with one connection, so that every commit
+    /// finds its connection's page cache as the last commit left it and runs on the same
+    /// thread. Taken from the shared pool, whose idle connections are handed out in turn,
+    /// each commit ran on another of its eight connections, which first read back from the
+    /// write-ahead log every page the other connections had changed (PERFORMANCE.md, "The
+    /// relay and its floor"). On PostgreSQL, the shared pool.
+    journal: Pool,
     /// The leaderboards' rank index, shared by the store's clones ([`ranks`]).
     ranks: std::sync::Arc<Ranks>,
 }
@@ -343,7 +358,9 @@ impl Store {
     /// Connects (creating a SQLite file if missing) and brings the schema up to date.
     pub async fn open(url: &DatabaseUrl) -> Result<Store> {
         let pool = match url {
-            DatabaseUrl::Sqlite(path) => Pool::Sqlite(open_sqlite(path).await?),
+            DatabaseUrl::Sqlite(path) => {
+                Pool::Sqlite(open_sqlite(path, SQLITE_CONNECTIONS_MAX).await?)
+            }
             DatabaseUrl::Postgres(url) => Pool::Postgres(
                 match PgPoolOptions::new()
                     .max_connections(POSTGRES_CONNECTIONS_MAX)
@@ -365,11 +382,15 @@ impl Store {
                 },
             ),
         };
-        let store = Store {
+        let mut store = Store {
+            journal: pool.clone(),
             pool,
             ranks: Default::default(),
         };
         store.migrate().await?;
+        if let DatabaseUrl::Sqlite(path) = url {
+            store.journal = Pool::Sqlite(open_sqlite(path, 1).await?);
+        }
         Ok(store)
     }
 
@@ -445,7 +466,8 @@ impl Store {
     }
 
     pub async fn close(&self) {
-        on_pool!(self, |pool| pool.close().await)
+        on_pool!(self, |pool| pool.close().await);
+        on_pool!(journal self, |pool| pool.close().await);
     }
 
     /// Whether the database answers within `within`: a connection (the pool's, or a new one)
@@ -466,7 +488,8 @@ impl Store {
     }
 }
 
-async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
+/// A pool of at most `connections` connections to the SQLite file at `path`.
+async fn open_sqlite(path: &Path, connections: u32) -> Result<SqlitePool> {
     let options = SqliteConnectOptions::from_str("sqlite:")
         .map_err(StoreError::from)?
         .filename(path)
@@ -482,7 +505,7 @@ async fn open_sqlite(path: &Path) -> Result<SqlitePool> {
         .pragma("mmap_size", "1073741824")
         .busy_timeout(ACQUIRE_TIMEOUT);
     Ok(SqlitePoolOptions::new()
-        .max_connections(SQLITE_CONNECTIONS_MAX)
+        .max_connections(connections)
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false)
         .after_release(|conn, _| Box::pin(sqlite_reusable(conn)))

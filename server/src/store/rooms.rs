@@ -287,7 +287,7 @@ impl RoomRows<'_> {
         }
         let postgres = self.store.backend() == "postgres";
         let mut written = Vec::with_capacity(rows.len());
-        on_pool!(self.store, |pool| {
+        on_pool!(journal self.store, |pool| {
             let mut tx = pool.begin_write().await?;
             // Statements a chunk, not a room: which rooms are still this home's, then every
             // row of those rooms in one insert, and those rooms' new heads in one upsert.
