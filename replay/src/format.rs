@@ -129,6 +129,14 @@ pub struct Run {
 }
 
 impl Run {
+    /// No run: length 0 (a run in a replay is at least one tick long), the neutral input.
+    pub const NONE: Run = Run {
+        length: 0,
+        steer_x: 0,
+        steer_z: 0,
+        buttons: 0,
+    };
+
     /// The input the run holds for each of its ticks.
     pub fn input(&self) -> Input {
         Input {

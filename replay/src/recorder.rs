@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use pogo_core::{Fx, Input, RULES_VERSION, Simulation};
+use pogo_core::{Fx, Input, PLAYERS_MAX, RULES_VERSION, Simulation};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::format::{
@@ -16,8 +16,15 @@ pub struct Recorder<W: Write> {
     /// Every byte written so far, for the trailer's whole-file check.
     file: Xxh3,
     header: Header,
-    /// The chunk being filled.
+    /// The chunk being filled, each player's last run aside (in `open`).
     chunk: InputChunk,
+    /// Each player's run still growing (`length` 0: none yet in this chunk), pushed to
+    /// `chunk.runs` when the input changes or the chunk is written. A tick that holds its
+    /// input (most do) touches only this, not a `Vec` behind a `Vec`: a live server records
+    /// hundreds of runs at once, a few ticks each as their messages come, and by a run's
+    /// next message its `Vec`s are out of the CPU's caches (PERFORMANCE.md, "The relay and
+    /// its floor").
+    open: [Run; PLAYERS_MAX],
     ticks: u32,
 }
 
@@ -75,6 +82,7 @@ impl<W: Write> Recorder<W> {
                 hashes: Vec::new(),
             },
             header,
+            open: [Run::NONE; PLAYERS_MAX],
             ticks: 0,
         };
         recorder.write(&format::preamble())?;
@@ -98,17 +106,22 @@ impl<W: Write> Recorder<W> {
     /// [`needs_hash`](Recorder::needs_hash) is true — the state hash after it, computed by
     /// `state_hash`. Writes the chunk out when it is full.
     pub fn record(&mut self, inputs: &[Input], state_hash: impl FnOnce() -> u64) -> io::Result<()> {
-        for (player, runs) in self.chunk.runs.iter_mut().enumerate() {
+        let players = usize::from(self.header.players);
+        for (player, open) in self.open.iter_mut().take(players).enumerate() {
             let input = inputs.get(player).copied().unwrap_or_default().normalized();
-            match runs.last_mut() {
-                Some(run) if run.input() == input => run.length += 1,
-                _ => runs.push(Run {
-                    length: 1,
-                    steer_x: input.steer_x,
-                    steer_z: input.steer_z,
-                    buttons: input.buttons.0,
-                }),
+            if open.length > 0 && open.input() == input {
+                open.length += 1;
+                continue;
             }
+            if open.length > 0 {
+                self.chunk.runs[player].push(*open);
+            }
+            *open = Run {
+                length: 1,
+                steer_x: input.steer_x,
+                steer_z: input.steer_z,
+                buttons: input.buttons.0,
+            };
         }
         if self.needs_hash() {
             self.chunk.hashes.push(state_hash());
@@ -162,6 +175,11 @@ impl<W: Write> Recorder<W> {
     fn flush_chunk(&mut self) -> io::Result<()> {
         if self.chunk.ticks == 0 {
             return Ok(());
+        }
+        for (runs, open) in self.chunk.runs.iter_mut().zip(&mut self.open) {
+            if open.length > 0 {
+                runs.push(std::mem::replace(open, Run::NONE));
+            }
         }
         let players = self.chunk.runs.len();
         let next = InputChunk {
