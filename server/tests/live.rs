@@ -16,6 +16,7 @@ mod support;
 
 use std::time::Duration;
 
+use pogo_core::Input;
 use pogo_server::lanes::Lane;
 use pogo_server::live::client::{Client, Event};
 use pogo_server::live::wire::{
@@ -313,10 +314,10 @@ async fn a_cut_racer_resumes_from_the_ack_and_one_cut_for_good_is_kept_unranked(
     }
 }
 
-/// An ack rides with the next relay to its racer (one write for both), or goes alone once
-/// it has waited [`limits::ACK_HOLD`](pogo_server::live::limits::ACK_HOLD): a racer alone in
-/// a room, who is sent no relay, is still told everything they sent is held, in order. The
-/// attack: a racer with no rivals whose acks wait for a relay that never comes.
+/// An ack rides with the next relay to its racer (one write for both), or goes alone with the
+/// journal's next commit (`room::Answer`): a racer alone in a room, who is sent no relay, is
+/// still told everything they sent is held, in order. The attack: a racer with no rivals
+/// whose acks wait for a relay that never comes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_racer_alone_is_acknowledged_without_a_relay_to_carry_the_ack() {
     for backend in backends().await {
@@ -365,6 +366,80 @@ async fn a_racer_alone_is_acknowledged_without_a_relay_to_carry_the_ack() {
         live.server.stop().await;
         db.remove().await;
     }
+}
+
+/// An ack held for a racer who has gone quiet goes with the journal's next commit, whoever
+/// that commit is for: the writer sends what the last commit left held before each commit,
+/// not only after a quiet spell of its own. The attack: another room's racer whose input
+/// changes every 20 ms never leave the writer idle for a whole commit interval, so that an
+/// ack waiting for a pause would wait for the end of their race.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_ack_goes_with_the_next_commit_while_another_room_streams() {
+    let backend = backends().await.remove(0);
+    let db = TestDb::new(&backend).await;
+    let live = live_server(&db, |_| {}).await;
+    let (http, base) = (&live.server.http, live.server.base.clone());
+    let mut racers = Vec::new();
+    for name in ["busy", "brief"] {
+        let token = register(http, &base, name).await;
+        let room = create_room(http, &base).await;
+        let mut seats = vec![join(&base, &room, Some(&token), None).await];
+        let go = ready_all(&mut seats).await;
+        racers.push((seats.pop().unwrap(), go));
+    }
+    let (brief, brief_go) = racers.pop().unwrap();
+    let (busy, busy_go) = racers.pop().unwrap();
+    // 2.5 s of play, the stick moved every 20 ms: a message every 20 ms or less.
+    let changes: Vec<(u64, Input)> = (0..125u64)
+        .map(|i| {
+            let input = Input {
+                steer_x: if i % 2 == 0 { 60 } else { -60 },
+                ..Input::default()
+            };
+            (i * 20 * MS, input)
+        })
+        .collect();
+    let busy_stream: Vec<_> = stream_of(&changes)
+        .into_iter()
+        .filter(|(_, game_us)| *game_us < 2_500_000)
+        .collect();
+    // The first 0.3 s of a race, then nothing more.
+    let brief_stream: Vec<_> = stream_of(&events(127))
+        .into_iter()
+        .filter(|(_, game_us)| *game_us < 300_000)
+        .collect();
+    let last = brief_stream.len() as u32 - 1;
+    let (mut busy_tx, _busy_rx) = busy.client.split();
+    let (mut brief_tx, mut brief_rx) = brief.client.split();
+    let reader = tokio::spawn(async move {
+        while let Ok(Some(event)) =
+            tokio::time::timeout(Duration::from_secs(5), brief_rx.next()).await
+        {
+            if event == Event::Ack(last) {
+                return Some(std::time::Instant::now());
+            }
+        }
+        None
+    });
+    let busy_done = async {
+        send_from(&mut busy_tx, &busy_stream, 0, busy_go, 1.0, 5).await;
+        std::time::Instant::now()
+    };
+    let (busy_done, ()) = tokio::join!(
+        busy_done,
+        send_from(&mut brief_tx, &brief_stream, 0, brief_go, 1.0, 5)
+    );
+    let acked = reader
+        .await
+        .unwrap()
+        .expect("the brief racer's last message is acknowledged");
+    assert!(
+        acked < busy_done,
+        "acknowledged {:?} after the busy racer's last message, not with the next commit",
+        acked - busy_done
+    );
+    live.server.stop().await;
+    db.remove().await;
 }
 
 /// A page going away says `away` first (a reload or a close: it cannot tell which). One whose

@@ -20,6 +20,9 @@ pub enum Outgoing {
     Text(String),
     /// Shared, not copied, between the members a frame is relayed to.
     Binary(Bytes),
+    /// A racer's held ack (`wire::ack`: its message number) and then a frame relayed to
+    /// them: two WebSocket messages in one write, queued as one (`room::stream`).
+    AckThen(u32, Bytes),
     Close(Close),
 }
 
@@ -46,6 +49,20 @@ impl Outbox {
     pub fn stamp(&self) -> Option<Instant> {
         self.stamped.then(Instant::now)
     }
+}
+
+/// A room as the journal's writer answers it, on the writer's own task (`room::durable`
+/// implements it; the writer holds it in each [`Batch`](super::journal::Batch)).
+pub trait Answer: std::fmt::Debug + Send + Sync {
+    /// The room's batch is committed: each racer in `acks` (their last message in it) is to
+    /// be told, and the room's next batch goes to the writer. The acks held since the last
+    /// commit go first. `true` if acks are left held, for the writer to send with its next
+    /// commit.
+    fn journaled(&self, acks: Vec<(u8, u32)>) -> bool;
+    /// Sends the acks still held: no relay has carried them since the last commit.
+    fn send_held_acks(&self);
+    /// Another process took the room up: its members are sent there.
+    fn moved(&self);
 }
 
 /// Who asks to join.
@@ -85,11 +102,6 @@ pub enum Command {
     Filed {
         racer: u8,
         run_id: Option<i64>,
-    },
-    /// The room's last batch of journal records is committed: `acks`, each racer's last
-    /// message in it, may be acknowledged.
-    Journaled {
-        acks: Vec<(u8, u32)>,
     },
     /// Another process took the room up (this one stopped writing its row in time): the
     /// members are sent there.

@@ -33,10 +33,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
-use tokio::sync::mpsc::error::TrySendError;
 
 use super::LiveContext;
-use super::command::Command;
+use super::command::Answer;
 use super::wire::RacerState;
 use crate::shutdown::Shutdown;
 use crate::store::PlayerRow;
@@ -194,14 +193,14 @@ fn ended_state(code: u8) -> Option<RacerState> {
     }
 }
 
-/// A room's records to commit, and who to tell: once written, the room gets
-/// [`Command::Journaled`] with `acks` (each racer's last message in the batch).
+/// A room's records to commit, and who to tell: once written, the room is answered
+/// ([`Answer::journaled`]) with `acks` (each racer's last message in the batch).
 #[derive(Debug)]
 pub struct Batch {
     pub room_id: String,
     pub body: Vec<u8>,
     pub acks: Vec<(u8, u32)>,
-    pub reply: mpsc::Sender<Command>,
+    pub room: Arc<dyn Answer>,
 }
 
 /// What the writer does, in the order asked.
@@ -248,7 +247,8 @@ const LAST_WRITE_MAX: Duration = Duration::from_secs(3);
 /// a message is relayed and judged on arrival, before it is journaled — and a page keeps
 /// what is not yet acknowledged. 100 ms, not 50: half the commits took about 8 % of the
 /// server's CPU a frame off a race streaming every tick (PERFORMANCE.md, "The relay and its
-/// floor"), and an ack 50 ms later costs a racer nothing.
+/// floor"), and an ack 50 ms later costs a racer nothing. An ack that no relay has carried
+/// by the next commit goes alone then ([`Answer`]), or after this long if none comes.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
 
 /// The writer: commits batches as they come, every room's waiting batch in one transaction,
@@ -259,15 +259,24 @@ pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
     let Some(mut queue) = ctx.journal.receiver.lock().ok().and_then(|mut r| r.take()) else {
         return;
     };
+    // The rooms left holding acks by the last commit: they go with the next commit, or alone
+    // when none comes within `COMMIT_EVERY`.
+    let mut held: Vec<Arc<dyn Answer>> = Vec::new();
     loop {
         let first = tokio::select! {
             op = queue.recv() => op,
+            () = tokio::time::sleep(COMMIT_EVERY), if !held.is_empty() => {
+                for room in held.drain(..) {
+                    room.send_held_acks();
+                }
+                continue;
+            }
             () = stop.recv() => break,
         };
         let Some(first) = first else { break };
         let started = tokio::time::Instant::now();
         let ops = drain(&mut queue, first);
-        write_until_done(&ctx, ops, &mut stop).await;
+        write_until_done(&ctx, ops, &mut held, &mut stop).await;
         tokio::select! {
             () = tokio::time::sleep_until(started + COMMIT_EVERY) => {}
             () = stop.recv() => break,
@@ -282,7 +291,9 @@ pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
     let last = async {
         while let Ok(first) = queue.try_recv() {
             let ops = drain(&mut queue, first);
-            write_once(&ctx, ops).await.map_err(|(_, e)| e)?;
+            write_once(&ctx, ops, &mut Vec::new())
+                .await
+                .map_err(|(_, e)| e)?;
         }
         ctx.store.room_rows().hand_over(ctx.home()).await
     };
@@ -304,11 +315,21 @@ fn drain(queue: &mut mpsc::UnboundedReceiver<Op>, first: Op) -> Vec<Op> {
     ops
 }
 
-/// Writes `ops`, trying again while the database refuses, until written or `stop`.
-async fn write_until_done(ctx: &LiveContext, mut ops: Vec<Op>, stop: &mut Shutdown) {
+/// Writes `ops`, trying again while the database refuses, until written or `stop`. First
+/// the acks the last commit left `held` go (what they acknowledge is already committed);
+/// then `held` is what this commit leaves ([`write_once`]).
+async fn write_until_done(
+    ctx: &LiveContext,
+    mut ops: Vec<Op>,
+    held: &mut Vec<Arc<dyn Answer>>,
+    stop: &mut Shutdown,
+) {
+    for room in held.drain(..) {
+        room.send_held_acks();
+    }
     let mut wait = Duration::from_millis(50);
     loop {
-        match write_once(ctx, ops).await {
+        match write_once(ctx, ops, held).await {
             Ok(()) => return,
             Err((back, e)) => {
                 tracing::warn!(error = %e, batches = back.len(), "cannot write the rooms' journal: trying again");
@@ -326,11 +347,12 @@ async fn write_until_done(ctx: &LiveContext, mut ops: Vec<Op>, stop: &mut Shutdo
     }
 }
 
-/// One commit of every append in `ops`, then the rooms told and the forgets done. On a
-/// failed commit, `ops` back (nothing written).
+/// One commit of every append in `ops`, then the rooms told and the forgets done; the rooms
+/// left holding acks are pushed to `held`. On a failed commit, `ops` back (nothing written).
 async fn write_once(
     ctx: &LiveContext,
     ops: Vec<Op>,
+    held: &mut Vec<Arc<dyn Answer>>,
 ) -> Result<(), (Vec<Op>, crate::store::StoreError)> {
     let rows: Vec<(&str, &[u8])> = ops
         .iter()
@@ -352,18 +374,12 @@ async fn write_once(
     for op in ops {
         match op {
             Op::Append(batch) => {
-                let done = if written.next().unwrap_or(false) {
-                    Command::Journaled { acks: batch.acks }
-                } else {
+                if !written.next().unwrap_or(false) {
                     // Another process took the room up: what this batch held was never
                     // acknowledged, and the members go there.
-                    Command::Moved
-                };
-                if let Err(TrySendError::Full(done)) = batch.reply.try_send(done) {
-                    let reply = batch.reply;
-                    tokio::spawn(async move {
-                        let _ = reply.send(done).await;
-                    });
+                    batch.room.moved();
+                } else if batch.room.journaled(batch.acks) {
+                    held.push(batch.room);
                 }
             }
             Op::Forget(room_id) => {

@@ -29,17 +29,6 @@ pub const RESUME_GRACE: Duration = Duration::from_secs(15);
 /// to take their seat back before they have left: a reload of the page, core included.
 pub const AWAY_GRACE: Duration = Duration::from_secs(5);
 
-/// Longest an ack waits for a relay to the racer to go with (one write for both) once the
-/// journal holds what it acknowledges; then it goes alone. As long as the journal's commit
-/// interval ([`COMMIT_EVERY`](crate::live::journal::COMMIT_EVERY)): a message is acknowledged
-/// within about two of them. A racer among others streaming gets a relay every few to a few
-/// tens of milliseconds; racers who send only their changes get them in bursts (rivals
-/// change their inputs at about the same moments), and at 25 ms 400 of them were written
-/// 2 200 acks alone a second more than at 100 ms, a tenth of the server's CPU
-/// (PERFORMANCE.md, "The relay and its floor"). A racer alone gets every ack this late;
-/// nothing else waits for an ack.
-pub const ACK_HOLD: Duration = Duration::from_millis(100);
-
 /// How long a lobby may stand empty before the room closes.
 pub const LOBBY_EMPTY_MAX: Duration = Duration::from_secs(120);
 

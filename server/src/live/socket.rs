@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use super::command::{Command, Joining, Outbox, Outgoing, Queued};
 use super::room::RoomHandle;
-use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
+use super::wire::{self, LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
 use crate::auth::{self, TokenRefused};
 use crate::store::PlayerRow;
@@ -285,6 +285,16 @@ async fn write(
             let frame = match message {
                 Outgoing::Text(text) => Message::Text(text.into()),
                 Outgoing::Binary(bytes) => Message::Binary(bytes),
+                Outgoing::AckThen(seq, bytes) => {
+                    if sink
+                        .feed(Message::Binary(wire::ack(seq).into()))
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                    Message::Binary(bytes)
+                }
                 Outgoing::Close(why) => {
                     let frame = CloseFrame {
                         code: why.code(),

@@ -27,18 +27,17 @@
 //! | `control.rs` | control messages: ping, ready, leave, away | `Text` |
 //! | `stream.rs` | the stream: take, judge, relay, finish, file | `Binary`, `Filed` |
 //! | `deadlines.rs` | the countdown, GO, the time limit, resume graces, the linger | (its timer) |
-//! | `durable.rs` | the journal: records, batches, acks once committed, the replay | `Journaled` |
+//! | `durable.rs` | the journal: records, batches, acks once committed, the replay | (the writer's [`Answer`]) |
 //! | `publish.rs` | telling the members: the view, broadcasts, closes | |
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 
-use super::command::{Command, ConnId, Outbox};
+use super::command::{Answer, Command, ConnId, Outbox};
 use super::journal;
 use super::racer::RacerRun;
 use super::wire::{Phase, RacerState, Role, RoomView};
@@ -53,10 +52,58 @@ mod join;
 mod publish;
 mod stream;
 
+use durable::RoomAnswer;
+
 struct Member {
     role: Role,
     racer: Option<u8>,
     out: Outbox,
+}
+
+/// A room's members by connection, in the order they joined: at most
+/// [`limits::ROOM_RACERS_MAX`] racers and [`limits::ROOM_SPECTATORS_MAX`] spectators, found
+/// by a scan. Every racer's message looks its sender up and then goes to all the others; a
+/// few entries side by side are fewer cache lines for that than a hash table's, and no hash.
+#[derive(Default)]
+struct Members(Vec<(ConnId, Member)>);
+
+impl Members {
+    fn get(&self, conn: &ConnId) -> Option<&Member> {
+        self.0.iter().find(|(c, _)| c == conn).map(|(_, m)| m)
+    }
+
+    fn get_mut(&mut self, conn: &ConnId) -> Option<&mut Member> {
+        self.0.iter_mut().find(|(c, _)| c == conn).map(|(_, m)| m)
+    }
+
+    /// Adds `member` as `conn` (in place of one already there).
+    fn insert(&mut self, conn: ConnId, member: Member) {
+        match self.get_mut(&conn) {
+            Some(old) => *old = member,
+            None => self.0.push((conn, member)),
+        }
+    }
+
+    fn remove(&mut self, conn: &ConnId) -> Option<Member> {
+        let at = self.0.iter().position(|(c, _)| c == conn)?;
+        Some(self.0.remove(at).1)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&ConnId, &Member)> {
+        self.0.iter().map(|(c, m)| (c, m))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Member> {
+        self.0.iter().map(|(_, m)| m)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 struct Racer {
@@ -78,9 +125,9 @@ struct Racer {
     run_id: Option<i64>,
     /// The last message of theirs the journal holds: what their page is told is held.
     durable: Option<u32>,
-    /// An ack not yet sent (the last message the journal holds) and since when it waits: it
-    /// goes with the next relay to the racer, or alone after [`limits::ACK_HOLD`].
-    ack_held: Option<(u32, Instant)>,
+    /// An ack not yet sent (the last message the journal holds): it goes with the next relay
+    /// to the racer, or alone with the journal's next commit ([`Answer`]).
+    ack_held: Option<u32>,
 }
 
 impl Racer {
@@ -126,7 +173,7 @@ struct Room {
     go_ms: Option<i64>,
     ends_ms: Option<i64>,
     racers: Vec<Racer>,
-    members: HashMap<ConnId, Member>,
+    members: Members,
     /// Guests numbered for their names.
     guests: u32,
     /// Lobby with nobody in it since; the room closes after [`limits::LOBBY_EMPTY_MAX`].
@@ -148,14 +195,16 @@ struct Room {
     sleeping_until: Option<Instant>,
     /// The room's task has ended: members' messages are refused.
     closed: bool,
+    /// How the journal's writer answers the room (its cell, from `start`).
+    answer: Arc<dyn Answer>,
 }
 
 /// A room's handle: its members' way in, where its own events go, and its latest view.
 #[derive(Clone, Debug)]
 pub struct RoomHandle {
-    /// The room's own events, which its task handles: [`Command::Filed`],
-    /// [`Command::Journaled`], [`Command::Moved`]. A member's messages go through
-    /// [`deliver`](RoomHandle::deliver).
+    /// The room's own events, which its task handles: [`Command::Filed`], [`Command::Moved`].
+    /// A member's messages go through [`deliver`](RoomHandle::deliver), the journal's
+    /// commits through an [`Answer`].
     pub commands: mpsc::Sender<Command>,
     pub view: watch::Receiver<RoomView>,
     cell: Arc<Cell>,
@@ -193,7 +242,7 @@ impl RoomHandle {
         room.flush_journal();
         // A deadline that moved later, or went, leaves the task a wake-up that finds nothing
         // due (`run`); one that came nearer wakes it now.
-        let next = room.next_wake();
+        let next = room.next_deadline();
         let nearer = match (next, room.sleeping_until) {
             (Some(next), Some(sleeping)) => next + DEADLINE_SLOP < sleeping,
             (Some(_), None) => true,
@@ -288,11 +337,10 @@ impl Room {
             go_ms: None,
             ends_ms: None,
             racers: Vec::new(),
-            members: HashMap::new(),
+            members: Members::default(),
             guests: 0,
             empty_since: Some(Instant::now()),
             over_at: None,
-            commands,
             journal: Vec::new(),
             journal_acks: Vec::new(),
             journal_busy: false,
@@ -300,6 +348,11 @@ impl Room {
             note: None,
             sleeping_until: None,
             closed: false,
+            answer: Arc::new(RoomAnswer {
+                cell: Weak::new(),
+                commands: commands.clone(),
+            }),
+            commands,
         }
     }
 
@@ -311,9 +364,15 @@ impl Room {
         self.publish();
         let view = self.view.subscribe();
         let (ctx, id) = (self.ctx.clone(), self.id.clone());
-        let cell = Arc::new(Cell {
-            room: Mutex::new(self),
-            poke: Notify::new(),
+        let cell = Arc::new_cyclic(|this| {
+            self.answer = Arc::new(RoomAnswer {
+                cell: this.clone(),
+                commands: commands.clone(),
+            });
+            Cell {
+                room: Mutex::new(self),
+                poke: Notify::new(),
+            }
         });
         tokio::spawn(run(cell.clone(), inbox, ctx, id));
         RoomHandle {
@@ -321,14 +380,6 @@ impl Room {
             view,
             cell,
         }
-    }
-
-    /// When the room's task must next wake: the room's next deadline or the first held ack.
-    fn next_wake(&self) -> Option<Instant> {
-        [self.next_deadline(), self.next_ack_due()]
-            .into_iter()
-            .flatten()
-            .min()
     }
 
     fn handle(&mut self, command: Command) {
@@ -348,7 +399,6 @@ impl Room {
             } => self.on_stream(conn, &bytes, received_us),
             Command::Gone { conn } => self.on_gone(conn),
             Command::Filed { racer, run_id } => self.on_filed(racer, run_id),
-            Command::Journaled { acks } => self.on_journaled(acks),
             // Handled by `run`.
             Command::Moved => {}
         }
@@ -380,7 +430,7 @@ async fn run(
             let Ok(mut room) = cell.room.lock() else {
                 break true;
             };
-            room.sleeping_until = room.next_wake();
+            room.sleeping_until = room.next_deadline();
             room.sleeping_until
         };
         let woken = tokio::select! {
@@ -404,9 +454,7 @@ async fn run(
             }
             Woken::Command(None) => Some(false),
             Woken::Deadline => {
-                room.send_due_acks(Instant::now());
-                // The room's own deadline, unless only an ack was due, or the deadline slept
-                // on has moved since (a member's message).
+                // Unless the deadline slept on has moved since (a member's message).
                 let due = room.next_deadline().is_some_and(|t| t <= Instant::now());
                 (due && room.on_deadline()).then_some(false)
             }

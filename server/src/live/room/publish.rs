@@ -37,7 +37,7 @@ impl Room {
             return;
         };
         let mut slow = Vec::new();
-        for (&conn, member) in &self.members {
+        for (&conn, member) in self.members.iter() {
             if !member.out.push(Outgoing::Text(text.clone())) {
                 slow.push(conn);
             }

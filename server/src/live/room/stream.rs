@@ -88,17 +88,18 @@ impl Room {
     /// both); one whose queue is full is too slow and is closed.
     fn relay(&mut self, from: ConnId, frame: Bytes) {
         let mut slow = Vec::new();
-        for (&conn, member) in &self.members {
+        for (&conn, member) in self.members.iter() {
             if conn == from {
                 continue;
             }
             let racer = member
                 .racer
                 .and_then(|n| self.racers.get_mut(usize::from(n)));
-            if let Some((seq, _)) = racer.and_then(|r| r.ack_held.take()) {
-                member.out.push(Outgoing::Binary(wire::ack(seq).into()));
-            }
-            if !member.out.push(Outgoing::Binary(frame.clone())) {
+            let outgoing = match racer.and_then(|r| r.ack_held.take()) {
+                Some(seq) => Outgoing::AckThen(seq, frame.clone()),
+                None => Outgoing::Binary(frame.clone()),
+            };
+            if !member.out.push(outgoing) {
                 slow.push(conn);
             }
         }
