@@ -55,9 +55,9 @@ impl Outbox {
 /// implements it; the writer holds it in each [`Batch`](super::journal::Batch)).
 pub trait Answer: std::fmt::Debug + Send + Sync {
     /// The room's batch is committed: each racer in `acks` (their last message in it) is to
-    /// be told, and the room's next batch goes to the writer. The acks held since the last
-    /// commit go first. `true` if acks are left held, for the writer to send with its next
-    /// commit.
+    /// be told, and the room's next batch goes to the writer. `true` if acks are left held,
+    /// for the writer to send before its next commit (it sent those the last commit left
+    /// before this one).
     fn journaled(&self, acks: Vec<(u8, u32)>) -> bool;
     /// Sends the acks still held: no relay has carried them since the last commit.
     fn send_held_acks(&self);

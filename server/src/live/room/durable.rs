@@ -35,7 +35,6 @@ pub(super) struct RoomAnswer {
 impl Answer for RoomAnswer {
     fn journaled(&self, acks: Vec<(u8, u32)>) -> bool {
         self.with_room(|room| {
-            room.send_held_acks();
             room.on_journaled(acks);
             room.flush_journal();
             room.holds_acks()
