@@ -277,6 +277,10 @@ impl Server {
                 state.live.clone(),
                 stop_tasks.subscribe(),
             )),
+            tokio::spawn(live::filer::write(
+                state.live.clone(),
+                stop_tasks.subscribe(),
+            )),
         ];
         let address = listener.local_addr().map_err(ServerError::Io)?;
         let _ = state.live.home.set(default_home(address));

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use pogo_server::store::reverify::{Candidate, Filed, Recheck};
-use pogo_server::store::{Board, Category, Claim, Inserted, NewRun, Store, Verdict};
+use pogo_server::store::{Board, Category, Claim, Inserted, LiveFiling, NewRun, Store, Verdict};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use sqlx::Connection;
@@ -178,12 +178,13 @@ async fn file_by(store: Store, way: Way, player: i64, bytes: Vec<u8>) -> (i64, O
     };
     match way {
         Way::Live => {
-            let id = store
-                .room_rows()
-                .file_live_run(&run, &verdict, "room")
-                .await
-                .unwrap();
-            (id, None)
+            let filing = LiveFiling {
+                run: &run,
+                verdict: &verdict,
+                room_id: "room",
+            };
+            let ids = store.room_rows().file_live_runs(&[filing]).await;
+            (*ids[0].as_ref().unwrap(), None)
         }
         Way::Reverify(candidate) => {
             let recheck = Recheck::Verified {
@@ -342,6 +343,125 @@ async fn identical_replays_filed_at_once_are_one_run() {
                 };
                 assert_eq!(run.reverified_from, original, "{what}");
             }
+        }
+        store.close().await;
+        db.remove().await;
+    }
+}
+
+/// A finishing wave's live runs filed together (`file_live_runs`, one transaction): each its
+/// own verified run in its room, their ids in order; bytes filed before name that run, the
+/// same bytes twice in one batch are one run, and a run the database refuses fails alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_runs_filed_together_are_each_one_run_in_order() {
+    for backend in backends().await {
+        let db = TestDb::new(&backend).await;
+        let store = store_on(&db).await;
+        let player = store
+            .players()
+            .register("p", &[7; 32], 0)
+            .await
+            .unwrap()
+            .unwrap();
+        let (before, _) = file_by(store.clone(), Way::Live, player.id, vec![9; 64]).await;
+        let board = race_board();
+        let replays = [vec![9u8; 64], vec![1; 64], vec![2; 64], vec![1; 64]];
+        let runs: Vec<NewRun<'_>> = replays
+            .iter()
+            .map(|bytes| NewRun {
+                player_id: player.id,
+                bytes,
+                replay_hash: Sha256::digest(bytes).into(),
+                level: &board.level,
+                level_hash: board.level_hash.clone(),
+                tuning_hash: board.tuning_hash.clone(),
+                rules_version: board.rules_version,
+                uploaded_ms: 5_000,
+                ticket: None,
+            })
+            .collect();
+        let verdicts: Vec<Verdict> = (0..4)
+            .map(|i| Verdict::Verified {
+                ticks: 10 + i,
+                finish_tick: Some(9 + i),
+                splits: "[]".into(),
+                final_hash: 7,
+                realtime: i % 2 == 0,
+                realtime_note: None,
+            })
+            .collect();
+        let rooms = ["r0", "r1", "r2", "r3"];
+        let filings: Vec<LiveFiling<'_>> = (0..4)
+            .map(|i| LiveFiling {
+                run: &runs[i],
+                verdict: &verdicts[i],
+                room_id: rooms[i],
+            })
+            .collect();
+        let ids: Vec<i64> = store
+            .room_rows()
+            .file_live_runs(&filings)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let what = backend.name();
+        assert_eq!(ids[0], before, "{what}: filed before, that run");
+        assert_eq!(ids[3], ids[1], "{what}: the same bytes twice, one run");
+        assert!(
+            ids[1] != ids[2] && ids[1] != before && ids[2] != before,
+            "{what}: {ids:?}"
+        );
+        for (i, &id) in ids.iter().enumerate().skip(1).take(2) {
+            let run = store.runs().run(id).await.unwrap().unwrap();
+            assert_eq!(run.status.as_str(), "verified", "{what}: run {i}");
+            assert_eq!(
+                run.ticks,
+                Some(10 + i as i64),
+                "{what}: run {i}'s own verdict"
+            );
+            assert_eq!(run.realtime, i % 2 == 0, "{what}: run {i}");
+            assert_eq!(run.uploaded_ms, 5_000, "{what}: run {i}");
+        }
+        // Filed again (a retry after the answer was lost): the same ids, nothing new.
+        let again: Vec<i64> = store
+            .room_rows()
+            .file_live_runs(&filings)
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(again, ids, "{what}: a retry");
+        // A run the database refuses (its player unknown) among others: the others are
+        // filed all the same, and it fails alone.
+        let bytes = [vec![3u8; 64], vec![4; 64], vec![5; 64]];
+        let mut runs: Vec<NewRun<'_>> = bytes
+            .iter()
+            .map(|bytes| NewRun {
+                bytes,
+                replay_hash: Sha256::digest(bytes).into(),
+                ..runs[1].clone()
+            })
+            .collect();
+        runs[1].player_id = 999_999;
+        let filings: Vec<LiveFiling<'_>> = runs
+            .iter()
+            .map(|run| LiveFiling {
+                run,
+                verdict: &verdicts[0],
+                room_id: "r",
+            })
+            .collect();
+        let filed = store.room_rows().file_live_runs(&filings).await;
+        assert!(
+            filed[1].is_err(),
+            "{what}: an unknown player: {:?}",
+            filed[1]
+        );
+        for i in [0, 2] {
+            let id = *filed[i].as_ref().expect("filed beside a refused run");
+            let run = store.runs().run(id).await.unwrap().unwrap();
+            assert_eq!(run.status.as_str(), "verified", "{what}: run {i}");
         }
         store.close().await;
         db.remove().await;

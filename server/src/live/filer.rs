@@ -1,19 +1,32 @@
-//! The filer: the task that files a finished live run — the replay the room recorded,
-//! verified by the same verifier an upload meets (it cannot fail, the room having
-//! re-simulated it; if it ever does, nothing is filed and the log says why), stored as
-//! verified in one transaction, and its id told to the room.
-//! Runs in a task of its own, so the room never waits on the verifier or the database.
+//! The filer: files a finished live run — the replay the room recorded, verified by the
+//! same verifier an upload meets (it cannot fail, the room having re-simulated it; if it ever
+//! does, nothing is filed and the log says why) — as verified, and tells the room its id.
+//!
+//! Each run is verified on a task of its own (on the prompt lane's threads), so the room
+//! never waits on the verifier or the database, then handed to this process's filing writer
+//! ([`write`]). A wave's racers finish together: the writer files every run handed to it
+//! within [`GATHER`] of the first in one transaction (one sync to disk for the lot, not one
+//! a run); if the database refuses it, each run alone, so that one bad run never holds the
+//! others back (`RoomRows::file_live_runs`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::LiveContext;
 use super::command::Command;
 use crate::catalog::Hidden;
-use crate::store::{Category, NewRun, PlayerRow, Verdict};
+use crate::shutdown::Shutdown;
+use crate::store::{Category, LiveFiling, NewRun, PlayerRow, Verdict};
 use crate::times::now_ms;
+
+/// How long the writer gathers runs after the first one before filing them together: a room's
+/// result shows this much later at most, and a wave's finishes share a commit.
+pub const GATHER: Duration = Duration::from_millis(20);
+/// Runs one transaction files at most (the rest go in the next).
+const RUNS_PER_COMMIT_MAX: usize = 256;
 
 /// Files racer `racer`'s run (`bytes`, the room's recording) for `player`; real-time iff
 /// `realtime_note` is none. The room gets [`Command::Filed`].
@@ -30,6 +43,120 @@ pub fn spawn(
         let run_id = file(&ctx, &room_id, &player, bytes, realtime_note).await;
         let _ = room.send(Command::Filed { racer, run_id }).await;
     });
+}
+
+/// A verified live run, ready to file: what [`NewRun`] borrows, owned.
+#[derive(Debug)]
+struct Verified {
+    player_id: i64,
+    bytes: Vec<u8>,
+    replay_hash: [u8; 32],
+    level: String,
+    level_hash: String,
+    tuning_hash: String,
+    rules_version: u32,
+    uploaded_ms: i64,
+    verdict: Verdict,
+    room_id: String,
+}
+
+impl Verified {
+    fn new_run(&self) -> NewRun<'_> {
+        NewRun {
+            player_id: self.player_id,
+            bytes: &self.bytes,
+            replay_hash: self.replay_hash,
+            level: &self.level,
+            level_hash: self.level_hash.clone(),
+            tuning_hash: self.tuning_hash.clone(),
+            rules_version: self.rules_version,
+            uploaded_ms: self.uploaded_ms,
+            ticket: None,
+        }
+    }
+}
+
+/// A run handed to the writer, and where its id (or the database's refusal) goes.
+#[derive(Debug)]
+struct Filing {
+    run: Arc<Verified>,
+    answer: oneshot::Sender<Result<i64, String>>,
+}
+
+/// This process's filing writer's queue.
+#[derive(Debug)]
+pub struct Filings {
+    queue: mpsc::UnboundedSender<Filing>,
+    receiver: Mutex<Option<mpsc::UnboundedReceiver<Filing>>>,
+}
+
+impl Default for Filings {
+    fn default() -> Filings {
+        let (queue, receiver) = mpsc::unbounded_channel();
+        Filings {
+            queue,
+            receiver: Mutex::new(Some(receiver)),
+        }
+    }
+}
+
+impl Filings {
+    /// Files `run` through the writer: its id, or why not (the database refused, or the
+    /// writer has stopped). The queue is unbounded: a racer's run is handed to it once.
+    async fn file(&self, run: Arc<Verified>) -> Result<i64, String> {
+        let (answer, answered) = oneshot::channel();
+        self.queue
+            .send(Filing { run, answer })
+            .map_err(|_| "the filing writer has stopped".to_string())?;
+        answered
+            .await
+            .map_err(|_| "the filing writer has stopped".to_string())?
+    }
+}
+
+/// The writer: files the runs handed to it, every run within [`GATHER`] of the first in one
+/// transaction, until `stop`.
+pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
+    let Some(mut queue) = ctx.filings.receiver.lock().ok().and_then(|mut r| r.take()) else {
+        return;
+    };
+    loop {
+        let first = tokio::select! {
+            filing = queue.recv() => filing,
+            () = stop.recv() => break,
+        };
+        let Some(first) = first else { break };
+        tokio::time::sleep(GATHER).await;
+        let mut batch = vec![first];
+        while batch.len() < RUNS_PER_COMMIT_MAX {
+            match queue.try_recv() {
+                Ok(filing) => batch.push(filing),
+                Err(_) => break,
+            }
+        }
+        file_batch(&ctx, batch).await;
+    }
+}
+
+/// Files `batch` in one transaction (each run alone if the database refuses it) and
+/// answers each.
+async fn file_batch(ctx: &LiveContext, batch: Vec<Filing>) {
+    let answers = {
+        let runs: Vec<NewRun<'_>> = batch.iter().map(|f| f.run.new_run()).collect();
+        let filings: Vec<LiveFiling<'_>> = batch
+            .iter()
+            .zip(&runs)
+            .map(|(f, run)| LiveFiling {
+                run,
+                verdict: &f.run.verdict,
+                room_id: &f.run.room_id,
+            })
+            .collect();
+        ctx.store.room_rows().file_live_runs(&filings).await
+    };
+    for (filing, answer) in batch.into_iter().zip(answers) {
+        let _ = filing.answer.send(answer.map_err(|e| e.to_string()));
+    }
 }
 
 async fn file(
@@ -85,30 +212,25 @@ async fn file(
         }
     };
     let board = ctx.catalog.board(&level, Category::Open);
-    let replay_hash: [u8; 32] = Sha256::digest(&bytes).into();
-    let run = NewRun {
+    let run = Arc::new(Verified {
         player_id: player.id,
-        bytes: &bytes,
-        replay_hash,
-        level: &board.level,
-        level_hash: board.level_hash.clone(),
-        tuning_hash: board.tuning_hash.clone(),
+        replay_hash: Sha256::digest(&bytes).into(),
+        bytes,
+        level: board.level,
+        level_hash: board.level_hash,
+        tuning_hash: board.tuning_hash,
         rules_version: board.rules_version,
         uploaded_ms: now_ms(),
-        ticket: None,
-    };
+        verdict,
+        room_id: room_id.to_string(),
+    });
     // The database may be away for a while: tried again, waiting longer each time, for as
     // long as the room lingers after its race (the journal keeps the race meanwhile: a
     // process that takes the room up files it again, and a run filed twice is one row).
     let mut wait = FILE_RETRY_FIRST;
     let mut waited = std::time::Duration::ZERO;
     loop {
-        match ctx
-            .store
-            .room_rows()
-            .file_live_run(&run, &verdict, room_id)
-            .await
-        {
+        match ctx.filings.file(run.clone()).await {
             Ok(id) => {
                 tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
                 return Some(id);

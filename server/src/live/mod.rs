@@ -126,6 +126,8 @@ pub struct LiveContext {
     pub shutdown: Stop,
     /// The rooms' journal writer's queue (`journal.rs`).
     pub journal: journal::Journal,
+    /// The filing writer's queue (`filer.rs`).
+    pub filings: filer::Filings,
     /// Held while a room is taken up, so that the sweep and a join never take the same room
     /// up twice in this process (a claim read after another's claim of this process matches).
     taking_up: tokio::sync::Mutex<()>,
@@ -200,6 +202,7 @@ impl LiveContext {
             rooms: Rooms::default(),
             shutdown: Stop::new(),
             journal: journal::Journal::default(),
+            filings: filer::Filings::default(),
             taking_up: tokio::sync::Mutex::new(()),
         }
     }

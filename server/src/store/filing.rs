@@ -5,8 +5,8 @@
 //! - an upload (`Queue::insert_run`): filed `queued`, after the queue's limit is checked; its
 //!   ticket consumed in the same transaction; the verdict comes later, through a claim
 //!   (`Queue::write_verdicts`);
-//! - a live run (`RoomRows::file_live_run`): filed verified by the room it was raced in, with
-//!   its `room_id`, verified at its upload time;
+//! - a live run (`RoomRows::file_live_runs`: a wave's finishes, one transaction): filed
+//!   verified by the room it was raced in, with its `room_id`, verified at its upload time;
 //! - a re-verified copy (`Seasons::file_reverified`): filed verified on the current season,
 //!   with the original's player, upload time, hiding and real-time judgment, and
 //!   `reverified_from` naming it; beside the candidate's `reverifications` row, in the

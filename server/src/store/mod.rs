@@ -330,7 +330,7 @@ pub use players::{PlayerRow, name_key};
 pub use queue::{Claim, ClaimRead, Queue};
 pub use ranks::{FEED_STALE, Ranks};
 pub use rooms::RoomRows;
-pub use rooms::{RoomRow, RoomWrite};
+pub use rooms::{LiveFiling, RoomRow, RoomWrite};
 pub use runs::Runs;
 pub use runs::{RunRow, RunState, UnknownRunState};
 pub use seasons::Seasons;

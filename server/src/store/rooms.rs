@@ -139,32 +139,73 @@ impl RoomRows<'_> {
         })
     }
 
-    /// Files a live run, already verified (`verdict`), raced in room `room_id`: its replay
-    /// and its run row, status verified, verified at `run.uploaded_ms`, in one transaction,
-    /// with no queue in between (`filing.rs`). The board's change feed sees it as any verdict
-    /// (the insert trigger). Its id; the bytes filed before (a retry), or by a concurrent
-    /// filing, that run's (nothing written).
-    pub async fn file_live_run(
-        &self,
-        run: &NewRun<'_>,
-        verdict: &Verdict,
-        room_id: &str,
-    ) -> Result<i64> {
-        let row = RunInsert {
-            room_id: Some(room_id),
-            ..RunInsert::judged(run, VerdictColumns::of(verdict), run.uploaded_ms)
-        };
+    /// Files live runs, each already verified (its `verdict`) and raced in its room: each its
+    /// replay and its run row, status verified, verified at its `uploaded_ms`, all in one
+    /// transaction (a wave's finishes share one sync to disk), with no queue in between
+    /// (`filing.rs`). The board's change feed sees each as any verdict (the insert trigger).
+    /// Each one's id, in order; for bytes filed before (a retry, or a concurrent filing), that
+    /// run's (nothing written for it). If the database refuses the transaction, each run is
+    /// tried again alone, so that one it refuses fails by itself.
+    pub async fn file_live_runs(&self, runs: &[LiveFiling<'_>]) -> Vec<Result<i64>> {
+        match self.file_live_runs_at_once(runs).await {
+            Ok(ids) => ids.into_iter().map(Ok).collect(),
+            Err(e) if runs.len() == 1 => vec![Err(e)],
+            Err(_) => {
+                let mut each = Vec::with_capacity(runs.len());
+                for run in runs {
+                    each.push(
+                        self.file_live_runs_at_once(std::slice::from_ref(run))
+                            .await
+                            .map(|ids| ids[0]),
+                    );
+                }
+                each
+            }
+        }
+    }
+
+    /// [`file_live_runs`](Self::file_live_runs)' one transaction: every id, or nothing filed.
+    async fn file_live_runs_at_once(&self, runs: &[LiveFiling<'_>]) -> Result<Vec<i64>> {
+        let rows: Vec<RunInsert<'_>> = runs
+            .iter()
+            .map(|filing| RunInsert {
+                room_id: Some(filing.room_id),
+                ..RunInsert::judged(
+                    filing.run,
+                    VerdictColumns::of(filing.verdict),
+                    filing.run.uploaded_ms,
+                )
+            })
+            .collect();
         on_pool!(self.store, |pool| {
             let mut tx = pool.begin_write().await?;
-            match tx.file_run(&row).await? {
-                RunFiled::New(id) => {
-                    tx.commit().await?;
-                    Ok(id)
-                }
-                RunFiled::Duplicate(id) => Ok(id),
+            let mut ids = Vec::with_capacity(rows.len());
+            let mut new = false;
+            for row in &rows {
+                ids.push(match tx.file_run(row).await? {
+                    RunFiled::New(id) => {
+                        new = true;
+                        id
+                    }
+                    RunFiled::Duplicate(id) => id,
+                });
             }
+            if new {
+                tx.commit().await?;
+            }
+            Ok(ids)
         })
     }
+}
+
+/// A live run to file ([`RoomRows::file_live_runs`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LiveFiling<'a> {
+    pub run: &'a NewRun<'a>,
+    /// Its verdict: verified, with the room's real-time judgment.
+    pub verdict: &'a Verdict,
+    /// The room it was raced in.
+    pub room_id: &'a str,
 }
 
 /// A batch of journal rows to append: `(room id, body)`, in order.
