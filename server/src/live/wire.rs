@@ -214,16 +214,43 @@ pub fn parse_relay(bytes: &[u8]) -> Option<(u8, u64, Stream)> {
     Some((bytes[1], u64::from_le_bytes(us), message))
 }
 
-/// Racer `racer`'s relay frames so far, as one message.
-pub fn backlog<F: AsRef<[u8]>>(racer: u8, frames: &[F]) -> Vec<u8> {
-    let mut out = vec![BACKLOG, racer];
-    for frame in frames {
-        let frame = frame.as_ref();
-        // A relay frame is at most 10 + STREAM_MESSAGE_BYTES_MAX = 31 bytes.
-        out.push(u8::try_from(frame.len()).unwrap_or(u8::MAX));
-        out.extend_from_slice(frame);
+/// Racer `racer`'s relay frames so far, as the one message a member who catches up is sent:
+/// `BACKLOG`, the racer, then each frame behind its length (u8). Kept by the room as it
+/// grows, a frame at a time: one buffer a racer, about 31 bytes a message (a `Vec` of frames
+/// each in an allocation of its own took three times that, and a store to its own cold line
+/// a message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Backlog {
+    bytes: Vec<u8>,
+    frames: usize,
+}
+
+impl Backlog {
+    pub fn new(racer: u8) -> Backlog {
+        Backlog {
+            bytes: vec![BACKLOG, racer],
+            frames: 0,
+        }
     }
-    out
+
+    /// Appends relay frame `frame` (at most 10 + `STREAM_MESSAGE_BYTES_MAX` = 31 bytes; a
+    /// longer one would be cut at 255).
+    pub fn push(&mut self, frame: &[u8]) {
+        let len = u8::try_from(frame.len()).unwrap_or(u8::MAX);
+        self.bytes.push(len);
+        self.bytes.extend_from_slice(&frame[..usize::from(len)]);
+        self.frames += 1;
+    }
+
+    /// Frames so far.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The message's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
 }
 
 /// A backlog back: its racer and its relay frames (none if malformed).
@@ -466,8 +493,12 @@ mod tests {
             relay(1, 5, &[RAN, 0, 0, 0, 0, 1, 0, 0, 0]),
             relay(1, 9, &[RAN, 1, 0, 0, 0, 2, 0, 0, 0]),
         ];
-        let backlog = backlog(1, &frames);
-        let (racer, back) = parse_backlog(&backlog).unwrap();
+        let mut backlog = Backlog::new(1);
+        for frame in &frames {
+            backlog.push(frame);
+        }
+        assert_eq!(backlog.frames(), 2);
+        let (racer, back) = parse_backlog(backlog.as_bytes()).unwrap();
         assert_eq!(
             (racer, back),
             (1, frames.iter().map(|f| &f[..]).collect::<Vec<_>>())

@@ -2,12 +2,13 @@
 //! player), the welcome and the stream so far, and a connection gone (a racer's seat freed in
 //! the lobby, kept for a resume once the race is on).
 
+use axum::body::Bytes;
 use tokio::time::Instant;
 
 use super::publish::send_text;
 use super::{Member, Racer, Room};
 use crate::live::command::{ConnId, Joining, Outgoing};
-use crate::live::wire::{self, LiveServerMessage, Phase, RacerState, Role};
+use crate::live::wire::{LiveServerMessage, Phase, RacerState, Role};
 use crate::live::{Close, limits};
 use crate::times::now_ms;
 
@@ -57,11 +58,11 @@ impl Room {
         send_text(&member.out, &welcome);
         // The stream so far, every racer's but the member's own, one message a racer.
         for racer in &self.racers {
-            if Some(racer.number) == member.racer || racer.relayed.is_empty() {
+            if Some(racer.number) == member.racer || racer.relayed.frames() == 0 {
                 continue;
             }
-            let backlog = wire::backlog(racer.number, &racer.relayed);
-            if !member.out.push(Outgoing::Binary(backlog.into())) {
+            let backlog = Bytes::copy_from_slice(racer.relayed.as_bytes());
+            if !member.out.push(Outgoing::Binary(backlog)) {
                 return Err(Close::TooSlow);
             }
         }

@@ -33,14 +33,13 @@
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use axum::body::Bytes;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 
 use super::command::{Answer, Command, ConnId, Outbox};
 use super::journal;
 use super::racer::RacerRun;
-use super::wire::{Phase, RacerState, Role, RoomView};
+use super::wire::{Backlog, Phase, RacerState, Role, RoomView};
 use super::{Close, LiveContext, limits};
 use crate::catalog::Level;
 use crate::store::PlayerRow;
@@ -121,7 +120,7 @@ struct Racer {
     state: RacerState,
     run: Option<RacerRun>,
     /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
-    relayed: Vec<Bytes>,
+    relayed: Backlog,
     run_id: Option<i64>,
     /// The last message of theirs the journal holds: what their page is told is held.
     durable: Option<u32>,
@@ -143,7 +142,7 @@ impl Racer {
             away: false,
             state: RacerState::Waiting,
             run: None,
-            relayed: Vec::new(),
+            relayed: Backlog::new(number),
             run_id: None,
             durable: None,
             ack_held: None,

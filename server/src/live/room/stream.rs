@@ -60,7 +60,7 @@ impl Room {
         if !matches!(racer.state, RacerState::Racing | RacerState::Waiting) {
             return Err(Close::Refused("the race is over for you".into()));
         }
-        if racer.relayed.len() >= limits::RACER_MESSAGES_MAX {
+        if racer.relayed.frames() >= limits::RACER_MESSAGES_MAX {
             return Err(Close::Refused("the stream is over its limit".into()));
         }
         let run = racer.run.as_mut().ok_or(Close::Refused("no run".into()))?;
@@ -68,12 +68,9 @@ impl Room {
         if taken == Taken::Again {
             return Ok(None);
         }
-        let frame = Bytes::from(wire::relay(
-            number,
-            u64::try_from(since_go_us).unwrap_or(0),
-            bytes,
-        ));
-        racer.relayed.push(frame.clone());
+        let frame = wire::relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
+        racer.relayed.push(&frame);
+        let frame = Bytes::from(frame);
         // Acknowledged once the journal holds it: one cumulative ack a racer a batch.
         let seq = message.seq();
         match self.journal_acks.iter_mut().find(|(n, _)| *n == number) {
