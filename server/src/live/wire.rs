@@ -28,6 +28,7 @@
 //! resumes) mid-race first gets each racer's stream so far as one `backlog` (0x82: racer u8,
 //! then each relay frame of theirs preceded by its length, u8).
 
+use axum::body::Bytes;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -192,15 +193,39 @@ impl Stream {
     }
 }
 
-/// A relayed message: racer `racer`'s `message` (its bytes as sent), received by the server
-/// `received_us` µs after GO.
-pub fn relay(racer: u8, received_us: u64, message: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(10 + message.len());
-    out.push(RELAY);
-    out.push(racer);
-    out.extend_from_slice(&received_us.to_le_bytes());
-    out.extend_from_slice(message);
-    out
+/// A relay frame's most bytes: its header (10) and the longest stream message.
+pub const RELAY_BYTES_MAX: usize = 10 + STREAM_MESSAGE_BYTES_MAX;
+
+/// A relayed message (`relay`'s bytes) kept inline, as the owner of the [`Bytes`] each member
+/// is sent: the frame, its reference count and its bytes in one allocation. A `Vec`'s `Bytes`
+/// takes a second allocation for the count at its first clone, and each member's drop of it
+/// then touches that one too, a line no longer in the caches by then.
+struct RelayFrame {
+    len: u8,
+    bytes: [u8; RELAY_BYTES_MAX],
+}
+
+impl AsRef<[u8]> for RelayFrame {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+/// A relayed message: racer `racer`'s `message` (its bytes as sent: at most
+/// [`STREAM_MESSAGE_BYTES_MAX`], as every stream message decoded is; a longer one would be
+/// cut), received by the server `received_us` µs after GO.
+pub fn relay(racer: u8, received_us: u64, message: &[u8]) -> Bytes {
+    let message = &message[..message.len().min(STREAM_MESSAGE_BYTES_MAX)];
+    let mut frame = RelayFrame {
+        len: 0,
+        bytes: [0; RELAY_BYTES_MAX],
+    };
+    frame.bytes[0] = RELAY;
+    frame.bytes[1] = racer;
+    frame.bytes[2..10].copy_from_slice(&received_us.to_le_bytes());
+    frame.bytes[10..10 + message.len()].copy_from_slice(message);
+    frame.len = (10 + message.len()) as u8;
+    Bytes::from_owner(frame)
 }
 
 /// A relayed message back: `(racer, received_us, message)`.

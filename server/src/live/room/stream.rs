@@ -70,7 +70,6 @@ impl Room {
         }
         let frame = wire::relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
         racer.relayed.push(&frame);
-        let frame = Bytes::from(frame);
         // Acknowledged once the journal holds it: one cumulative ack a racer a batch.
         let seq = message.seq();
         match self.journal_acks.iter_mut().find(|(n, _)| *n == number) {
