@@ -18,6 +18,16 @@ use sha2::{Digest, Sha256};
 use sqlx::Connection;
 use support::*;
 
+/// Player `p`, registered on `store`.
+async fn player_p(store: &Store) -> pogo_server::store::PlayerRow {
+    store
+        .players()
+        .register("p", &[7; 32], 0)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 /// The claim protocol: a claim is exclusive; an expired lease is claimed again (attempt 2);
 /// the stale claim's verdict is refused, the new one's written, and only once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -25,12 +35,7 @@ async fn claims_are_exclusive_leases_expire_and_a_verdict_is_written_once() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let store = store_on(&db).await;
-        let player = store
-            .players()
-            .register("p", &[7; 32], 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let player = player_p(&store).await;
         assert!(
             store
                 .players()
@@ -249,12 +254,7 @@ async fn identical_replays_filed_at_once_are_one_run() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let store = store_on(&db).await;
-        let player = store
-            .players()
-            .register("p", &[7; 32], 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let player = player_p(&store).await;
         // The originals the re-verified copies are of: past-season runs (queued will do: the
         // filing only names them).
         let mut candidates = Vec::new();
@@ -357,12 +357,7 @@ async fn live_runs_filed_together_are_each_one_run_in_order() {
     for backend in backends().await {
         let db = TestDb::new(&backend).await;
         let store = store_on(&db).await;
-        let player = store
-            .players()
-            .register("p", &[7; 32], 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let player = player_p(&store).await;
         let (before, _) = file_by(store.clone(), Way::Live, player.id, vec![9; 64]).await;
         let board = race_board();
         let replays = [vec![9u8; 64], vec![1; 64], vec![2; 64], vec![1; 64]];
@@ -398,13 +393,7 @@ async fn live_runs_filed_together_are_each_one_run_in_order() {
                 room_id: rooms[i],
             })
             .collect();
-        let ids: Vec<i64> = store
-            .room_rows()
-            .file_live_runs(&filings)
-            .await
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
+        let ids = file_all(&store, &filings).await;
         let what = backend.name();
         assert_eq!(ids[0], before, "{what}: filed before, that run");
         assert_eq!(ids[3], ids[1], "{what}: the same bytes twice, one run");
@@ -424,13 +413,7 @@ async fn live_runs_filed_together_are_each_one_run_in_order() {
             assert_eq!(run.uploaded_ms, 5_000, "{what}: run {i}");
         }
         // Filed again (a retry after the answer was lost): the same ids, nothing new.
-        let again: Vec<i64> = store
-            .room_rows()
-            .file_live_runs(&filings)
-            .await
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
+        let again = file_all(&store, &filings).await;
         assert_eq!(again, ids, "{what}: a retry");
         // A run the database refuses (its player unknown) among others: the others are
         // filed all the same, and it fails alone.
@@ -453,6 +436,7 @@ async fn live_runs_filed_together_are_each_one_run_in_order() {
             })
             .collect();
         let filed = store.room_rows().file_live_runs(&filings).await;
+        assert_eq!(filed.len(), 3, "{what}: an answer a run");
         assert!(
             filed[1].is_err(),
             "{what}: an unknown player: {:?}",
@@ -466,6 +450,12 @@ async fn live_runs_filed_together_are_each_one_run_in_order() {
         store.close().await;
         db.remove().await;
     }
+}
+
+/// `filings` filed together, every one of them filed: their ids.
+async fn file_all(store: &Store, filings: &[LiveFiling<'_>]) -> Vec<i64> {
+    let filed = store.room_rows().file_live_runs(filings).await;
+    filed.into_iter().map(Result::unwrap).collect()
 }
 
 /// `(run id → verdicts written)` and `(run id → highest attempt)` from servers' JSON logs.

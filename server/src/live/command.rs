@@ -1,5 +1,6 @@
 //! What a room is told and what it sends: the commands to a room (from its members'
-//! connections, its filing, its journal) and a member's outbox. The room ([`super::room`])
+//! connections, its filing, its journal), a member's outbox, and the queue of the writers
+//! (the journal's, the filings') that answer rooms. The room ([`super::room`])
 //! owns the race; these, and its [`RoomHandle`](super::room::RoomHandle), are all that the
 //! modules around it share with it.
 
@@ -13,6 +14,36 @@ use crate::store::PlayerRow;
 
 /// A connection's number in its room.
 pub type ConnId = u64;
+
+/// A process-wide writer's queue (the journal's, the filings'): unbounded, its receiving end
+/// taken once, by the writer's task as it starts.
+#[derive(Debug)]
+pub struct WriterQueue<T> {
+    sender: mpsc::UnboundedSender<T>,
+    receiver: std::sync::Mutex<Option<mpsc::UnboundedReceiver<T>>>,
+}
+
+impl<T> Default for WriterQueue<T> {
+    fn default() -> WriterQueue<T> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        WriterQueue {
+            sender,
+            receiver: std::sync::Mutex::new(Some(receiver)),
+        }
+    }
+}
+
+impl<T> WriterQueue<T> {
+    /// Queues `item` for the writer; `false` once the writer has stopped.
+    pub fn push(&self, item: T) -> bool {
+        self.sender.send(item).is_ok()
+    }
+
+    /// The receiving end, for the writer's task (`None` once taken).
+    pub fn take_receiver(&self) -> Option<mpsc::UnboundedReceiver<T>> {
+        self.receiver.lock().ok().and_then(|mut r| r.take())
+    }
+}
 
 /// What a connection's writer sends.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,19 +4,19 @@
 //!
 //! Each run is verified on a task of its own (on the prompt lane's threads), so the room
 //! never waits on the verifier or the database, then handed to this process's filing writer
-//! ([`write`]). A wave's racers finish together: the writer files every run handed to it
+//! ([`write()`]). A wave's racers finish together: the writer files every run handed to it
 //! within [`GATHER`] of the first in one transaction (one sync to disk for the lot, not one
 //! a run); if the database refuses it, each run alone, so that one bad run never holds the
 //! others back (`RoomRows::file_live_runs`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
 use super::LiveContext;
-use super::command::Command;
+use super::command::{Command, WriterQueue};
 use crate::catalog::Hidden;
 use crate::shutdown::Shutdown;
 use crate::store::{Category, LiveFiling, NewRun, PlayerRow, Verdict};
@@ -78,46 +78,30 @@ impl Verified {
 
 /// A run handed to the writer, and where its id (or the database's refusal) goes.
 #[derive(Debug)]
-struct Filing {
+pub struct Filing {
     run: Arc<Verified>,
     answer: oneshot::Sender<Result<i64, String>>,
 }
 
-/// This process's filing writer's queue.
-#[derive(Debug)]
-pub struct Filings {
-    queue: mpsc::UnboundedSender<Filing>,
-    receiver: Mutex<Option<mpsc::UnboundedReceiver<Filing>>>,
-}
+/// This process's filing writer's queue. Unbounded: a racer's run is in it once at a time
+/// (handed again only after an answer that refused it).
+pub type Filings = WriterQueue<Filing>;
 
-impl Default for Filings {
-    fn default() -> Filings {
-        let (queue, receiver) = mpsc::unbounded_channel();
-        Filings {
-            queue,
-            receiver: Mutex::new(Some(receiver)),
-        }
+/// Files `run` through the writer: its id, or why not (the database refused, or the writer
+/// has stopped).
+async fn file_through(filings: &Filings, run: Arc<Verified>) -> Result<i64, String> {
+    let (answer, answered) = oneshot::channel();
+    let stopped = || "the filing writer has stopped".to_string();
+    if !filings.push(Filing { run, answer }) {
+        return Err(stopped());
     }
-}
-
-impl Filings {
-    /// Files `run` through the writer: its id, or why not (the database refused, or the
-    /// writer has stopped). The queue is unbounded: a racer's run is handed to it once.
-    async fn file(&self, run: Arc<Verified>) -> Result<i64, String> {
-        let (answer, answered) = oneshot::channel();
-        self.queue
-            .send(Filing { run, answer })
-            .map_err(|_| "the filing writer has stopped".to_string())?;
-        answered
-            .await
-            .map_err(|_| "the filing writer has stopped".to_string())?
-    }
+    answered.await.map_err(|_| stopped())?
 }
 
 /// The writer: files the runs handed to it, every run within [`GATHER`] of the first in one
 /// transaction, until `stop`.
 pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
-    let Some(mut queue) = ctx.filings.receiver.lock().ok().and_then(|mut r| r.take()) else {
+    let Some(mut queue) = ctx.filings.take_receiver() else {
         return;
     };
     loop {
@@ -230,7 +214,7 @@ async fn file(
     let mut wait = FILE_RETRY_FIRST;
     let mut waited = std::time::Duration::ZERO;
     loop {
-        match ctx.filings.file(run.clone()).await {
+        match file_through(&ctx.filings, run.clone()).await {
             Ok(id) => {
                 tracing::info!(room = %room_id, player = %player.name, run = id, "live run filed");
                 return Some(id);

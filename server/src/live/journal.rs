@@ -28,14 +28,14 @@
 //! The key is kept as it was given: it lets its holder race that seat in that race only, and
 //! the journal lives as long as the race does.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::LiveContext;
-use super::command::Answer;
+use super::command::{Answer, WriterQueue};
 use super::wire::RacerState;
 use crate::shutdown::Shutdown;
 use crate::store::PlayerRow;
@@ -211,30 +211,9 @@ pub enum Op {
     Forget(String),
 }
 
-/// This process's journal writer's queue.
-#[derive(Debug)]
-pub struct Journal {
-    queue: mpsc::UnboundedSender<Op>,
-    receiver: Mutex<Option<mpsc::UnboundedReceiver<Op>>>,
-}
-
-impl Default for Journal {
-    fn default() -> Journal {
-        let (queue, receiver) = mpsc::unbounded_channel();
-        Journal {
-            queue,
-            receiver: Mutex::new(Some(receiver)),
-        }
-    }
-}
-
-impl Journal {
-    /// Queues `op` for the writer (the queue is unbounded: a room has at most one batch in
-    /// it at a time, and a closing room one forget).
-    pub fn push(&self, op: Op) {
-        let _ = self.queue.send(op);
-    }
-}
+/// This process's journal writer's queue. Unbounded: a room has at most one batch in it at
+/// a time, and a closing room one forget.
+pub type Journal = WriterQueue<Op>;
 
 /// Batches one transaction commits at most (the rest wait for the next).
 const BATCHES_PER_COMMIT_MAX: usize = 4096;
@@ -256,7 +235,7 @@ pub const COMMIT_EVERY: Duration = Duration::from_millis(100);
 /// handed it last and marks this process's rooms for taking up (`Rooms::hand_over`): another
 /// process takes them up at once, or this one when it starts again.
 pub async fn write(ctx: Arc<LiveContext>, mut stop: Shutdown) {
-    let Some(mut queue) = ctx.journal.receiver.lock().ok().and_then(|mut r| r.take()) else {
+    let Some(mut queue) = ctx.journal.take_receiver() else {
         return;
     };
     // The rooms left holding acks by the last commit: they go with the next commit, or alone
