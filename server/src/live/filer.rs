@@ -19,7 +19,7 @@ use super::LiveContext;
 use super::command::{Command, WriterQueue};
 use crate::catalog::Hidden;
 use crate::shutdown::Shutdown;
-use crate::store::{Category, LiveFiling, NewRun, PlayerRow, Verdict};
+use crate::store::{Board, Category, LiveFiling, NewRun, PlayerRow, Verdict};
 use crate::times::now_ms;
 
 /// How long the writer gathers runs after the first one before filing them together: a room's
@@ -45,16 +45,13 @@ pub fn spawn(
     });
 }
 
-/// A verified live run, ready to file: what [`NewRun`] borrows, owned.
+/// A verified live run, ready to file on its board: what [`NewRun`] borrows, owned.
 #[derive(Debug)]
 struct Verified {
     player_id: i64,
     bytes: Vec<u8>,
     replay_hash: [u8; 32],
-    level: String,
-    level_hash: String,
-    tuning_hash: String,
-    rules_version: u32,
+    board: Board,
     uploaded_ms: i64,
     verdict: Verdict,
     room_id: String,
@@ -66,10 +63,10 @@ impl Verified {
             player_id: self.player_id,
             bytes: &self.bytes,
             replay_hash: self.replay_hash,
-            level: &self.level,
-            level_hash: self.level_hash.clone(),
-            tuning_hash: self.tuning_hash.clone(),
-            rules_version: self.rules_version,
+            level: &self.board.level,
+            level_hash: self.board.level_hash.clone(),
+            tuning_hash: self.board.tuning_hash.clone(),
+            rules_version: self.board.rules_version,
             uploaded_ms: self.uploaded_ms,
             ticket: None,
         }
@@ -195,15 +192,11 @@ async fn file(
             return None;
         }
     };
-    let board = ctx.catalog.board(&level, Category::Open);
     let run = Arc::new(Verified {
         player_id: player.id,
         replay_hash: Sha256::digest(&bytes).into(),
         bytes,
-        level: board.level,
-        level_hash: board.level_hash,
-        tuning_hash: board.tuning_hash,
-        rules_version: board.rules_version,
+        board: ctx.catalog.board(&level, Category::Open),
         uploaded_ms: now_ms(),
         verdict,
         room_id: room_id.to_string(),
