@@ -24,6 +24,11 @@ use pogo_server::reverify::{Options, ReverifyError};
 use pogo_server::{Config, Server, ServerError};
 use tracing_subscriber::EnvFilter;
 
+/// mimalloc, not glibc's malloc: a live race allocates and frees small buffers on every
+/// message (PERFORMANCE.md, "The relay and its floor", round nine).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -159,6 +159,10 @@ struct Args {
     no_resimulation: bool,
 }
 
+/// pogo-server's allocator: the bare relay (`bare-relay`) is the live floor, on the same stack.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<(), String> {
     let args = Args::parse();
     match args.mode {

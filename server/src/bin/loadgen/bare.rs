@@ -1,8 +1,9 @@
 //! The floor a live relay stands on: `pogo-loadgen bare-relay`, a WebSocket relay on
-//! pogo-server's own stack (tokio, axum's WebSocket, one reading task and one writing task a
-//! member, what a member is sent coalesced into one flush after the woken readers have run,
-//! the same socket settings) that does nothing but forward each binary frame to the other
-//! members of its room — no hello, no judgment, no re-simulation, no journal, no view.
+//! pogo-server's own stack (tokio, axum's WebSocket, mimalloc as the allocator, one reading
+//! task and one writing task a member, what a member is sent coalesced into one flush after
+//! the woken readers have run, the same socket settings) that does nothing but forward each
+//! binary frame to the other members of its room — no hello, no judgment, no re-simulation,
+//! no journal, no view.
 //! `pogo-loadgen live --bare` races the same streams through it after each wave through
 //! pogo-server, its rooms starting at the offsets of that wave's GOs, so that the two costs
 //! per frame sit side by side from one sitting and one arrival pattern.
