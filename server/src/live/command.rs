@@ -35,6 +35,7 @@ impl<T> Default for WriterQueue<T> {
 
 impl<T> WriterQueue<T> {
     /// Queues `item` for the writer; `false` once the writer has stopped.
+    #[must_use]
     pub fn push(&self, item: T) -> bool {
         self.sender.send(item).is_ok()
     }

@@ -194,7 +194,11 @@ impl Stream {
 }
 
 /// A relay frame's most bytes: its header (10) and the longest stream message.
-pub const RELAY_BYTES_MAX: usize = 10 + STREAM_MESSAGE_BYTES_MAX;
+const RELAY_BYTES_MAX: usize = 10 + STREAM_MESSAGE_BYTES_MAX;
+const _: () = assert!(
+    RELAY_BYTES_MAX <= u8::MAX as usize,
+    "a relay frame's length is a u8"
+);
 
 /// A relayed message (`relay`'s bytes) kept inline, as the owner of the [`Bytes`] each member
 /// is sent: the frame, its reference count and its bytes in one allocation. A `Vec`'s `Bytes`
@@ -224,7 +228,7 @@ pub fn relay(racer: u8, received_us: u64, message: &[u8]) -> Bytes {
     frame.bytes[1] = racer;
     frame.bytes[2..10].copy_from_slice(&received_us.to_le_bytes());
     frame.bytes[10..10 + message.len()].copy_from_slice(message);
-    frame.len = (10 + message.len()) as u8;
+    frame.len = (10 + message.len()) as u8; // ≤ RELAY_BYTES_MAX, asserted above to fit
     Bytes::from_owner(frame)
 }
 

@@ -481,7 +481,9 @@ async fn run(
             // Closed in the normal way: the room's row says so, and its journal goes.
             room.phase = Phase::Over;
             room.publish();
-            ctx.journal.push(journal::Op::Forget(id.clone()));
+            // A stopped writer leaves the journal: a room with one is an orphan
+            // (`RoomRows::orphans`), taken up again at the next start.
+            let _ = ctx.journal.push(journal::Op::Forget(id.clone()));
         }
     }
     ctx.rooms.forget(&id);
