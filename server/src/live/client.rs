@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
+use pogo_core::bot::Bot;
 use pogo_core::driver::Driver;
 use pogo_core::world::World;
 use pogo_core::{Events, Input, Simulation, Tuning};
@@ -293,4 +294,29 @@ pub fn page_stream(
         }
     }
     out
+}
+
+/// The demo bot's run of built-in level `level` as a page streams it ([`page_stream`]): its
+/// inputs as a page's events, one a change (or with `every_tick` one every tick, at the
+/// tick's start). The load generator's racers and the racer benchmark send it.
+pub fn bot_page_stream(level: &str, every_tick: bool) -> Result<Vec<(Stream, i64)>, String> {
+    let tuning = Tuning::default();
+    let desc =
+        pogo_replay::builtin_level(level).ok_or_else(|| format!("no built-in level {level}"))?;
+    let world = Arc::new(World::new(desc, &tuning).map_err(|e| e.to_string())?);
+    let mut sim = Simulation::new(world.clone(), tuning.clone(), 1).map_err(|e| e.to_string())?;
+    let driver = Driver::new(tuning.spec().tick_rate, 1).map_err(|e| e.to_string())?;
+    let mut bot = Bot::new();
+    let mut events: Vec<(u64, Input)> = Vec::new();
+    for tick in 0..36_000 {
+        let input = bot.input(&world, &tuning, &sim.state().pogos[0]);
+        if every_tick || events.last().is_none_or(|e| e.1 != input) {
+            events.push((driver.tick_start_ns(tick), input));
+        }
+        sim.step(&[input]);
+        if sim.state().pogos[0].finish_tick.is_some() {
+            break;
+        }
+    }
+    Ok(page_stream(world, &tuning, &events, 36_000))
 }

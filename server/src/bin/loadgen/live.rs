@@ -47,11 +47,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use pogo_core::bot::Bot;
-use pogo_core::driver::Driver;
-use pogo_core::world::World;
-use pogo_core::{Input, Simulation, Tuning};
-use pogo_server::live::client::{Client, Event, page_stream};
+use pogo_server::live::client::{Client, Event, bot_page_stream};
 use pogo_server::live::wire::{
     LiveClientMessage, LiveServerMessage, Phase, Role, RoomView, Stream,
 };
@@ -161,7 +157,7 @@ async fn waves(args: &LiveArgs) -> Result<(), String> {
         (_, _, Some(server)) => (server.clone(), None),
         _ => return Err("give --spawn BIN --database URL, or --server URL".into()),
     };
-    let stream = Arc::new(bot_stream(&args.level, !args.changes_only)?);
+    let stream = Arc::new(bot_page_stream(&args.level, !args.changes_only)?);
     let game_s = stream.last().map_or(0.0, |m| m.1 as f64 / 1e6);
     eprintln!(
         "the bot's run of {}: {} messages over {game_s:.1} s ({:.0} a second)",
@@ -312,30 +308,6 @@ fn report(
         super::pct(&lag, 99.0),
     );
     p99 <= args.p99_max_ms && filed_real_time == racers
-}
-
-/// The bot's run of `level`: its inputs as a page's events (one a change, or with
-/// `every_tick` one every tick, at the tick's start), as the page's stream.
-fn bot_stream(level: &str, every_tick: bool) -> Result<Vec<(Stream, i64)>, String> {
-    let tuning = Tuning::default();
-    let desc =
-        pogo_replay::builtin_level(level).ok_or_else(|| format!("no built-in level {level}"))?;
-    let world = Arc::new(World::new(desc, &tuning).map_err(|e| e.to_string())?);
-    let mut sim = Simulation::new(world.clone(), tuning.clone(), 1).map_err(|e| e.to_string())?;
-    let driver = Driver::new(tuning.spec().tick_rate, 1).map_err(|e| e.to_string())?;
-    let mut bot = Bot::new();
-    let mut events: Vec<(u64, Input)> = Vec::new();
-    for tick in 0..36_000 {
-        let input = bot.input(&world, &tuning, &sim.state().pogos[0]);
-        if every_tick || events.last().is_none_or(|e| e.1 != input) {
-            events.push((driver.tick_start_ns(tick), input));
-        }
-        sim.step(&[input]);
-        if sim.state().pogos[0].finish_tick.is_some() {
-            break;
-        }
-    }
-    Ok(page_stream(world, &tuning, &events, 36_000))
 }
 
 /// Registers a player per racer of wave `wave`; their tokens.

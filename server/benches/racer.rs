@@ -1,0 +1,119 @@
+//! What a live racer's message costs the server beyond the relay: decoded, checked, judged
+//! against real time and re-simulated by the racer's [`RacerRun`] (`Room::take_from`'s part
+//! that is the racer's own; the relay, the journal and the backlog are the room's).
+//!
+//! Racers send the demo bot's run of `course` as a page does, one message an input change
+//! (1 100 messages over its 3 294 ticks), each on time. `take/1` is one racer, every message
+//! in turn: its state stays in the CPU's caches. `take/400` is 400 racers, each at its own
+//! place in the race, taking turns, one message each a round, as 400 keyboard racers reach a
+//! server: by a racer's next message the other 399 have been through the caches (PERFORMANCE.md,
+//! "The relay and its floor": a message's own lines of state were most of its cost there).
+//! Each iteration is one message; a racer whose run is over starts again, outside the timing.
+//!
+//! `cargo bench --locked -p pogo-server --bench racer`
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use pogo_core::Tuning;
+use pogo_core::world::World;
+use pogo_server::live::client::bot_page_stream;
+use pogo_server::live::racer::RacerRun;
+use pogo_server::live::wire::Stream;
+
+/// The judgment's slack (ms) and a run's longest, as a server's defaults give them.
+const SLACK_MS: i64 = 250;
+const TICKS_MAX: u32 = 216_000;
+/// Each message arrives this long after its game time (µs): on time.
+const NETWORK_US: i64 = 2_000;
+/// Messages taken between two readings of the clock (a reading costs tens of ns on a VM).
+const ROUND_MESSAGES: usize = 400;
+
+/// A racer's run and how far through the stream it is.
+struct Racing {
+    run: RacerRun,
+    next: usize,
+}
+
+fn fresh(world: &Arc<World>, tuning: &Tuning) -> RacerRun {
+    RacerRun::new(
+        world.clone(),
+        tuning.clone(),
+        None,
+        "2026-12-06".into(),
+        SLACK_MS,
+        TICKS_MAX,
+    )
+    .expect("a run of course")
+}
+
+fn take(c: &mut Criterion) {
+    let tuning = Tuning::default();
+    let desc = pogo_replay::builtin_level("course").expect("course");
+    let world = Arc::new(World::new(desc, &tuning).expect("course's world"));
+    let stream: Vec<(Vec<u8>, i64)> = bot_page_stream("course", false)
+        .expect("the bot's stream")
+        .into_iter()
+        .map(|(message, game_us)| (message.encode(), game_us + NETWORK_US))
+        .collect();
+    let mut group = c.benchmark_group("take");
+    for racers in [1usize, 400] {
+        group.bench_function(BenchmarkId::from_parameter(racers), |b| {
+            // Each racer at its own place in the race (racer r a r/racers part of the way
+            // through, its earlier messages taken first, untimed), as rooms that started at
+            // different times are: racers in step would take the same path through the
+            // tick one after the other, which the CPU's branch predictors learn.
+            let mut pool: Vec<Racing> = (0..racers)
+                .map(|r| {
+                    let mut run = fresh(&world, &tuning);
+                    let next = r * stream.len() / racers;
+                    for (bytes, at_us) in &stream[..next] {
+                        let message = Stream::decode(bytes).expect("a message");
+                        run.take(&message, *at_us).expect("taken");
+                    }
+                    Racing { run, next }
+                })
+                .collect();
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                let mut taken = 0u64;
+                while taken < iters {
+                    // Rounds of one message from each racer, up to 400 messages a reading of
+                    // the clock, and none past the end of a racer's run.
+                    let left = pool
+                        .iter()
+                        .map(|r| stream.len() - r.next)
+                        .min()
+                        .unwrap_or(0);
+                    let rounds = (ROUND_MESSAGES / racers).clamp(1, left);
+                    let start = Instant::now();
+                    for _ in 0..rounds {
+                        for racing in pool.iter_mut() {
+                            let (bytes, at_us) = &stream[racing.next];
+                            let message = Stream::decode(bytes).expect("a message");
+                            let outcome = racing.run.take(&message, *at_us);
+                            black_box(outcome.expect("taken"));
+                            racing.next += 1;
+                        }
+                    }
+                    timed += start.elapsed();
+                    taken += (rounds * racers) as u64;
+                    for racing in pool.iter_mut().filter(|r| r.next == stream.len()) {
+                        *racing = Racing {
+                            run: fresh(&world, &tuning),
+                            next: 0,
+                        };
+                    }
+                }
+                // Rounds overshoot `iters` by less than one: scaled to it.
+                timed.mul_f64(iters as f64 / taken as f64)
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, take);
+criterion_main!(benches);
