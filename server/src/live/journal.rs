@@ -159,7 +159,7 @@ pub fn decode(mut body: &[u8]) -> Result<Vec<Record>, String> {
             ENDED => match bytes {
                 [racer, code] => Record::Ended {
                     racer: *racer,
-                    state: ended_state(*code).ok_or(format!("an end of kind {code}"))?,
+                    state: ended_state(*code).ok_or_else(|| format!("an end of kind {code}"))?,
                 },
                 _ => return Err(format!("an end record of {len} bytes")),
             },

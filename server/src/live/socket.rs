@@ -286,11 +286,7 @@ async fn write(
                 Outgoing::Text(text) => Message::Text(text.into()),
                 Outgoing::Binary(bytes) => Message::Binary(bytes),
                 Outgoing::AckThen(seq, bytes) => {
-                    if sink
-                        .feed(Message::Binary(wire::ack(seq).into()))
-                        .await
-                        .is_err()
-                    {
+                    if sink.feed(Message::Binary(wire::ack(seq))).await.is_err() {
                         return;
                     }
                     Message::Binary(bytes)

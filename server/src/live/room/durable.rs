@@ -131,7 +131,7 @@ impl Room {
                 continue;
             };
             if let Some(member) = racer.conn.and_then(|c| self.members.get(&c)) {
-                member.out.push(Outgoing::Binary(wire::ack(seq).into()));
+                member.out.push(Outgoing::Binary(wire::ack(seq)));
             }
         }
     }

@@ -63,7 +63,11 @@ impl Room {
         if racer.relayed.frames() >= limits::RACER_MESSAGES_MAX {
             return Err(Close::Refused("the stream is over its limit".into()));
         }
-        let run = racer.run.as_mut().ok_or(Close::Refused("no run".into()))?;
+        // The reason is made only when refused: this runs for every message.
+        let run = racer
+            .run
+            .as_mut()
+            .ok_or_else(|| Close::Refused("no run".into()))?;
         let taken = run.take(&message, since_go_us).map_err(Close::Stream)?;
         if taken == Taken::Again {
             return Ok(None);
