@@ -81,7 +81,6 @@ summary() {
   }'
 }
 
-
 # Races every build, round by round, each run's row to --out: the time, the build, the
 # server's µs a frame, the floor's, the relay's p50 / p99 / max (ms), the runs filed
 # real-time, the load average before the wave.

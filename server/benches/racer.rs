@@ -3,7 +3,7 @@
 //! that is the racer's own; the relay, the journal and the backlog are the room's).
 //!
 //! Racers send the demo bot's run of `course` as a page does, one message an input change
-//! (1 100 messages over its 3 294 ticks), each on time. `take/1` is one racer, every message
+//! (922 messages over its 3 294 ticks, splits and heartbeats included), each on time. `take/1` is one racer, every message
 //! in turn: its state stays in the CPU's caches. `take/400` is 400 racers, each at its own
 //! place in the race, taking turns, one message each a round, as 400 keyboard racers reach a
 //! server: by a racer's next message the other 399 have been through the caches (PERFORMANCE.md,
@@ -22,9 +22,9 @@ use pogo_core::world::World;
 use pogo_server::live::client::bot_page_stream;
 use pogo_server::live::racer::RacerRun;
 use pogo_server::live::wire::Stream;
+use pogo_server::realtime::SLACK_MS_DEFAULT;
 
-/// The judgment's slack (ms) and a run's longest, as a server's defaults give them.
-const SLACK_MS: i64 = 250;
+/// A run's longest, in ticks: `--player-ticks-max`'s default.
 const TICKS_MAX: u32 = 216_000;
 /// Each message arrives this long after its game time (µs): on time.
 const NETWORK_US: i64 = 2_000;
@@ -43,7 +43,8 @@ fn fresh(world: &Arc<World>, tuning: &Tuning) -> RacerRun {
         tuning.clone(),
         None,
         "2026-12-06".into(),
-        SLACK_MS,
+        // The judgment's slack: the server's default.
+        i64::try_from(SLACK_MS_DEFAULT).expect("a slack in ms"),
         TICKS_MAX,
     )
     .expect("a run of course")
