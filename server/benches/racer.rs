@@ -37,6 +37,16 @@ struct Racing {
     next: usize,
 }
 
+impl Racing {
+    /// Takes the racer's next message of `stream`, as the room would.
+    fn take_next(&mut self, stream: &[(Vec<u8>, i64)]) {
+        let (bytes, at_us) = &stream[self.next];
+        let message = Stream::decode(bytes).expect("a message");
+        black_box(self.run.take(&message, *at_us).expect("taken"));
+        self.next += 1;
+    }
+}
+
 fn fresh(world: &Arc<World>, tuning: &Tuning) -> RacerRun {
     RacerRun::new(
         world.clone(),
@@ -68,13 +78,14 @@ fn take(c: &mut Criterion) {
             // tick one after the other, which the CPU's branch predictors learn.
             let mut pool: Vec<Racing> = (0..racers)
                 .map(|r| {
-                    let mut run = fresh(&world, &tuning);
-                    let next = r * stream.len() / racers;
-                    for (bytes, at_us) in &stream[..next] {
-                        let message = Stream::decode(bytes).expect("a message");
-                        run.take(&message, *at_us).expect("taken");
+                    let mut racing = Racing {
+                        run: fresh(&world, &tuning),
+                        next: 0,
+                    };
+                    while racing.next < r * stream.len() / racers {
+                        racing.take_next(&stream);
                     }
-                    Racing { run, next }
+                    racing
                 })
                 .collect();
             b.iter_custom(|iters| {
@@ -92,11 +103,7 @@ fn take(c: &mut Criterion) {
                     let start = Instant::now();
                     for _ in 0..rounds {
                         for racing in pool.iter_mut() {
-                            let (bytes, at_us) = &stream[racing.next];
-                            let message = Stream::decode(bytes).expect("a message");
-                            let outcome = racing.run.take(&message, *at_us);
-                            black_box(outcome.expect("taken"));
-                            racing.next += 1;
+                            racing.take_next(&stream);
                         }
                     }
                     timed += start.elapsed();
