@@ -52,7 +52,7 @@ pub enum Outgoing {
     Text(String),
     /// Shared, not copied, between the members a frame is relayed to.
     Binary(Bytes),
-    /// A racer's held ack (`wire::ack`: its message number) and then a frame relayed to
+    /// A racer's held ack (`wire::Frames::ack`: its message number) and then a frame relayed to
     /// them: two WebSocket messages in one write, queued as one (`room::stream`).
     AckThen(u32, Bytes),
     Close(Close),

@@ -268,6 +268,7 @@ async fn write(
     closed: oneshot::Sender<()>,
 ) {
     let mut delay = Delay::new(latency, conn ^ 0x9e37_79b9_7f4a_7c15);
+    let mut frames = wire::Frames::new(wire::Frames::WRITER_BLOCK_BYTES);
     // Every message already queued is written before one flush: under load a member gets
     // several relays at once, and one system call sends them all.
     while let Some(first) = outbox.recv().await {
@@ -286,7 +287,7 @@ async fn write(
                 Outgoing::Text(text) => Message::Text(text.into()),
                 Outgoing::Binary(bytes) => Message::Binary(bytes),
                 Outgoing::AckThen(seq, bytes) => {
-                    if sink.feed(Message::Binary(wire::ack(seq))).await.is_err() {
+                    if sink.feed(Message::Binary(frames.ack(seq))).await.is_err() {
                         return;
                     }
                     Message::Binary(bytes)

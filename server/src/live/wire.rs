@@ -29,6 +29,7 @@
 //! then each relay frame of theirs preceded by its length, u8).
 
 use axum::body::Bytes;
+use bytes::BytesMut;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -200,36 +201,58 @@ const _: () = assert!(
     "a relay frame's length is a u8"
 );
 
-/// A relayed message (`relay`'s bytes) kept inline, as the owner of the [`Bytes`] each member
-/// is sent: the frame, its reference count and its bytes in one allocation. A `Vec`'s `Bytes`
-/// takes a second allocation for the count at its first clone, and each member's drop of it
-/// then touches that one too, a line no longer in the caches by then.
-struct RelayFrame {
-    len: u8,
-    bytes: [u8; RELAY_BYTES_MAX],
+/// Where the binary frames a room (or a member's writer) sends are cut from: one block of
+/// memory that many frames share, each a [`Bytes`] of its own part of it. A frame is written
+/// once by each member's writer and then dropped, so by the time a block is used up its frames
+/// are usually all gone and the next frame starts it over in place: no allocation a message
+/// (a block is made anew only while a slow member still holds a frame of the last one).
+#[derive(Debug)]
+pub struct Frames {
+    block: BytesMut,
+    block_bytes: usize,
 }
 
-impl AsRef<[u8]> for RelayFrame {
-    fn as_ref(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+impl Frames {
+    /// A room's frames: a block of 2 KiB holds 66 relays of the longest message, about one
+    /// second of a room of four racers streaming their changes.
+    pub const ROOM_BLOCK_BYTES: usize = 2048;
+    /// A member's writer's own frames (the acks it sends in front of a relay): 12 a block.
+    pub const WRITER_BLOCK_BYTES: usize = 64;
+
+    /// Frames cut from blocks of `block_bytes` (at least a relay's longest frame).
+    pub fn new(block_bytes: usize) -> Frames {
+        let block_bytes = block_bytes.max(RELAY_BYTES_MAX);
+        Frames {
+            block: BytesMut::with_capacity(block_bytes),
+            block_bytes,
+        }
     }
-}
 
-/// A relayed message: racer `racer`'s `message` (its bytes as sent: at most
-/// [`STREAM_MESSAGE_BYTES_MAX`], as every stream message decoded is; a longer one would be
-/// cut), received by the server `received_us` µs after GO.
-pub fn relay(racer: u8, received_us: u64, message: &[u8]) -> Bytes {
-    let message = &message[..message.len().min(STREAM_MESSAGE_BYTES_MAX)];
-    let mut frame = RelayFrame {
-        len: 0,
-        bytes: [0; RELAY_BYTES_MAX],
-    };
-    frame.bytes[0] = RELAY;
-    frame.bytes[1] = racer;
-    frame.bytes[2..10].copy_from_slice(&received_us.to_le_bytes());
-    frame.bytes[10..10 + message.len()].copy_from_slice(message);
-    frame.len = (10 + message.len()) as u8; // ≤ RELAY_BYTES_MAX, asserted above to fit
-    Bytes::from_owner(frame)
+    /// The frame of `parts`, one after the other (at most a block's bytes in all).
+    fn frame(&mut self, parts: &[&[u8]]) -> Bytes {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        if self.block.capacity() < len {
+            // Starts the block over where no frame of it is left, or takes a new one.
+            self.block.reserve(self.block_bytes.max(len));
+        }
+        for part in parts {
+            self.block.extend_from_slice(part);
+        }
+        self.block.split().freeze()
+    }
+
+    /// A relayed message: racer `racer`'s `message` (its bytes as sent: at most
+    /// [`STREAM_MESSAGE_BYTES_MAX`], as every stream message decoded is; a longer one would
+    /// be cut), received by the server `received_us` µs after GO.
+    pub fn relay(&mut self, racer: u8, received_us: u64, message: &[u8]) -> Bytes {
+        let message = &message[..message.len().min(STREAM_MESSAGE_BYTES_MAX)];
+        self.frame(&[&[RELAY, racer], &received_us.to_le_bytes(), message])
+    }
+
+    /// The acknowledgement of every message up to `seq`.
+    pub fn ack(&mut self, seq: u32) -> Bytes {
+        self.frame(&[&[ACK], &seq.to_le_bytes()])
+    }
 }
 
 /// A relayed message back: `(racer, received_us, message)`.
@@ -298,14 +321,6 @@ pub fn parse_backlog(bytes: &[u8]) -> Option<(u8, Vec<&[u8]>)> {
         rest = &tail[len..];
     }
     Some((*racer, frames))
-}
-
-/// The acknowledgement of every message up to `seq`: five bytes in one allocation of their
-/// size (a `Vec` grown to them and then made `Bytes` took three: its buffer, its growth and
-/// the count a `Bytes` of a `Vec` with room to spare needs; a racer gets one every 100 ms).
-pub fn ack(seq: u32) -> Bytes {
-    let [a, b, c, d] = seq.to_le_bytes();
-    Bytes::copy_from_slice(&[ACK, a, b, c, d])
 }
 
 /// An acknowledgement back: its `seq`.
@@ -515,15 +530,16 @@ mod tests {
             let bytes = message.encode();
             assert_eq!(bytes.len(), len);
             assert_eq!(Stream::decode(&bytes), Ok(message));
-            let relayed = relay(3, 42, &bytes);
+            let relayed = Frames::new(0).relay(3, 42, &bytes);
             assert_eq!(parse_relay(&relayed), Some((3, 42, message)));
         }
-        assert_eq!(parse_ack(&ack(77)), Some(77));
+        let mut cut = Frames::new(Frames::WRITER_BLOCK_BYTES);
+        assert_eq!(parse_ack(&cut.ack(77)), Some(77));
         // docs/live.md's layout: 0x90, then seq as u32 little-endian.
-        assert_eq!(&ack(0x0403_0201)[..], [0x90, 1, 2, 3, 4]);
+        assert_eq!(&cut.ack(0x0403_0201)[..], [0x90, 1, 2, 3, 4]);
         let frames = [
-            relay(1, 5, &[RAN, 0, 0, 0, 0, 1, 0, 0, 0]),
-            relay(1, 9, &[RAN, 1, 0, 0, 0, 2, 0, 0, 0]),
+            cut.relay(1, 5, &[RAN, 0, 0, 0, 0, 1, 0, 0, 0]),
+            cut.relay(1, 9, &[RAN, 1, 0, 0, 0, 2, 0, 0, 0]),
         ];
         let mut backlog = Backlog::new(1);
         for frame in &frames {
@@ -534,6 +550,58 @@ mod tests {
         assert_eq!(
             (racer, back),
             (1, frames.iter().map(|f| &f[..]).collect::<Vec<_>>())
+        );
+    }
+
+    /// Frames cut from shared blocks keep their own bytes whatever is cut after them (a frame
+    /// still held keeps its block from being written over), and a block whose frames are all
+    /// gone is used again in place, not allocated anew.
+    #[test]
+    fn frames_keep_their_bytes_and_a_block_is_used_again_once_its_frames_are_gone() {
+        let message = |k: u32| {
+            Stream::Ran {
+                seq: k,
+                tick: k * 7,
+            }
+            .encode()
+        };
+        let mut cut = Frames::new(Frames::ROOM_BLOCK_BYTES);
+        // Many blocks' worth, all held: every frame still reads back as cut.
+        let held: Vec<(u32, Bytes)> = (0..500)
+            .map(|k| {
+                (
+                    k,
+                    cut.relay((k % 4) as u8, u64::from(k) * 1000, &message(k)),
+                )
+            })
+            .collect();
+        let acks: Vec<Bytes> = (0..100).map(|k| cut.ack(k)).collect();
+        for (k, frame) in &held {
+            let expected = (
+                ((k % 4) as u8),
+                u64::from(*k) * 1000,
+                Stream::decode(&message(*k)).unwrap(),
+            );
+            assert_eq!(parse_relay(frame), Some(expected), "frame {k}");
+        }
+        for (k, ack) in acks.iter().enumerate() {
+            assert_eq!(parse_ack(ack), Some(k as u32));
+        }
+        drop((held, acks));
+        // Frames dropped as they are written, as a member's writer does: 5 000 of them (over
+        // 90 KiB) all in one block, started over again and again.
+        let (mut lowest, mut highest) = (usize::MAX, 0);
+        for k in 0..5_000u32 {
+            let frame = cut.relay(1, u64::from(k), &message(k));
+            lowest = lowest.min(frame.as_ptr() as usize);
+            highest = highest.max(frame.as_ptr() as usize + frame.len());
+            let header = parse_relay(&frame).map(|(racer, us, _)| (racer, us));
+            assert_eq!(header, Some((1, u64::from(k))));
+        }
+        assert!(
+            highest - lowest <= Frames::ROOM_BLOCK_BYTES,
+            "{} bytes",
+            highest - lowest
         );
     }
 

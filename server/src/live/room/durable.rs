@@ -21,7 +21,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::{Cell, Racer, Room};
 use crate::live::command::{Answer, Command, Outgoing};
 use crate::live::journal::{self, Record};
-use crate::live::wire::{self, Phase, Stream};
+use crate::live::wire::{Phase, Stream};
 use crate::times::now_ms;
 
 /// The journal writer's way back into a room ([`Answer`]). Weak: a room gone is not kept
@@ -131,7 +131,7 @@ impl Room {
                 continue;
             };
             if let Some(member) = racer.conn.and_then(|c| self.members.get(&c)) {
-                member.out.push(Outgoing::Binary(wire::ack(seq)));
+                member.out.push(Outgoing::Binary(self.frames.ack(seq)));
             }
         }
     }

@@ -39,7 +39,7 @@ use tokio::time::Instant;
 use super::command::{Answer, Command, ConnId, Outbox};
 use super::journal;
 use super::racer::RacerRun;
-use super::wire::{Backlog, Phase, RacerState, Role, RoomView};
+use super::wire::{self, Backlog, Phase, RacerState, Role, RoomView};
 use super::{Close, LiveContext, limits};
 use crate::catalog::Level;
 use crate::store::PlayerRow;
@@ -119,7 +119,7 @@ struct Racer {
     away: bool,
     state: RacerState,
     run: Option<RacerRun>,
-    /// The racer's stream as relayed (`wire::relay` frames), for members who catch up.
+    /// The racer's stream as relayed (`wire::Frames::relay` frames), for members who catch up.
     relayed: Backlog,
     run_id: Option<i64>,
     /// The last message of theirs the journal holds: what their page is told is held.
@@ -183,6 +183,8 @@ struct Room {
     /// Journal records not yet handed to the writer, and each racer's last message in them.
     journal: Vec<u8>,
     journal_acks: Vec<(u8, u32)>,
+    /// Where the room's relays and acks are cut from (`wire::Frames`).
+    frames: wire::Frames,
     /// A batch is with the writer (one at a time: a room's rows stay in order).
     journal_busy: bool,
     /// Replaying the journal (`restore`): nothing is journaled again.
@@ -342,6 +344,7 @@ impl Room {
             over_at: None,
             journal: Vec::new(),
             journal_acks: Vec::new(),
+            frames: wire::Frames::new(wire::Frames::ROOM_BLOCK_BYTES),
             journal_busy: false,
             restoring: false,
             note: None,

@@ -10,7 +10,7 @@ use super::Room;
 use crate::live::command::{ConnId, Outgoing};
 use crate::live::journal::Record;
 use crate::live::racer::Taken;
-use crate::live::wire::{self, LiveServerMessage, Phase, RacerState, Stream};
+use crate::live::wire::{LiveServerMessage, Phase, RacerState, Stream};
 use crate::live::{Close, limits};
 
 impl Room {
@@ -72,7 +72,9 @@ impl Room {
         if taken == Taken::Again {
             return Ok(None);
         }
-        let frame = wire::relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
+        let frame = self
+            .frames
+            .relay(number, u64::try_from(since_go_us).unwrap_or(0), bytes);
         racer.relayed.push(&frame);
         // Acknowledged once the journal holds it: one cumulative ack a racer a batch.
         let seq = message.seq();
