@@ -219,12 +219,13 @@ impl Frames {
     /// A member's writer's own frames (the acks it sends in front of a relay): 12 a block.
     pub const WRITER_BLOCK_BYTES: usize = 64;
 
-    /// Frames cut from blocks of `block_bytes` (at least a relay's longest frame).
+    /// Frames cut from blocks of `block_bytes` (at least a relay's longest frame). The first
+    /// block is made with the first frame: a room that never races, or a spectator's writer,
+    /// holds none.
     pub fn new(block_bytes: usize) -> Frames {
-        let block_bytes = block_bytes.max(RELAY_BYTES_MAX);
         Frames {
-            block: BytesMut::with_capacity(block_bytes),
-            block_bytes,
+            block: BytesMut::new(),
+            block_bytes: block_bytes.max(RELAY_BYTES_MAX),
         }
     }
 
@@ -566,6 +567,7 @@ mod tests {
             .encode()
         };
         let mut cut = Frames::new(Frames::ROOM_BLOCK_BYTES);
+        assert_eq!(cut.block.capacity(), 0, "no block before the first frame");
         // Many blocks' worth, all held: every frame still reads back as cut.
         let held: Vec<(u32, Bytes)> = (0..500)
             .map(|k| {
