@@ -52,9 +52,9 @@ pub enum Outgoing {
     Text(String),
     /// Shared, not copied, between the members a frame is relayed to.
     Binary(Bytes),
-    /// A racer's held ack (`wire::Frames::ack`: its message number) and then a frame relayed to
-    /// them: two WebSocket messages in one write, queued as one (`room::stream`).
-    AckThen(u32, Bytes),
+    /// A racer's held ack (`wire::Frames::ack`) and then a frame relayed to them: two
+    /// WebSocket messages in one write, queued as one (`room::stream`).
+    AckThen(Bytes, Bytes),
     Close(Close),
 }
 

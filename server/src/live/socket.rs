@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use super::command::{Command, Joining, Outbox, Outgoing, Queued};
 use super::room::RoomHandle;
-use super::wire::{self, LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
+use super::wire::{LiveClientMessage, Role, STREAM_MESSAGE_BYTES_MAX};
 use super::{Close, Latency, LiveContext, limits, now_us};
 use crate::auth::{self, TokenRefused};
 use crate::store::PlayerRow;
@@ -268,7 +268,6 @@ async fn write(
     closed: oneshot::Sender<()>,
 ) {
     let mut delay = Delay::new(latency, conn ^ 0x9e37_79b9_7f4a_7c15);
-    let mut frames = wire::Frames::new(wire::Frames::WRITER_BLOCK_BYTES);
     // Every message already queued is written before one flush: under load a member gets
     // several relays at once, and one system call sends them all.
     while let Some(first) = outbox.recv().await {
@@ -286,8 +285,8 @@ async fn write(
             let frame = match message {
                 Outgoing::Text(text) => Message::Text(text.into()),
                 Outgoing::Binary(bytes) => Message::Binary(bytes),
-                Outgoing::AckThen(seq, bytes) => {
-                    if sink.feed(Message::Binary(frames.ack(seq))).await.is_err() {
+                Outgoing::AckThen(ack, bytes) => {
+                    if sink.feed(Message::Binary(ack)).await.is_err() {
                         return;
                     }
                     Message::Binary(bytes)

@@ -201,40 +201,29 @@ const _: () = assert!(
     "a relay frame's length is a u8"
 );
 
-/// Where the binary frames a room (or a member's writer) sends are cut from: one block of
+/// Where the binary frames a room sends (its relays and acks) are cut from: one block of
 /// memory that many frames share, each a [`Bytes`] of its own part of it. A frame is written
 /// once by each member's writer and then dropped, so by the time a block is used up its frames
 /// are usually all gone and the next frame starts it over in place: no allocation a message
 /// (a block is made anew only while a slow member still holds a frame of the last one).
-#[derive(Debug)]
+///
+/// The first block is made with the first frame: a room that never races holds none.
+#[derive(Debug, Default)]
 pub struct Frames {
     block: BytesMut,
-    block_bytes: usize,
 }
 
 impl Frames {
-    /// A room's frames: a block of 2 KiB holds 66 relays of the longest message, about one
-    /// second of a room of four racers streaming their changes.
-    pub const ROOM_BLOCK_BYTES: usize = 2048;
-    /// A member's writer's own frames (the acks it sends in front of a relay): 12 a block.
-    pub const WRITER_BLOCK_BYTES: usize = 64;
-
-    /// Frames cut from blocks of `block_bytes` (at least a relay's longest frame). The first
-    /// block is made with the first frame: a room that never races, or a spectator's writer,
-    /// holds none.
-    pub fn new(block_bytes: usize) -> Frames {
-        Frames {
-            block: BytesMut::new(),
-            block_bytes: block_bytes.max(RELAY_BYTES_MAX),
-        }
-    }
+    /// A block: 2 KiB holds 66 relays of the longest message, about one second of a room of
+    /// four racers streaming their changes.
+    pub const BLOCK_BYTES: usize = 2048;
 
     /// The frame of `parts`, one after the other (at most a block's bytes in all).
     fn frame(&mut self, parts: &[&[u8]]) -> Bytes {
         let len: usize = parts.iter().map(|part| part.len()).sum();
         if self.block.capacity() < len {
             // Starts the block over where no frame of it is left, or takes a new one.
-            self.block.reserve(self.block_bytes.max(len));
+            self.block.reserve(Self::BLOCK_BYTES.max(len));
         }
         for part in parts {
             self.block.extend_from_slice(part);
@@ -531,10 +520,10 @@ mod tests {
             let bytes = message.encode();
             assert_eq!(bytes.len(), len);
             assert_eq!(Stream::decode(&bytes), Ok(message));
-            let relayed = Frames::new(0).relay(3, 42, &bytes);
+            let relayed = Frames::default().relay(3, 42, &bytes);
             assert_eq!(parse_relay(&relayed), Some((3, 42, message)));
         }
-        let mut cut = Frames::new(Frames::WRITER_BLOCK_BYTES);
+        let mut cut = Frames::default();
         assert_eq!(parse_ack(&cut.ack(77)), Some(77));
         // docs/live.md's layout: 0x90, then seq as u32 little-endian.
         assert_eq!(&cut.ack(0x0403_0201)[..], [0x90, 1, 2, 3, 4]);
@@ -566,7 +555,7 @@ mod tests {
             }
             .encode()
         };
-        let mut cut = Frames::new(Frames::ROOM_BLOCK_BYTES);
+        let mut cut = Frames::default();
         assert_eq!(cut.block.capacity(), 0, "no block before the first frame");
         // Many blocks' worth, all held: every frame still reads back as cut.
         let held: Vec<(u32, Bytes)> = (0..500)
@@ -601,7 +590,7 @@ mod tests {
             assert_eq!(header, Some((1, u64::from(k))));
         }
         assert!(
-            highest - lowest <= Frames::ROOM_BLOCK_BYTES,
+            highest - lowest <= Frames::BLOCK_BYTES,
             "{} bytes",
             highest - lowest
         );

@@ -344,7 +344,7 @@ impl Room {
             over_at: None,
             journal: Vec::new(),
             journal_acks: Vec::new(),
-            frames: wire::Frames::new(wire::Frames::ROOM_BLOCK_BYTES),
+            frames: wire::Frames::default(),
             journal_busy: false,
             restoring: false,
             note: None,

@@ -98,7 +98,7 @@ impl Room {
                 .racer
                 .and_then(|n| self.racers.get_mut(usize::from(n)));
             let outgoing = match racer.and_then(|r| r.ack_held.take()) {
-                Some(seq) => Outgoing::AckThen(seq, frame.clone()),
+                Some(seq) => Outgoing::AckThen(self.frames.ack(seq), frame.clone()),
                 None => Outgoing::Binary(frame.clone()),
             };
             if !member.out.push(outgoing) {
