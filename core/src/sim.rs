@@ -208,18 +208,25 @@ impl Snapshot {
 /// [`step`](Simulation::step) runs one tick with one [`Input`] per player and cannot fail;
 /// [`state`](Simulation::state) is what to render; [`state_hash`](Simulation::state_hash)
 /// identifies the state on every machine; [`snapshot`](Simulation::snapshot) and
-/// [`restore`](Simulation::restore) roll back. The world is shared (`Arc`), so simulations of
-/// the same level are cheap to create and to clone.
+/// [`restore`](Simulation::restore) roll back. The world and the tuning are shared (`Arc`), so
+/// simulations of the same level are cheap to create and to clone.
 #[derive(Clone, Debug)]
 pub struct Simulation {
     world: Arc<World>,
-    tuning: Tuning,
+    tuning: Arc<Tuning>,
     state: SimState,
 }
 
 impl Simulation {
     /// A simulation of `players` pogos in `world`, which must have been built for `tuning`.
-    pub fn new(world: Arc<World>, tuning: Tuning, players: usize) -> Result<Simulation, SimError> {
+    /// `tuning` is a [`Tuning`] or an `Arc` of one: a server re-simulating hundreds of runs
+    /// under one tuning gives them all one copy, whose lines stay in the CPU's caches.
+    pub fn new(
+        world: Arc<World>,
+        tuning: impl Into<Arc<Tuning>>,
+        players: usize,
+    ) -> Result<Simulation, SimError> {
+        let tuning = tuning.into();
         if players == 0 || players > PLAYERS_MAX {
             return Err(SimError::Players {
                 max: PLAYERS_MAX,

@@ -114,6 +114,10 @@ pub struct Latency {
 pub struct LiveContext {
     pub store: Store,
     pub catalog: Arc<Catalog>,
+    /// The verifier's tuning, one copy that every racer's simulation reads: its lines stay in
+    /// the CPU's caches, where a copy a racer would come from memory with each message
+    /// (PERFORMANCE.md, "The relay and its floor").
+    tuning: Arc<Tuning>,
     /// How late after GO plus its game time a message may arrive (ms).
     pub slack_ms: i64,
     pub settings: LiveSettings,
@@ -195,6 +199,7 @@ impl LiveContext {
     ) -> LiveContext {
         LiveContext {
             store,
+            tuning: Arc::new(catalog.verifier().tuning().clone()),
             catalog,
             slack_ms,
             settings,
@@ -213,9 +218,9 @@ impl LiveContext {
     }
 
     /// The level's world and the tuning (no world if the server does not run the level).
-    pub fn level(&self, level: Option<&Level>) -> (Option<Arc<World>>, Tuning) {
+    pub fn level(&self, level: Option<&Level>) -> (Option<Arc<World>>, Arc<Tuning>) {
         let world = level.and_then(|level| self.catalog.world(level));
-        (world, self.catalog.verifier().tuning().clone())
+        (world, self.tuning.clone())
     }
 
     /// Makes a room on `level` in this process and writes its row; its view.

@@ -122,12 +122,13 @@ impl RacerRun {
     /// guest), dated `date` (the header's), judged with `slack_ms`, at most `ticks_max` ticks.
     pub fn new(
         world: Arc<World>,
-        tuning: Tuning,
+        tuning: impl Into<Arc<Tuning>>,
         name: Option<String>,
         date: String,
         slack_ms: i64,
         ticks_max: u32,
     ) -> Result<RacerRun, String> {
+        let tuning = tuning.into();
         let rate = tuning.spec().tick_rate;
         let sim = Simulation::new(world, tuning, 1).map_err(|e| e.to_string())?;
         let driver = Driver::new(rate, 1)

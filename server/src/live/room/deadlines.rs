@@ -143,7 +143,7 @@ impl RacerRun {
     /// A run for a racer of `world` (if the level loads) with the room's settings.
     fn new_checked(
         world: &Option<Arc<pogo_core::world::World>>,
-        tuning: &pogo_core::Tuning,
+        tuning: &Arc<pogo_core::Tuning>,
         name: Option<String>,
         date: &str,
         ctx: &LiveContext,
