@@ -35,7 +35,8 @@ use crate::reader::{Chunk, Limits, ReplayReader};
 /// [`Verifier::with_world`].
 #[derive(Clone, Debug)]
 pub struct Verifier {
-    tuning: Tuning,
+    /// Shared by every simulation the verifier runs (and by a live server's racers).
+    tuning: Arc<Tuning>,
     limits: Limits,
     /// Levels given explicitly (level files), by name.
     levels: Arc<BTreeMap<String, WorldDesc>>,
@@ -56,7 +57,7 @@ impl Verifier {
     ) -> Verifier {
         let levels = levels.into_iter().map(|d| (d.name.clone(), d)).collect();
         Verifier {
-            tuning,
+            tuning: Arc::new(tuning),
             limits,
             levels: Arc::new(levels),
             builtins: false,
@@ -92,6 +93,13 @@ impl Verifier {
 
     /// The one tuning replays must have been recorded with.
     pub fn tuning(&self) -> &Tuning {
+        &self.tuning
+    }
+
+    /// The same tuning as an `Arc`, for [`Simulation::new`]: simulations given it share one
+    /// copy (a server re-simulating hundreds of live runs keeps its lines in the CPU's caches,
+    /// where a copy a run would come from memory with each message).
+    pub fn shared_tuning(&self) -> &Arc<Tuning> {
         &self.tuning
     }
 

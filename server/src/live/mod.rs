@@ -114,10 +114,6 @@ pub struct Latency {
 pub struct LiveContext {
     pub store: Store,
     pub catalog: Arc<Catalog>,
-    /// The verifier's tuning, one copy that every racer's simulation reads: its lines stay in
-    /// the CPU's caches, where a copy a racer would come from memory with each message
-    /// (PERFORMANCE.md, "The relay and its floor").
-    tuning: Arc<Tuning>,
     /// How late after GO plus its game time a message may arrive (ms).
     pub slack_ms: i64,
     pub settings: LiveSettings,
@@ -199,7 +195,6 @@ impl LiveContext {
     ) -> LiveContext {
         LiveContext {
             store,
-            tuning: Arc::new(catalog.verifier().tuning().clone()),
             catalog,
             slack_ms,
             settings,
@@ -217,10 +212,11 @@ impl LiveContext {
         self.home.get().map_or("", String::as_str)
     }
 
-    /// The level's world and the tuning (no world if the server does not run the level).
+    /// The level's world (none if the server does not run the level) and the tuning, the
+    /// verifier's one copy, which every racer's simulation shares.
     pub fn level(&self, level: Option<&Level>) -> (Option<Arc<World>>, Arc<Tuning>) {
         let world = level.and_then(|level| self.catalog.world(level));
-        (world, self.tuning.clone())
+        (world, self.catalog.verifier().shared_tuning().clone())
     }
 
     /// Makes a room on `level` in this process and writes its row; its view.
