@@ -11,21 +11,32 @@ use crate::format::{
 };
 
 /// Streams a replay into `out`.
+///
+/// Laid out in the order written (`repr(C)`), what a tick reads first: a live server records
+/// hundreds of runs at once, a few ticks each as their messages come, and by a run's next
+/// message its recorder is out of the CPU's caches, so every cache line a tick touches is one
+/// more read from memory (PERFORMANCE.md, "A message's state from memory"). A tick reads the
+/// first two lines (for one player); the header, the writer and the file's hash state are
+/// read once a chunk.
+#[repr(C)]
 pub struct Recorder<W: Write> {
-    out: W,
-    /// Every byte written so far, for the trailer's whole-file check.
-    file: Xxh3,
-    header: Header,
+    ticks: u32,
+    /// `header.chunk_ticks`, `header.hash_interval` and `header.players`, kept beside what a
+    /// tick reads (the header never changes).
+    chunk_ticks: u32,
+    hash_interval: u32,
+    players: u8,
     /// The chunk being filled, each player's last run aside (in `open`).
     chunk: InputChunk,
     /// Each player's run still growing (`length` 0: none yet in this chunk), pushed to
     /// `chunk.runs` when the input changes or the chunk is written. A tick that holds its
-    /// input (most do) touches only this, not a `Vec` behind a `Vec`: a live server records
-    /// hundreds of runs at once, a few ticks each as their messages come, and by a run's
-    /// next message its `Vec`s are out of the CPU's caches (PERFORMANCE.md, "The relay and
-    /// its floor").
+    /// input (most do) touches only this, not a `Vec` behind a `Vec`.
     open: [Run; PLAYERS_MAX],
-    ticks: u32,
+    header: Header,
+    out: W,
+    /// Every byte written so far, for the trailer's whole-file check. Boxed: inline, its 576
+    /// bytes (64-byte aligned) would come first and push what a tick reads onto more lines.
+    file: Box<Xxh3>,
 }
 
 impl<W: Write> std::fmt::Debug for Recorder<W> {
@@ -73,8 +84,12 @@ impl<W: Write> Recorder<W> {
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
         let players = usize::from(header.players);
         let mut recorder = Recorder {
+            ticks: 0,
+            chunk_ticks: header.chunk_ticks,
+            hash_interval: header.hash_interval,
+            players: header.players,
             out,
-            file: Xxh3::new(),
+            file: Box::new(Xxh3::new()),
             chunk: InputChunk {
                 first_tick: 0,
                 ticks: 0,
@@ -83,7 +98,6 @@ impl<W: Write> Recorder<W> {
             },
             header,
             open: [Run::NONE; PLAYERS_MAX],
-            ticks: 0,
         };
         recorder.write(&format::preamble())?;
         let payload = format::encode(&recorder.header);
@@ -106,7 +120,7 @@ impl<W: Write> Recorder<W> {
     /// [`needs_hash`](Recorder::needs_hash) is true — the state hash after it, computed by
     /// `state_hash`. Writes the chunk out when it is full.
     pub fn record(&mut self, inputs: &[Input], state_hash: impl FnOnce() -> u64) -> io::Result<()> {
-        let players = usize::from(self.header.players);
+        let players = usize::from(self.players);
         for (player, open) in self.open.iter_mut().take(players).enumerate() {
             let input = inputs.get(player).copied().unwrap_or_default().normalized();
             if open.length > 0 && open.input() == input {
@@ -128,7 +142,7 @@ impl<W: Write> Recorder<W> {
         }
         self.chunk.ticks += 1;
         self.ticks += 1;
-        if self.chunk.ticks == self.header.chunk_ticks {
+        if self.chunk.ticks == self.chunk_ticks {
             self.flush_chunk()?;
         }
         Ok(())
@@ -136,7 +150,7 @@ impl<W: Write> Recorder<W> {
 
     /// Whether the tick about to be recorded is one whose state hash is stored.
     pub fn needs_hash(&self) -> bool {
-        is_hashed(self.ticks, self.header.hash_interval)
+        is_hashed(self.ticks, self.hash_interval)
     }
 
     /// Writes the last (partial) chunk and the trailer with the claimed outcome; returns the

@@ -93,28 +93,38 @@ pub struct Desync {
 }
 
 /// One racer's stream and re-simulation.
+///
+/// Laid out in the order written (`repr(C)`), what every message reads first: a live server
+/// holds thousands of runs, and by a racer's next message its run is out of the CPU's caches,
+/// so each cache line a message touches is one more read from memory (PERFORMANCE.md, "A
+/// message's state from memory"). The scalars, the simulation's handles, the driver and the
+/// recorder's hot part come first, in about five adjacent lines; the splits' hashes and what
+/// is set once in a run (a desync, a late message's note) come last.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct RacerRun {
+    /// The next sequence number expected.
+    next_seq: u32,
     rate: u32,
-    slack_ms: i64,
     ticks_max: u32,
+    finish_tick: Option<u32>,
+    /// The highest tick the page said it ran.
+    claimed: Option<u32>,
+    /// The last input's filed time (ns since GO).
+    last_at_ns: u64,
+    slack_ms: i64,
+    /// How many of the server's splits the page has reported.
+    reported: usize,
+    /// The server's splits so far.
+    splits: Vec<(Option<u32>, u32)>,
     sim: Simulation,
     driver: Driver,
     recorder: Option<Recorder<Vec<u8>>>,
-    /// The next sequence number expected.
-    next_seq: u32,
-    /// The last input's filed time (ns since GO).
-    last_at_ns: u64,
-    /// The highest tick the page said it ran.
-    claimed: Option<u32>,
-    /// The server's splits so far, and how many of them the page has reported.
-    splits: Vec<(Option<u32>, u32)>,
+    /// The state hash after each of `splits`.
     split_hashes: Vec<u64>,
-    reported: usize,
-    finish_tick: Option<u32>,
+    desync: Option<Desync>,
     /// Set by the first message that was not on time.
     realtime_note: Option<String>,
-    desync: Option<Desync>,
 }
 
 impl RacerRun {
