@@ -213,3 +213,27 @@ impl<W: Write> Recorder<W> {
         self.out.write_all(bytes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a tick reads of a one-player recorder (its counts, the chunk, the open run) lies
+    /// in its first two cache lines, ahead of the header, the writer and the hash state.
+    #[test]
+    fn a_tick_reads_the_first_two_lines() {
+        let end = std::mem::offset_of!(Recorder<Vec<u8>>, open) + std::mem::size_of::<Run>();
+        assert!(end <= 128, "a tick reads {end} bytes in");
+        for cold in [
+            std::mem::offset_of!(Recorder<Vec<u8>>, header),
+            std::mem::offset_of!(Recorder<Vec<u8>>, out),
+            std::mem::offset_of!(Recorder<Vec<u8>>, file),
+        ] {
+            assert!(
+                cold >= end,
+                "a field read once a chunk at {cold}, before {end}"
+            );
+        }
+        assert!(std::mem::size_of::<Recorder<Vec<u8>>>() <= 384);
+    }
+}

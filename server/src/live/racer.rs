@@ -594,6 +594,35 @@ mod tests {
         ]
     }
 
+    /// What every message reads (the run's scalars, the simulation's handles, the driver and
+    /// the recorder's first two lines) lies in the run's first six cache lines, aligned to
+    /// one, with what is set once a run after it.
+    #[test]
+    fn a_message_reads_the_first_six_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<RacerRun>(), 64);
+        let recorder = offset_of!(RacerRun, recorder);
+        assert!(
+            recorder + 128 <= 6 * 64,
+            "the recorder starts at {recorder}"
+        );
+        for hot in [
+            offset_of!(RacerRun, next_seq),
+            offset_of!(RacerRun, splits),
+            offset_of!(RacerRun, sim),
+            offset_of!(RacerRun, driver),
+        ] {
+            assert!(hot < recorder, "a field every message reads at {hot}");
+        }
+        for cold in [
+            offset_of!(RacerRun, split_hashes),
+            offset_of!(RacerRun, desync),
+            offset_of!(RacerRun, realtime_note),
+        ] {
+            assert!(cold > recorder, "a field set once a run at {cold}");
+        }
+    }
+
     #[test]
     fn the_recording_is_the_reference_and_on_time_is_real_time() {
         let (expected, _, _) = reference(&events());
