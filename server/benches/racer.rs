@@ -91,7 +91,7 @@ fn racer_counts() -> Vec<usize> {
 
 /// Racers, each at its own place in the race, and the order they take turns in.
 struct Pool {
-    pool: Vec<Racing>,
+    racers: Vec<Racing>,
     order: Vec<usize>,
 }
 
@@ -122,7 +122,10 @@ impl Pool {
             })
             .collect();
         let order = (0..racers).map(|i| i * 7_919 % racers).collect();
-        Pool { pool, order }
+        Pool {
+            racers: pool,
+            order,
+        }
     }
 }
 
@@ -142,8 +145,10 @@ fn take(c: &mut Criterion) {
         // never built (100 000 racers take seconds).
         let mut built: Option<Pool> = None;
         group.bench_function(BenchmarkId::from_parameter(racers), |b| {
-            let Pool { pool, order } =
-                built.get_or_insert_with(|| Pool::new(racers, &world, &tuning, &stream));
+            let Pool {
+                racers: pool,
+                order,
+            } = built.get_or_insert_with(|| Pool::new(racers, &world, &tuning, &stream));
             b.iter_custom(|iters| {
                 let mut timed = Duration::ZERO;
                 let mut taken = 0u64;

@@ -98,8 +98,8 @@ pub struct Desync {
 /// holds thousands of runs, and by a racer's next message its run is out of the CPU's caches,
 /// so each cache line a message touches is one more read from memory (PERFORMANCE.md, "A
 /// message's state from memory"). The scalars, the simulation's handles, the driver and the
-/// recorder's hot part come first, in about five adjacent lines; the splits' hashes and what
-/// is set once in a run (a desync, a late message's note) come last.
+/// recorder's hot part come first, within the first six lines (a unit test pins it); the
+/// splits' hashes and what is set once in a run (a desync, a late message's note) come last.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct RacerRun {
