@@ -349,7 +349,7 @@ impl Driver {
                     *slot = event.input;
                 }
             }
-            run_tick(Ticks(tick), &self.inputs[..usize::from(self.players)]);
+            run_tick(Ticks(tick), self.inputs());
             self.ticks_run += 1;
             ran += 1;
         }

@@ -91,15 +91,11 @@ impl Verifier {
         }
     }
 
-    /// The one tuning replays must have been recorded with.
-    pub fn tuning(&self) -> &Tuning {
-        &self.tuning
-    }
-
-    /// The same tuning as an `Arc`, for [`Simulation::new`]: simulations given it share one
-    /// copy (a server re-simulating hundreds of live runs keeps its lines in the CPU's caches,
-    /// where a copy a run would come from memory with each message).
-    pub fn shared_tuning(&self) -> &Arc<Tuning> {
+    /// The one tuning replays must have been recorded with, as the `Arc` every simulation the
+    /// verifier runs shares: one given to [`Simulation::new`] (a clone of the `Arc`) shares it
+    /// too, as a server re-simulating hundreds of live runs does, keeping its lines in the CPU's
+    /// caches where a copy a run would come from memory with each message.
+    pub fn tuning(&self) -> &Arc<Tuning> {
         &self.tuning
     }
 

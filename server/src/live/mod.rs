@@ -216,7 +216,7 @@ impl LiveContext {
     /// verifier's one copy, which every racer's simulation shares.
     pub fn level(&self, level: Option<&Level>) -> (Option<Arc<World>>, Arc<Tuning>) {
         let world = level.and_then(|level| self.catalog.world(level));
-        (world, self.catalog.verifier().shared_tuning().clone())
+        (world, self.catalog.verifier().tuning().clone())
     }
 
     /// Makes a room on `level` in this process and writes its row; its view.
