@@ -3,16 +3,23 @@
 //!
 //! Every `Fx` product, dot product and squared length is the exact 128-bit product of two
 //! 64-bit integers. On a 64-bit CPU the compiler does each in one or two instructions.
-//! WebAssembly has no such instruction (the wide-arithmetic proposal, which adds
-//! `i64.mul_wide_s`, is not in Chromium 156, 2026-12), so on `wasm32` the compiler
-//! multiplies 128 × 128 bits through compiler-builtins' `__multi3`: a call, the result
-//! through linear memory, four multiplies and the carries of a full 128-bit product. Divisions of a 128-bit dividend
+//! WebAssembly 2.0 has no such instruction, so on `wasm32` the compiler multiplies
+//! 128 × 128 bits through compiler-builtins' `__multi3`: a call, the result through linear
+//! memory, four multiplies and the carries of a full 128-bit product. Divisions of a 128-bit dividend
 //! (`Fx` division of a value of 0.5 or more, `Vec3::normalize`) call `__udivti3` /
 //! `__divti3`, which handle any 128-bit divisor. On `wasm32` these are therefore done here
 //! from 32-bit limbs with 64-bit operations and no call: [`mul_i64_limbs`],
 //! [`mul_u64_limbs`] (four `i64.mul`), [`div_u128_u64_limbs`] (two `i64.div_u`). Elsewhere
 //! the compiler's own 128-bit arithmetic is kept ([`mul_i64_wide`], [`mul_u64_wide`] and
 //! [`div_u128_u64`] choose).
+//!
+//! The wide-arithmetic proposal (phase 4 since 2026-08) adds `i64.mul_wide_s` and
+//! `i64.mul_wide_u`: Firefox has them from 155 (ESR 153 behind the preference
+//! `javascript.options.wasm_wide_arithmetic`), Chromium 156 behind `--js-flags=--wasm-wide-arithmetic`.
+//! `scripts/build-wasm.sh` builds a second module with them (`-C
+//! target-feature=+wide-arithmetic --cfg pogo_wide_arithmetic`, the `wasm-wide` profile), in
+//! which the products are the compiler's 128-bit multiplies, each one instruction; the page
+//! loads it where the browser validates it. Its divisions are still the limb form's.
 //!
 //! The two routes are the same functions: the limb forms return exactly the 128-bit product
 //! and the exact quotient, every bit, for every operand their contract admits (no rounding,
@@ -44,29 +51,43 @@
 )]
 const LOW: u64 = 0xffff_ffff;
 
-/// `a · b`, exactly (`|a·b| ≤ 2¹²⁶`): on `wasm32` by [`mul_i64_limbs`], elsewhere by the
-/// compiler's 128-bit multiply of the sign-extended operands. The same value either way.
+/// `a · b`, exactly (`|a·b| ≤ 2¹²⁶`): on `wasm32` by [`mul_i64_limbs`] (by the compiler's
+/// `i64.mul_wide_s` in the wide-arithmetic build), elsewhere by the compiler's 128-bit multiply
+/// of the sign-extended operands. The same value either way.
 #[inline(always)]
 pub(crate) const fn mul_i64_wide(a: i64, b: i64) -> i128 {
-    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
+    #[cfg(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    ))]
     {
         mul_i64_limbs(a, b)
     }
-    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
+    #[cfg(not(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    )))]
     {
         a as i128 * b as i128
     }
 }
 
-/// `a · b`, exactly (below 2¹²⁸): on `wasm32` by [`mul_u64_limbs`], elsewhere by the
-/// compiler's 128-bit multiply. The same value either way.
+/// `a · b`, exactly (below 2¹²⁸): on `wasm32` by [`mul_u64_limbs`] (by the compiler's
+/// `i64.mul_wide_u` in the wide-arithmetic build), elsewhere by the compiler's 128-bit
+/// multiply. The same value either way.
 #[inline(always)]
 pub(crate) const fn mul_u64_wide(a: u64, b: u64) -> u128 {
-    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
+    #[cfg(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    ))]
     {
         mul_u64_limbs(a, b)
     }
-    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
+    #[cfg(not(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    )))]
     {
         a as u128 * b as u128
     }
@@ -79,7 +100,10 @@ pub(crate) const fn mul_u64_wide(a: u64, b: u64) -> u128 {
 /// `a as i128 * b as i128`, on every target.
 #[inline(always)]
 #[cfg_attr(
-    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    not(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    )),
     allow(dead_code)
 )]
 pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
@@ -125,7 +149,10 @@ pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
 /// every target.
 #[inline(always)]
 #[cfg_attr(
-    not(any(target_arch = "wasm32", feature = "wide-limbs")),
+    not(any(
+        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+        feature = "wide-limbs"
+    )),
     allow(dead_code)
 )]
 pub(crate) const fn mul_u64_limbs(a: u64, b: u64) -> u128 {

@@ -216,7 +216,7 @@ impl Server {
             work,
             uploads: Semaphore::new(UPLOADS_IN_FLIGHT_MAX),
             ghosts: Semaphore::new(GHOSTS_IN_FLIGHT_MAX),
-            wasm: Arc::new(web::WasmModule::new(config.wasm.clone())),
+            wasm: Arc::new(web::WasmModules::new(config.wasm.clone())),
             ticket_rate: limits::TicketRate::new(),
             ticket_slack_ms: slack_ms,
             live,

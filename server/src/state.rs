@@ -13,7 +13,7 @@ use crate::limits::{RateLimits, TicketRate};
 use crate::metrics::Metrics;
 use crate::shutdown::Shutdown;
 use crate::store::Store;
-use crate::web::WasmModule;
+use crate::web::WasmModules;
 
 /// Cheap to clone: a handle on [`Shared`], axum's state for every route.
 #[derive(Clone, Debug)]
@@ -27,8 +27,8 @@ impl Deref for AppState {
 }
 
 /// The WebAssembly route's part of the state (`web::wasm`, which knows no more of it).
-impl axum::extract::FromRef<AppState> for Arc<WasmModule> {
-    fn from_ref(state: &AppState) -> Arc<WasmModule> {
+impl axum::extract::FromRef<AppState> for Arc<WasmModules> {
+    fn from_ref(state: &AppState) -> Arc<WasmModules> {
         state.wasm.clone()
     }
 }
@@ -53,8 +53,8 @@ pub struct Shared {
     pub uploads: Semaphore,
     /// Ghost trajectories being computed (`limits::GHOSTS_IN_FLIGHT_MAX`).
     pub ghosts: Semaphore,
-    /// The page's WebAssembly module, read from disk (`--wasm`).
-    pub wasm: Arc<WasmModule>,
+    /// The page's WebAssembly modules, read from disk (`--wasm`).
+    pub wasm: Arc<WasmModules>,
     /// Run tickets minted per player (`limits::TICKET_MINT_PERIOD`).
     pub ticket_rate: TicketRate,
     /// How late a ticket's commitment may arrive after its game time (ms, `--ticket-slack-ms`).

@@ -305,6 +305,12 @@ pub const WASM_BYTES_MAX: u64 = 2 * 1024 * 1024;
 /// The module's file name, in the build's target directory and under `/web/`.
 pub const WASM_FILE: &str = "pogo_ffi.wasm";
 
+/// The same module built with the wide-arithmetic proposal's instructions (`i64.mul_wide_s`,
+/// `i64.mul_wide_u`; core/src/wide.rs): beside [`WASM_FILE`] (`scripts/build-wasm.sh` puts it
+/// there) and under `/web/`. The page loads it where the browser validates those
+/// instructions, the other module elsewhere; both give the same bits.
+pub const WASM_WIDE_FILE: &str = "pogo_ffi_wide.wasm";
+
 /// The start of every WebAssembly binary module: `\0asm`, version 1.
 const WASM_HEADER: [u8; 8] = *b"\0asm\x01\0\0\0";
 
@@ -316,7 +322,33 @@ const WASM_HEADER: [u8; 8] = *b"\0asm\x01\0\0\0";
 pub struct WasmModule {
     /// `--wasm`, or `None`: the first of [`default_wasm_paths`] that exists.
     configured: Option<PathBuf>,
+    /// [`WASM_FILE`], or [`WASM_WIDE_FILE`]: the wide module is looked for beside the other.
+    file: &'static str,
     current: tokio::sync::Mutex<Option<Arc<LoadedWasm>>>,
+}
+
+/// The page's two builds of the module: [`WASM_FILE`] for every browser, [`WASM_WIDE_FILE`]
+/// for those with the wide-arithmetic instructions.
+#[derive(Debug)]
+pub struct WasmModules {
+    pub plain: WasmModule,
+    pub wide: WasmModule,
+}
+
+impl WasmModules {
+    /// Both, from `--wasm` (the plain module's path; the wide one beside it) or the defaults.
+    pub fn new(configured: Option<PathBuf>) -> WasmModules {
+        WasmModules {
+            plain: WasmModule::new(configured.clone(), WASM_FILE),
+            wide: WasmModule::new(configured, WASM_WIDE_FILE),
+        }
+    }
+
+    /// Loads both at start and logs whether each was found, with its sizes.
+    pub async fn log_at_start(&self) {
+        self.plain.log_at_start().await;
+        self.wide.log_at_start().await;
+    }
 }
 
 /// One version of the module, as read and compressed.
@@ -353,19 +385,26 @@ pub fn default_wasm_paths() -> Vec<PathBuf> {
 }
 
 impl WasmModule {
-    pub fn new(configured: Option<PathBuf>) -> WasmModule {
+    /// The module named `file` ([`WASM_FILE`] or [`WASM_WIDE_FILE`]), at `configured` (`--wasm`,
+    /// the plain module's path; the wide one beside it) or the defaults.
+    pub fn new(configured: Option<PathBuf>, file: &'static str) -> WasmModule {
         WasmModule {
             configured,
+            file,
             current: tokio::sync::Mutex::new(None),
         }
     }
 
     /// Where the module is looked for, in order.
     pub fn candidates(&self) -> Vec<PathBuf> {
-        match &self.configured {
+        let paths = match &self.configured {
             Some(path) => vec![path.clone()],
             None => default_wasm_paths(),
+        };
+        if self.file == WASM_FILE {
+            return paths;
         }
+        paths.iter().map(|p| p.with_file_name(self.file)).collect()
     }
 
     /// The module as it is on disk now: the cached version if the file has not changed,
@@ -414,6 +453,11 @@ impl WasmModule {
                 raw_bytes = m.raw.len(),
                 gzip_bytes = m.gzip.len(),
                 "the page's WebAssembly module: found"
+            ),
+            Err(ApiError::WasmMissing) if self.file == WASM_WIDE_FILE => tracing::info!(
+                looked_at = ?self.candidates(),
+                "the page's WebAssembly module with wide arithmetic is not built: every \
+                 browser gets the other (bash scripts/build-wasm.sh builds both)"
             ),
             Err(ApiError::WasmMissing) => tracing::info!(
                 looked_at = ?self.candidates(),
@@ -518,18 +562,39 @@ pub fn accepts_gzip(headers: &HeaderMap) -> bool {
         (status = 503, description = "Over the size limit or not WebAssembly (`wasm_unusable`): built with the wrong profile", body = crate::error::ErrorBody),
     ))]
 pub async fn wasm(
-    State(wasm): State<Arc<WasmModule>>,
+    State(wasm): State<Arc<WasmModules>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    serve_wasm(&wasm.plain, &headers).await
+}
+
+/// The same module built with the wide-arithmetic proposal's multiplies (`--profile
+/// wasm-wide`, `scripts/build-wasm.sh`), which the page loads where the browser validates
+/// them: the same bits, faster. Gzipped when the request accepts gzip.
+#[utoipa::path(get, path = "/web/pogo_ffi_wide.wasm", tag = "web",
+    responses(
+        (status = 200, description = "The module (`Content-Encoding: gzip` when accepted)", content_type = "application/wasm", body = Vec<u8>),
+        (status = 304, description = "Not modified (If-None-Match)"),
+        (status = 404, description = "Not built (`wasm_missing`): the page loads `/web/pogo_ffi.wasm` instead", body = crate::error::ErrorBody),
+        (status = 503, description = "Over the size limit or not WebAssembly (`wasm_unusable`): built with the wrong profile", body = crate::error::ErrorBody),
+    ))]
+pub async fn wasm_wide(
+    State(wasm): State<Arc<WasmModules>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    serve_wasm(&wasm.wide, &headers).await
+}
+
+async fn serve_wasm(wasm: &WasmModule, headers: &HeaderMap) -> Result<Response, ApiError> {
     let module = wasm.current().await?;
     let vary = (header::VARY, HeaderValue::from_static("accept-encoding"));
     let common = common_headers(module.etag.clone());
     let tag = module.etag.to_str().unwrap_or_default();
-    if not_modified(&headers, tag) {
+    if not_modified(headers, tag) {
         return Ok((StatusCode::NOT_MODIFIED, common, [vary]).into_response());
     }
     let content_type = (header::CONTENT_TYPE, HeaderValue::from_static(WASM));
-    if accepts_gzip(&headers) {
+    if accepts_gzip(headers) {
         // Sent with its `Content-Encoding`, which the compression layer never compresses
         // again.
         let encoding = (header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
@@ -680,6 +745,29 @@ mod tests {
             .unwrap();
         assert_eq!(script_src, "script-src 'self' 'wasm-unsafe-eval'");
         assert!(!CONTENT_SECURITY_POLICY.contains("'unsafe-eval'"));
+    }
+
+    #[test]
+    fn the_wide_module_is_looked_for_beside_the_other() {
+        let configured = PathBuf::from("/srv/pogo/core.wasm");
+        let modules = WasmModules::new(Some(configured.clone()));
+        assert_eq!(modules.plain.candidates(), [configured]);
+        assert_eq!(
+            modules.wide.candidates(),
+            [PathBuf::from("/srv/pogo/pogo_ffi_wide.wasm")]
+        );
+        let defaults = WasmModules::new(None);
+        let plain = defaults.plain.candidates();
+        let wide = defaults.wide.candidates();
+        assert_eq!(plain.len(), wide.len());
+        for (p, w) in plain.iter().zip(&wide) {
+            assert_eq!(p.parent(), w.parent());
+            assert!(
+                w.ends_with("wasm-release/pogo_ffi_wide.wasm"),
+                "{}",
+                w.display()
+            );
+        }
     }
 
     #[test]

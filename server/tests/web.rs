@@ -306,6 +306,51 @@ async fn the_wasm_module_is_served_gzipped_from_disk_or_says_how_to_build_it() {
     server.stop().await;
 }
 
+/// `GET /web/pogo_ffi_wide.wasm`: the build with wide arithmetic, from beside the module
+/// `--wasm` names (`pogo_ffi_wide.wasm` in its directory, whatever the module's own name), a
+/// `404 wasm_missing` while it is not built (the page then loads the other), its own bytes
+/// and tag once it is; neither route serves the other's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wide_module_is_served_from_beside_the_other() {
+    let db = TestDb::new(&Backend::Sqlite).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("core.wasm");
+    let plain = fake_module(&path, 30_000, 0);
+    let mut config = config(&db);
+    config.wasm = Some(path.clone());
+    let server = TestServer::start(config).await;
+    let (http, base) = (&server.http, server.base.as_str());
+    let (plain_url, wide_url) = (
+        format!("{base}/web/pogo_ffi.wasm"),
+        format!("{base}/web/pogo_ffi_wide.wasm"),
+    );
+
+    let (status, body) = get_json(http, &wide_url).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (404, Some("wasm_missing"))
+    );
+    let wide = fake_module(&dir.path().join("pogo_ffi_wide.wasm"), 20_000, 9);
+    let mut tags = Vec::new();
+    for (url, bytes) in [(&plain_url, &plain), (&wide_url, &wide)] {
+        let response = http.get(url).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        assert_eq!(response.headers()["content-type"], "application/wasm");
+        tags.push(response.headers()["etag"].to_str().unwrap().to_string());
+        assert_eq!(&response.bytes().await.unwrap().to_vec(), bytes, "{url}");
+    }
+    assert_ne!(tags[0], tags[1]);
+    let gzipped = http
+        .get(&wide_url)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzipped.headers()["content-encoding"], "gzip");
+    assert_eq!(gunzip(&gzipped.bytes().await.unwrap()), wide);
+    server.stop().await;
+}
+
 /// The run page's header: what the file says about itself, the same as the library decodes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inspect_gives_the_files_header_and_claims_for_any_visible_run() {

@@ -50,6 +50,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(web::index))
         .routes(routes!(web::file))
         .routes(routes!(web::wasm))
+        .routes(routes!(web::wasm_wide))
         .routes(routes!(web::folder_file))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::metrics))

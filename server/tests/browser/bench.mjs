@@ -2,12 +2,14 @@
 // does not run it). Run by hand, here, after the builds the browser tests need:
 //
 //   cargo build --workspace --bins --examples
-//   cargo build --locked -p pogo-ffi --target wasm32-unknown-unknown --profile wasm-release
+//   bash scripts/build-wasm.sh
 //   POGO_PROFILE=debug node bench.mjs [--level sprawl] [--view-level course,sprawl]
-//                                     [--viewport 1280x800,640x400] [--no-native]
+//                                     [--viewport 1280x800,640x400] [--no-native] [--wide]
 //
 // (POGO_PROFILE picks the pogo-server and CLI builds, as for the tests; the wasm module is
-// always the wasm-release build. About 1.5 minutes, plus criterion's own build the first time.)
+// the wasm-release build, or with --wide, for (a), the build with wide arithmetic,
+// pogo_ffi_wide.wasm, in a Chromium started with `--js-flags=--wasm-wide-arithmetic`. About
+// 1.5 minutes, plus criterion's own build the first time.)
 //
 // What it prints (PERFORMANCE.md, "The wasm core and the play view", has the figures):
 //   (a) the wasm core's ticks per millisecond in headless Chromium on `sprawl` (page of the
@@ -35,7 +37,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO, WASM, api, openBrowser, requireFile, startServer } from './support.mjs';
 
@@ -47,6 +49,10 @@ const option = (name, fallback) => {
 const LEVEL = option('--level', 'sprawl');
 const VIEW_LEVELS = option('--view-level', 'course,sprawl').split(',').filter(Boolean);
 const NATIVE = !args.includes('--no-native');
+/** (a) with the module built with wide arithmetic (core/src/wide.rs), in a Chromium that has it. */
+const WIDE = args.includes('--wide');
+const MODULE_FILE = WIDE ? 'pogo_ffi_wide.wasm' : 'pogo_ffi.wasm';
+const MODULE = join(dirname(WASM), MODULE_FILE);
 /** Timed passes over the whole run (each a batch: Chromium's clock has a 0.1 ms step without
  * cross-origin isolation, so a batch must take milliseconds; 600 ticks of one pogo do not). */
 const BATCHES = 11;
@@ -66,9 +72,9 @@ const f = (x, d = 2) => x.toFixed(d);
 
 /** (a) in the page: the wasm core's ticks per ms on `level`. */
 async function wasmTicks(page, level) {
-  return page.evaluate(async ({ level, BATCHES }) => {
+  return page.evaluate(async ({ level, BATCHES, MODULE_FILE }) => {
     const { load, hex, Event } = await import('/web/pogo.mjs');
-    const pogo = await load(fetch('/web/pogo_ffi.wasm'));
+    const pogo = await load(fetch(`/web/${MODULE_FILE}`));
     const lv = pogo.level(level);
     const tuning = pogo.tuning();
     const rate = tuning.tickRate;
@@ -305,7 +311,7 @@ async function wasmTicks(page, level) {
       return min;
     })();
     return out;
-  }, { level, BATCHES });
+  }, { level, BATCHES, MODULE_FILE });
 }
 
 /** (b) criterion's tick/fixed/LEVEL: the median ns per tick. */
@@ -392,24 +398,24 @@ async function viewFrames(context, base, level, ids) {
 }
 
 async function main() {
-  requireFile(WASM, 'cargo build --locked -p pogo-ffi --target wasm32-unknown-unknown --profile wasm-release');
+  requireFile(MODULE, 'bash scripts/build-wasm.sh');
   const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1];
   console.log(`machine: ${cpus().length} cores (nproc ${execFileSync('nproc', { encoding: 'utf8' }).trim()}), ${cpu}; ${new Date().toISOString()}`);
   console.log(`load average: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (1, 5, 15 min)`);
   console.log(`commit: ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim()}`);
-  const raw = readFileSync(WASM);
-  const gz = execFileSync('gzip', ['-9', '-c', WASM], { maxBuffer: 64 << 20 });
-  console.log(`wasm module: ${raw.length} bytes raw, ${gz.length} bytes gzip -9 (${f(gz.length / 1024, 1)} KiB)`);
+  const raw = readFileSync(MODULE);
+  const gz = execFileSync('gzip', ['-9', '-c', MODULE], { maxBuffer: 64 << 20 });
+  console.log(`wasm module ${MODULE_FILE}: ${raw.length} bytes raw, ${gz.length} bytes gzip -9 (${f(gz.length / 1024, 1)} KiB)`);
 
   const server = await startServer();
   const client = api(server.base);
-  const served = await fetch(`${server.base}/web/pogo_ffi.wasm`, { headers: { 'accept-encoding': 'gzip' } });
+  const served = await fetch(`${server.base}/web/${MODULE_FILE}`, { headers: { 'accept-encoding': 'gzip' } });
   await served.arrayBuffer();
   console.log(`as pogo-server serves it: ${served.headers.get('content-length')} bytes, Content-Encoding ${served.headers.get('content-encoding')}`);
   let context;
   try {
     // (a) the wasm core in headless Chromium (no GPU needed for this part).
-    context = await openBrowser({ width: 1280, height: 800 });
+    context = await openBrowser({ width: 1280, height: 800 }, { args: WIDE ? ['--js-flags=--wasm-wide-arithmetic'] : [] });
     const page = await context.newPage();
     await page.goto(`${server.base}/`);
     const a = await wasmTicks(page, LEVEL);
@@ -417,7 +423,7 @@ async function main() {
     context = null;
     const cli = execFileSync(join(REPO, 'target', process.env.POGO_PROFILE ?? 'release', 'pogo'),
       ['simulate', '--level', LEVEL, '--bot', '--ticks', '20000'], { encoding: 'utf8' }).trim();
-    console.log(`\n(a) wasm in ${a.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? a.userAgent}, ${LEVEL}: the bot's run ${a.runTicks} ticks, hash ${a.runHash} (CLI: ${cli}); timer step ${a.timerResolutionMs} ms`);
+    console.log(`\n(a) wasm (${MODULE_FILE}) in ${a.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? a.userAgent}, ${LEVEL}: the bot's run ${a.runTicks} ticks, hash ${a.runHash} (CLI: ${cli}); timer step ${a.timerResolutionMs} ms`);
     console.log(`    ghosts' runs: ${a.ghostTicks.join(', ')} ticks; ${BATCHES} batches after one untimed, each the whole run (${a.nine.ticksPerBatch} ticks; 1 pogo: the run five times)`);
     const row = (label, r, pogos) => console.log(`    ${label.padEnd(48)} ${f(1 / r.medianMsPerTick, 1).padStart(7)} ticks/ms (median batch ${f(r.medianMsPerTick * 1000, 3)} µs/tick, range ${f(r.minMsPerTick * 1000, 3)}–${f(r.maxMsPerTick * 1000, 3)})${pogos > 1 ? `; ${f(r.medianMsPerTick * 1000 / pogos, 3)} µs per pogo` : ''}`);
     row('1 pogo', a.one, 1);

@@ -133,10 +133,11 @@ export function api(base) {
 
 /**
  * A fresh headless Chromium profile at a viewport. `webgl`: WebGL through SwiftShader (the
- * CPU renderer Debian's Chromium ships; no GPU needed) instead of no GPU at all; `options`:
- * more of playwright's context options (`hasTouch`, `isMobile`, …).
+ * CPU renderer Debian's Chromium ships; no GPU needed) instead of no GPU at all; `args`: more
+ * Chromium switches (`--js-flags=--wasm-wide-arithmetic`); `options`: more of playwright's
+ * context options (`hasTouch`, `isMobile`, …).
  */
-export async function openBrowser(viewport, { webgl = false, ...options } = {}) {
+export async function openBrowser(viewport, { webgl = false, args = [], ...options } = {}) {
   requireFile(CHROMIUM, 'apt-get install -y chromium');
   const profile = mkdtempSync(join(tmpdir(), 'pogo-web-chromium-'));
   const gpu = webgl ? ['--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'] : ['--disable-gpu'];
@@ -147,7 +148,7 @@ export async function openBrowser(viewport, { webgl = false, ...options } = {}) 
     deviceScaleFactor: 1,
     ...options,
     args: ['--headless', '--no-sandbox', ...gpu, '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
+      '--disable-component-update', '--disable-sync', '--no-first-run', ...args],
     timeout: 60_000,
   });
   context.setDefaultTimeout(20_000);

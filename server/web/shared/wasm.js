@@ -5,14 +5,38 @@
 // The server serves the module at /web/pogo_ffi.wasm when it was built; when it was not it
 // answers 404 `{"error":"wasm_missing","message":"…how to build it…"}`, which becomes a
 // `CoreMissing` carrying that message, so a view can say how to build it instead of breaking.
+// Where the browser has the wide-arithmetic proposal's instructions (Firefox 155 on; Chromium
+// 156 behind a flag), the page loads /web/pogo_ffi_wide.wasm instead: the same core, whose
+// 64 × 64 → 128-bit products are one instruction each rather than four (core/src/wide.rs), the
+// same bits, a third faster. Not built, or not loadable, the other module serves.
 // The core's default tuning and rules version must be the server's (`GET /api/levels` says
 // which it runs): a page simulating under other rules would record runs the server refuses,
 // so a difference is a `CoreMismatch`, not a silent failure at upload time.
 
 import { getJson } from './api.js';
 
-/** Where the server serves the module. */
+/** Where the server serves the module, and its build with wide arithmetic. */
 const WASM_URL = '/web/pogo_ffi.wasm';
+const WASM_WIDE_URL = '/web/pogo_ffi_wide.wasm';
+
+/** The smallest module using `i64.mul_wide_s` (opcode 0xfc 21): `(func (param i64 i64)
+ * (result i64 i64) local.get 0 local.get 1 i64.mul_wide_s)`. Valid only where the browser has
+ * the wide-arithmetic proposal. */
+const WIDE_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
+  0x01, 0x08, 0x01, 0x60, 0x02, 0x7e, 0x7e, 0x02, 0x7e, 0x7e, // type: [i64 i64] -> [i64 i64]
+  0x03, 0x02, 0x01, 0x00, // one function of that type
+  0x0a, 0x0a, 0x01, 0x08, 0x00, 0x20, 0x00, 0x20, 0x01, 0xfc, 0x15, 0x0b, // its code
+]);
+
+/** Whether this browser has the wide-arithmetic instructions (`i64.mul_wide_s` and kin). */
+export function hasWideArithmetic() {
+  try {
+    return WebAssembly.validate(WIDE_PROBE);
+  } catch {
+    return false;
+  }
+}
 
 /** The module is not built (or not served): `message` is the server's, how to build it. */
 export class CoreMissing extends Error {
@@ -38,10 +62,11 @@ export function hex64(value) {
 let cached = null;
 
 /**
- * `{ pogo, tuning }`: the loaded module (pogo.mjs's `Pogo`) and its default tuning (a
- * `Tuning` object, never freed: it lives as long as the page). The first call loads; every
- * later call shares that load. `signal` abandons this caller's wait, not the load itself
- * (another view may want it); a failed load is forgotten, so the next call tries again.
+ * `{ pogo, tuning, build }`: the loaded module (pogo.mjs's `Pogo`), its default tuning (a
+ * `Tuning` object, never freed: it lives as long as the page) and which build it is (`'wide'`
+ * or `'plain'`). The first call loads; every later call shares that load. `signal` abandons
+ * this caller's wait, not the load itself (another view may want it); a failed load is
+ * forgotten, so the next call tries again.
  */
 export function loadCore(signal) {
   if (!cached) {
@@ -52,18 +77,34 @@ export function loadCore(signal) {
 }
 
 async function instantiate() {
-  const [{ load }, response] = await Promise.all([importBinding(), fetchModule()]);
+  const { load } = await importBinding();
+  const { pogo, build } = (hasWideArithmetic() && await loadWide(load)) || await loadPlain(load);
+  const tuning = pogo.tuning();
+  const levels = await getJson('/api/levels');
+  if (levels.length > 0) checkCore({ pogo, tuning }, levels[0]);
+  return { pogo, tuning, build };
+}
+
+/** The module with wide arithmetic, or `null` where the server has not built it or it does
+ * not load (the plain one then serves). */
+async function loadWide(load) {
+  try {
+    const response = await fetch(WASM_WIDE_URL);
+    return response.ok ? { pogo: await load(response), build: 'wide' } : null;
+  } catch {
+    return null;
+  }
+}
+
+async function loadPlain(load) {
+  const response = await fetchModule();
   if (!response.ok) {
     const body = await response.json().catch(() => null);
     throw new CoreMissing(body?.message
       ?? `The simulation module is not served (${response.status} ${response.statusText}). Build it with `
-        + '`cargo build -p pogo-ffi --target wasm32-unknown-unknown --profile wasm-release` and restart the server.');
+        + '`bash scripts/build-wasm.sh` and reload.');
   }
-  const pogo = await load(response);
-  const tuning = pogo.tuning();
-  const levels = await getJson('/api/levels');
-  if (levels.length > 0) checkCore({ pogo, tuning }, levels[0]);
-  return { pogo, tuning };
+  return { pogo: await load(response), build: 'plain' };
 }
 
 async function importBinding() {
