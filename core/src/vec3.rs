@@ -8,7 +8,7 @@ use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
 use crate::fx::Fx;
 use crate::isqrt::isqrt_u128;
-use crate::wide::{div_u128_u64, mul_i64_wide};
+use crate::wide::{div_shifted, mul_i64_wide};
 
 /// A vector of three [`Fx`] in world axes: a position (m), a velocity (m/s), an acceleration
 /// (m/s²) or a direction (unit length). Right-handed, x east, y up, z south.
@@ -125,22 +125,21 @@ impl Vec3 {
         let root = isqrt_u128(sum) as u64; // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
         // Components: b·2³²/len, truncated toward zero: the magnitude's quotient with the
         // component's sign. Each scaled magnitude is at most the root (m² ≤ the sum), so the
-        // quotient is at most 2³² (one) and its negation exact: no overflow test is needed,
-        // and a caller that drops a component (the lean drops y) lets its division go.
-        let unit = |b: i64, m: u64| {
-            // m·2³² / root: m ≤ root, so the high word m >> 32 is below root, as
-            // `div_u128_u64` needs (the 128-by-64-bit division, without compiler-builtins'
-            // on wasm32).
-            let q = div_u128_u64(m >> Fx::FRAC_BITS, m << Fx::FRAC_BITS, root) as i64;
+        // quotient is at most 2³² (one) and its negation exact: no overflow test is needed.
+        // m·2³² / root for the three (`div_shifted`: the root is at least 2⁶¹, the largest
+        // scaled magnitude's top bit being bit 61 or above).
+        let quotients = div_shifted(scaled, root);
+        let unit = |b: i64, q: u64| {
+            let q = q as i64;
             debug_assert!((0..=1 << Fx::FRAC_BITS).contains(&q));
             Fx::from_bits(if b < 0 { q.wrapping_neg() } else { q })
         };
         let length_bits = (root >> shift).min(i64::MAX as u64);
         Some((
             Vec3::new(
-                unit(bits[0], scaled[0]),
-                unit(bits[1], scaled[1]),
-                unit(bits[2], scaled[2]),
+                unit(bits[0], quotients[0]),
+                unit(bits[1], quotients[1]),
+                unit(bits[2], quotients[2]),
             ),
             Fx::from_wide_bits(length_bits as i128),
         ))

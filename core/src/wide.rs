@@ -248,6 +248,50 @@ pub(crate) const fn div_u128_u64_limbs(high: u64, low: u64, d: u64) -> u64 {
     q1 << 32 | q0
 }
 
+/// `⌊m · 2³² / d⌋` for each `m` of `ms`, for `2⁶¹ ≤ d < 2⁶⁴` and every `m ≤ d` (each quotient
+/// at most 2³²): a unit vector's components from its scaled magnitudes and their root
+/// (`Vec3::normalize_with_length`). In the wide-arithmetic build by [`div_shifted_reciprocal`]
+/// (one division for the three), elsewhere by three [`div_u128_u64`]. The same values either
+/// way.
+#[inline(always)]
+pub(crate) fn div_shifted(ms: [u64; 3], d: u64) -> [u64; 3] {
+    #[cfg(all(target_arch = "wasm32", pogo_wide_arithmetic))]
+    {
+        div_shifted_reciprocal(ms, d)
+    }
+    #[cfg(not(all(target_arch = "wasm32", pogo_wide_arithmetic)))]
+    {
+        ms.map(|m| div_u128_u64(m >> 32, m << 32, d))
+    }
+}
+
+/// [`div_shifted`] from one reciprocal: `r = ⌊2⁹⁶ / d⌋` (one 128-by-64-bit division; `2³² < r ≤
+/// 2³⁵`), then for each `m` the estimate `q̂ = ⌊m·r / 2⁶⁴⌋` and one test. With `x = m·2³²/d`:
+/// `m·r ≤ m·2⁹⁶/d`, so `q̂ ≤ ⌊x⌋`; and `r > 2⁹⁶/d − 1`, so `m·r/2⁶⁴ > x − m/2⁶⁴ > x − 1`, and
+/// `q̂ ≥ ⌊x⌋ − 1`. It is `⌊x⌋` unless `(q̂ + 1)·d ≤ m·2³²` (both below 2⁹⁷). Three divisions are
+/// seven `i64.div_u` on wasm32 (a root's and two each from limbs); this takes three, and the
+/// products, with wide arithmetic, one instruction each. (Natively the three divisions cost
+/// the same as this: PERFORMANCE.md, "pogo and rapier".) Exactly [`div_shifted`]'s quotients,
+/// on every target; `tests` compare them.
+#[inline(always)]
+#[cfg_attr(
+    not(all(target_arch = "wasm32", pogo_wide_arithmetic)),
+    allow(dead_code)
+)]
+pub(crate) fn div_shifted_reciprocal(ms: [u64; 3], d: u64) -> [u64; 3] {
+    debug_assert!(d >> 61 != 0);
+    let r = div_u128_u64(1 << 32, 0, d); // 2³² < d: the quotient fits
+    ms.map(|m| {
+        debug_assert!(m <= d);
+        let q = (mul_u64_wide(m, r) >> 64) as u64;
+        if mul_u64_wide(q + 1, d) <= (m as u128) << 32 {
+            q + 1
+        } else {
+            q
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,6 +479,39 @@ mod tests {
             taken.iter().all(|&n| n > 100_000),
             "routes taken: {taken:?}"
         );
+    }
+
+    /// The reciprocal's quotients against the division's, at the ends of their range (`d` at
+    /// 2⁶¹ and near 2⁶⁴, `m` at 0, 1, `d` and its neighbours, powers of two) and at random
+    /// (the seed in each message).
+    #[test]
+    fn quotients_from_one_reciprocal_are_the_divisions() {
+        let check = |ms: [u64; 3], d: u64, seed: u64| {
+            let expected = ms.map(|m| ((m as u128) << 32) / d as u128);
+            let got = div_shifted_reciprocal(ms, d).map(u128::from);
+            assert_eq!(got, expected, "{ms:?} / {d} (seed {seed:#x})");
+            assert_eq!(div_shifted(ms, d).map(u128::from), expected);
+        };
+        let mut ds = alloc::vec![1 << 61, (1 << 61) + 1, (1 << 62) - 1, 1 << 62, 1 << 63];
+        ds.extend([u64::MAX, u64::MAX - 1, (1 << 63) + 1, 0xb504_f333_f9de_6484]);
+        for &d in &ds {
+            let mut ms = alloc::vec![0, 1, 2, d, d - 1, d - 2, d / 2, d / 3, LOW, LOW + 1];
+            ms.extend((0..64).map(|k| 1u64 << k).filter(|&p| p <= d));
+            for (i, &m) in ms.iter().enumerate() {
+                check([m, ms[(i + 1) % ms.len()], ms[(i + 7) % ms.len()]], d, 0);
+            }
+        }
+        let seed = 0x7265_6369_70u64;
+        let mut rng = SplitMix64(seed);
+        for _ in 0..300_000 {
+            let d = rng.next() | 1 << (61 + rng.next() % 3);
+            let m = |r: u64| match r % 4 {
+                0 => d - (r >> 8) % 1024, // near d, where q is near 2³²
+                1 => (r >> (r % 64)).min(d),
+                _ => r % (d + 1),
+            };
+            check([m(rng.next()), m(rng.next()), m(rng.next())], d, seed);
+        }
     }
 
     #[test]
