@@ -77,20 +77,24 @@ export function loadCore(signal) {
 }
 
 async function instantiate() {
-  const { load } = await importBinding();
-  const { pogo, build } = (hasWideArithmetic() && await loadWide(load)) || await loadPlain(load);
+  // The module is fetched while the binding is imported.
+  const [{ load }, wide] = await Promise.all([
+    importBinding(),
+    hasWideArithmetic() ? fetch(WASM_WIDE_URL).catch(() => null) : null,
+  ]);
+  const { pogo, build } = (await loadWide(load, wide)) ?? await loadPlain(load);
   const tuning = pogo.tuning();
   const levels = await getJson('/api/levels');
   if (levels.length > 0) checkCore({ pogo, tuning }, levels[0]);
   return { pogo, tuning, build };
 }
 
-/** The module with wide arithmetic, or `null` where the server has not built it or it does
- * not load (the plain one then serves). */
-async function loadWide(load) {
+/** The module with wide arithmetic from `response`, or `null` where there is none (not asked
+ * for, not built, not fetched) or it does not load: the plain one then serves. */
+async function loadWide(load, response) {
+  if (!response?.ok) return null;
   try {
-    const response = await fetch(WASM_WIDE_URL);
-    return response.ok ? { pogo: await load(response), build: 'wide' } : null;
+    return { pogo: await load(response), build: 'wide' };
   } catch {
     return null;
   }
