@@ -268,7 +268,8 @@ pub(crate) fn div_shifted(ms: [u64; 3], d: u64) -> [u64; 3] {
 /// [`div_shifted`] from one reciprocal: `r = ⌊2⁹⁶ / d⌋` (one 128-by-64-bit division; `2³² < r ≤
 /// 2³⁵`), then for each `m` the estimate `q̂ = ⌊m·r / 2⁶⁴⌋` and one test. With `x = m·2³²/d`:
 /// `m·r ≤ m·2⁹⁶/d`, so `q̂ ≤ ⌊x⌋`; and `r > 2⁹⁶/d − 1`, so `m·r/2⁶⁴ > x − m/2⁶⁴ > x − 1`, and
-/// `q̂ ≥ ⌊x⌋ − 1`. It is `⌊x⌋` unless `(q̂ + 1)·d ≤ m·2³²` (both below 2⁹⁷). Three divisions are
+/// `q̂ ≥ ⌊x⌋ − 1`: `q̂` is `⌊x⌋` unless `(q̂ + 1)·d ≤ m·2³²` (both below 2⁹⁷), and then `q̂ + 1`
+/// is. Three divisions are
 /// seven `i64.div_u` on wasm32 (a root's and two each from limbs); this takes three, and the
 /// products, with wide arithmetic, one instruction each. (Natively the three divisions cost
 /// the same as this: PERFORMANCE.md, "pogo and rapier".) Exactly [`div_shifted`]'s quotients,
