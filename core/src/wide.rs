@@ -44,11 +44,20 @@
 //! with overflow checks (the `release` profile has them), where on wasm32 a checked 64-bit
 //! multiply is itself a 128-bit multiply, a call to `__multi3`.
 
+/// The routes, chosen once per build (each function below has both; the compiler drops the
+/// other). Products from limbs: on wasm32 without the wide-arithmetic instructions, and
+/// wherever `wide-limbs` asks.
+const LIMB_PRODUCTS: bool = cfg!(any(
+    all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
+    feature = "wide-limbs"
+));
+/// Divisions from limbs: on wasm32 (the proposal has no division), and wherever `wide-limbs`
+/// asks.
+const LIMB_DIVISIONS: bool = cfg!(any(target_arch = "wasm32", feature = "wide-limbs"));
+/// `normalize`'s quotients from one reciprocal: in the wide-arithmetic build only.
+const RECIPROCAL_QUOTIENTS: bool = cfg!(all(target_arch = "wasm32", pogo_wide_arithmetic));
+
 /// 2³² − 1: the low limb's mask.
-#[cfg_attr(
-    not(any(target_arch = "wasm32", feature = "wide-limbs")),
-    allow(dead_code)
-)]
 const LOW: u64 = 0xffff_ffff;
 
 /// `a · b`, exactly (`|a·b| ≤ 2¹²⁶`): on `wasm32` by [`mul_i64_limbs`] (by the compiler's
@@ -56,18 +65,9 @@ const LOW: u64 = 0xffff_ffff;
 /// of the sign-extended operands. The same value either way.
 #[inline(always)]
 pub(crate) const fn mul_i64_wide(a: i64, b: i64) -> i128 {
-    #[cfg(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    ))]
-    {
+    if LIMB_PRODUCTS {
         mul_i64_limbs(a, b)
-    }
-    #[cfg(not(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    )))]
-    {
+    } else {
         a as i128 * b as i128
     }
 }
@@ -77,18 +77,9 @@ pub(crate) const fn mul_i64_wide(a: i64, b: i64) -> i128 {
 /// multiply. The same value either way.
 #[inline(always)]
 pub(crate) const fn mul_u64_wide(a: u64, b: u64) -> u128 {
-    #[cfg(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    ))]
-    {
+    if LIMB_PRODUCTS {
         mul_u64_limbs(a, b)
-    }
-    #[cfg(not(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    )))]
-    {
+    } else {
         a as u128 * b as u128
     }
 }
@@ -99,13 +90,6 @@ pub(crate) const fn mul_u64_wide(a: u64, b: u64) -> u128 {
 /// multiply when both operands fit an `i32`, two when one does. Exactly
 /// `a as i128 * b as i128`, on every target.
 #[inline(always)]
-#[cfg_attr(
-    not(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    )),
-    allow(dead_code)
-)]
 pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
     let (a_small, b_small) = (a == a as i32 as i64, b == b as i32 as i64);
     if a_small && b_small {
@@ -148,13 +132,6 @@ pub(crate) const fn mul_i64_limbs(a: i64, b: i64) -> i128 {
 /// `b = b₁·2³² + b₀`, all four limbs in `[0, 2³²)`. Exactly `a as u128 * b as u128`, on
 /// every target.
 #[inline(always)]
-#[cfg_attr(
-    not(any(
-        all(target_arch = "wasm32", not(pogo_wide_arithmetic)),
-        feature = "wide-limbs"
-    )),
-    allow(dead_code)
-)]
 pub(crate) const fn mul_u64_limbs(a: u64, b: u64) -> u128 {
     let (a0, a1) = (a & LOW, a >> 32);
     let (b0, b1) = (b & LOW, b >> 32);
@@ -177,12 +154,9 @@ pub(crate) const fn mul_u64_limbs(a: u64, b: u64) -> u128 {
 /// division. The same value either way.
 #[inline(always)]
 pub(crate) const fn div_u128_u64(high: u64, low: u64, d: u64) -> u64 {
-    #[cfg(any(target_arch = "wasm32", feature = "wide-limbs"))]
-    {
+    if LIMB_DIVISIONS {
         div_u128_u64_limbs(high, low, d)
-    }
-    #[cfg(not(any(target_arch = "wasm32", feature = "wide-limbs")))]
-    {
+    } else {
         ((((high as u128) << 64) | low as u128) / d as u128) as u64
     }
 }
@@ -198,10 +172,6 @@ pub(crate) const fn div_u128_u64(high: u64, low: u64, d: u64) -> u64 {
 /// On wasm32 a 128-bit division is a call to compiler-builtins' `__udivti3` / `__divti3`,
 /// which handle any 128-bit divisor; this needs only `i64.div_u`.
 #[inline(always)]
-#[cfg_attr(
-    not(any(target_arch = "wasm32", feature = "wide-limbs")),
-    allow(dead_code)
-)]
 pub(crate) const fn div_u128_u64_limbs(high: u64, low: u64, d: u64) -> u64 {
     const BASE: u64 = 1 << 32;
     debug_assert!(high < d, "the quotient does not fit 64 bits");
@@ -255,12 +225,9 @@ pub(crate) const fn div_u128_u64_limbs(high: u64, low: u64, d: u64) -> u64 {
 /// way.
 #[inline(always)]
 pub(crate) fn div_shifted(ms: [u64; 3], d: u64) -> [u64; 3] {
-    #[cfg(all(target_arch = "wasm32", pogo_wide_arithmetic))]
-    {
+    if RECIPROCAL_QUOTIENTS {
         div_shifted_reciprocal(ms, d)
-    }
-    #[cfg(not(all(target_arch = "wasm32", pogo_wide_arithmetic)))]
-    {
+    } else {
         ms.map(|m| div_u128_u64(m >> 32, m << 32, d))
     }
 }
@@ -275,10 +242,6 @@ pub(crate) fn div_shifted(ms: [u64; 3], d: u64) -> [u64; 3] {
 /// the same as this: PERFORMANCE.md, "pogo and rapier".) Exactly [`div_shifted`]'s quotients,
 /// on every target; `tests` compare them.
 #[inline(always)]
-#[cfg_attr(
-    not(all(target_arch = "wasm32", pogo_wide_arithmetic)),
-    allow(dead_code)
-)]
 pub(crate) fn div_shifted_reciprocal(ms: [u64; 3], d: u64) -> [u64; 3] {
     debug_assert!(d >> 61 != 0);
     let r = div_u128_u64(1 << 32, 0, d); // 2³² < d: the quotient fits
