@@ -465,7 +465,7 @@ mod tests {
                 check([m, ms[(i + 1) % ms.len()], ms[(i + 7) % ms.len()]], d, 0);
             }
         }
-        let seed = 0x7265_6369_70u64;
+        let seed = 0x0072_6563_6970_u64;
         let mut rng = SplitMix64(seed);
         for _ in 0..300_000 {
             let d = rng.next() | 1 << (61 + rng.next() % 3);
