@@ -45,8 +45,10 @@ fn the_bot_on_course_stays_within_the_bound() {
         track.tick_cost_bound
     );
     assert_eq!(sim.state().pogos[0].finish_tick.map(|t| t.0), Some(3_293));
+    // Mostly a handful of listed boxes tested (the pogo's neighbourhood), a gathering
+    // every few ticks.
     assert!(
-        (20..=40).contains(&(total / ticks)),
+        (12..=40).contains(&(total / ticks)),
         "mean {}",
         total / ticks
     );

@@ -1,6 +1,7 @@
 //! Collision queries of the tick: the earliest touch along a path ([`first_touch`]), the push
-//! out of an overlap ([`depenetrate`]), and the lookup of what lies near the first sweep that
-//! lets most ticks skip the second grid query ([`nearby`], [`may_overlap`]).
+//! out of an overlap ([`depenetrate`]), and the lookup of what lies near the first sweep, kept
+//! from tick to tick, that spares most ticks every grid query ([`nearby`], [`may_overlap`],
+//! [`Neighbourhood`]).
 //!
 //! The geometry of one capsule against one box or plane is [`crate::sweep`]'s; the grid that
 //! finds the candidate boxes is [`crate::broad_phase`]'s. This module asks both for one tick
@@ -13,39 +14,48 @@
 //! overlaps the capsule where the tick starts, and the first sweep ([`first_touch`]) what the
 //! capsule's path over the whole tick may touch. The first sweep's region ([`swept_region`]:
 //! the box the capsule sweeps, grown by [`CONTACT_SLOP`]) holds the capsule's own box, so the
-//! tick looks that region up once, before depenetrating ([`nearby`]): the solids the grid
-//! reports overlapping it, and the platforms and ramps whose reach overlaps it ([`Movers`]).
-//! Then:
+//! tick looks that region up once, before depenetrating ([`nearby`]): the solids whose boxes
+//! overlap it, and the platforms and ramps whose reach overlaps it ([`Movers`]). The solids
+//! come from the pogo's [`Neighbourhood`]: what the grid reported for a region a metre larger
+//! on every side, gathered on an earlier tick and kept until the pogo's path leaves it (a
+//! tick moves a pogo a few centimetres to a few decimetres, so one gathering serves several
+//! ticks, and the tick tests a handful of boxes instead of querying the grid). Then:
 //!
 //! 1. **The overlap check** ([`may_overlap`]) tests the capsule against those only, and says
 //!    "no overlap" only if [`depenetrate`] would push nothing. `depenetrate` pushes only out
 //!    of a solid the grid reports near the capsule's box, or a platform or ramp, that the
-//!    capsule overlaps. The grid reports, for a larger region, every solid it reports for a
-//!    smaller one (more cells, more large boxes), and a solid that misses the larger region
-//!    misses the smaller one, so every solid `depenetrate` could push out of is in the list.
-//!    A platform or ramp whose reach misses the larger region misses the capsule's box inside
-//!    it; the others are tested as `depenetrate` tests them
-//!    ([`platform_and_ramp_pushes`], shared). A solid or platform box that overlaps the
-//!    capsule overlaps the capsule's box, which holds the capsule when it is at least twice as
-//!    tall as its radius (`Ctx::boxed`; every valid tuning's is), so boxes that miss it are
-//!    skipped without the distance test.
+//!    capsule overlaps. A solid that the capsule overlaps overlaps the capsule's box, which
+//!    holds the capsule when it is at least twice as tall as its radius (`Ctx::boxed`; every
+//!    valid tuning's is), so it overlaps the region and the neighbourhood's larger region,
+//!    whose solids the grid reports all (every solid whose box overlaps a region is in the
+//!    cells the region spans, or in the large list), and the neighbourhood keeps them all:
+//!    every solid `depenetrate` could push out of is in the list. A platform or ramp whose
+//!    reach misses the region misses the capsule's box inside it; the others are tested as
+//!    `depenetrate` tests them ([`platform_and_ramp_pushes`], shared). Boxes that miss the
+//!    capsule's box are skipped without the distance test when it holds the capsule.
 //! 2. **Nothing has moved** when the check says "no overlap" (nearly every tick):
 //!    depenetration would have left the pogo where it was, so the first sweep starts where the
 //!    lookup was made, with the same displacement (its dt²/2 is the tuning's, `dt · dt / 2`,
 //!    which is `duration · duration` halved for the whole tick), and its region is the one
-//!    looked up. The lookup is then the sweep's own grid query, made earlier: the same solids
-//!    in the same order, repeats included, and the platforms and ramps whose reach overlaps
-//!    the region, which are the only ones [`first_touch`] does not skip. (The earliest touch
-//!    would not depend on the order anyway: ties go to the lowest [`SurfaceId`], and a repeat
-//!    is not earlier than itself.)
-//! 3. **Otherwise the tick runs as written**: when the check finds an overlap, or the region
-//!    holds more than [`NEARBY_MAX`] solids, the lookup is dropped; depenetration queries the
-//!    grid itself, and every sweep its own region.
+//!    looked up. The lookup then holds the solids the sweep's own grid query would report
+//!    (the solids whose boxes overlap the region), perhaps in another order and repeated
+//!    another number of times, and the platforms and ramps whose reach overlaps the region,
+//!    which are the only ones [`first_touch`] does not skip. The earliest touch depends on
+//!    neither the order nor the repeats: ties go to the lowest [`SurfaceId`], and a repeat
+//!    is not earlier than itself.
+//! 3. **Otherwise the tick runs as written**: when the check finds an overlap, or the
+//!    neighbourhood is crowded (its region holds more than [`NEARBY_MAX`] solids, repeats
+//!    counted), the lookup is dropped; depenetration queries the grid itself, and every sweep
+//!    its own region.
 //!
-//! So the tick's results are those of the tick without the lookup, bit for bit. The property
-//! test `the_lookup_changes_no_tick` checks it: random worlds (solids, crowds of them, large
-//! boxes, ramps, moving platforms, zones), pogos started inside and around them, stepped with
-//! and without the lookup, every pogo equal after every tick.
+//! So the tick's results are those of the tick without the lookup, bit for bit, whatever a
+//! neighbourhood holds: the world does not change during a simulation, so what a
+//! neighbourhood lists is a function of its region alone, whichever tick gathered it (it is
+//! not part of the state: never hashed, saved or restored, and a restored or edited state
+//! finds it as valid as before). The property test `the_lookup_changes_no_tick` checks it:
+//! random worlds (solids, crowds of them, large boxes, ramps, moving platforms, zones), pogos
+//! started inside and around them, stepped with the lookup and neighbourhoods kept from tick
+//! to tick and without the lookup, every pogo equal after every tick.
 
 //! Every function here is `#[inline]`: written in `step.rs`, they were all inlined into the
 //! tick; in a module of their own (another codegen unit) without the hint, LLVM called them,
@@ -58,9 +68,13 @@ use crate::sweep::{self, CONTACT_SLOP, Touch};
 use crate::vec3::Vec3;
 use crate::world::{Aabb, PlatformMove, SURFACES_MAX, SurfaceId, World};
 
-/// Most solids (with repeats) the first sweep's grid query may report and still be kept
-/// (see [`nearby`]); beyond, the tick queries the grid again, as it always may.
+/// Most solids (with repeats) a [`Neighbourhood`] keeps; around a place where the grid reports
+/// more, the tick runs without the lookup (see [`nearby`]), as it always may.
 pub(crate) const NEARBY_MAX: usize = 48;
+/// How far (m) a [`Neighbourhood`] reaches beyond the region it was gathered for, on every
+/// side: a pogo's tick moves it a few centimetres to a few decimetres, so one gathering
+/// serves the ticks of the next metre.
+pub(crate) const NEIGHBOURHOOD_MARGIN_M: Fx = Fx::ONE;
 /// Most pushes out of an overlap in one tick (bound (P) of `step.rs` counts them).
 pub(crate) const PUSHES_MAX: usize = 4;
 
@@ -76,37 +90,117 @@ pub(crate) struct Nearby<'a> {
     movers: Movers,
 }
 
-/// What the first sweep's region `region` holds: the solids `for_each_solid_overlapping`
-/// reports (in its order, repeats included), kept in `ids`, and the platforms and ramps whose
-/// reach overlaps it; `None` if the solids are more than [`NEARBY_MAX`], and the tick then
-/// runs without the lookup (see the module docs).
+/// What the grid reported around a pogo's recent path, kept from tick to tick (one per pogo,
+/// in the [`Simulation`](crate::Simulation) beside its state, never hashed or saved): the
+/// solids whose boxes overlap `region`, as [`World::for_each_solid_overlapping`] reports
+/// them, or that they are more than [`NEARBY_MAX`] (`crowded`). A world does not change
+/// during a simulation, so this is a function of `region` alone, whatever tick gathered it;
+/// the lookup of a region inside `region` tests these few boxes instead of asking the grid.
+///
+/// In declaration order (`repr(C)`): the region, the count and the first ids share the first
+/// cache lines, which are all a tick reads where a few solids are near.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct Neighbourhood {
+    region: Aabb,
+    /// How many of `ids` are kept; [`Self::CROWDED`] when more overlap `region`, and
+    /// [`Self::UNSET`] before the first gathering.
+    len: u32,
+    ids: [u32; NEARBY_MAX],
+}
+
+impl Neighbourhood {
+    const CROWDED: u32 = u32::MAX - 1;
+    const UNSET: u32 = u32::MAX;
+
+    /// Holds nothing yet: the first lookup gathers.
+    pub(crate) const EMPTY: Neighbourhood = Neighbourhood {
+        region: Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::ZERO,
+        },
+        len: Neighbourhood::UNSET,
+        ids: [0; NEARBY_MAX],
+    };
+
+    /// Whether `region` lies inside the gathered region.
+    #[inline]
+    fn covers(&self, region: &Aabb) -> bool {
+        self.len != Self::UNSET
+            && self.region.min.x <= region.min.x
+            && self.region.min.y <= region.min.y
+            && self.region.min.z <= region.min.z
+            && region.max.x <= self.region.max.x
+            && region.max.y <= self.region.max.y
+            && region.max.z <= self.region.max.z
+    }
+
+    /// Gathers the solids overlapping `region` grown by [`NEIGHBOURHOOD_MARGIN_M`].
+    fn gather(&mut self, ctx: &Ctx, region: &Aabb) {
+        let margin = Vec3::new(
+            NEIGHBOURHOOD_MARGIN_M,
+            NEIGHBOURHOOD_MARGIN_M,
+            NEIGHBOURHOOD_MARGIN_M,
+        );
+        // Saturating: at the edge of the scalar's range the region only grows less, and
+        // still holds `region`.
+        self.region = Aabb::new(region.min - margin, region.max + margin);
+        #[cfg(feature = "meter")]
+        ctx.charge(ctx.world.solids_query_cost(&self.region));
+        let mut len = 0;
+        let mut crowded = false;
+        ctx.world
+            .for_each_solid_overlapping(&self.region, |i| match self.ids.get_mut(len) {
+                Some(slot) => {
+                    *slot = i;
+                    len += 1;
+                }
+                None => crowded = true,
+            });
+        self.len = if crowded { Self::CROWDED } else { len as u32 };
+    }
+
+    /// The kept solids; `None` in a crowded place.
+    #[inline]
+    fn solids(&self) -> Option<&[u32]> {
+        self.ids.get(..self.len as usize)
+    }
+}
+
+/// What the first sweep's region `region` holds, from the pogo's [`Neighbourhood`] `hood`
+/// (gathered again first unless its region holds `region`): the solids whose boxes overlap
+/// `region` (those the grid reports for it, each as often as the neighbourhood lists it),
+/// kept in `ids`, and the platforms and ramps whose reach overlaps it. `None` in a crowded
+/// place (more than [`NEARBY_MAX`] solids listed): the tick then runs without the lookup
+/// (see the module docs).
 #[inline]
 pub(crate) fn nearby<'a>(
     ctx: &Ctx,
     region: &Aabb,
     ids: &'a mut [u32; NEARBY_MAX],
+    hood: &mut Neighbourhood,
 ) -> Option<Nearby<'a>> {
     #[cfg(test)]
     if !ctx.lookup {
         return None;
     }
-    // The grid query, and the reach test of every platform and ramp (`Movers::near`).
-    #[cfg(feature = "meter")]
+    if !hood.covers(region) {
+        hood.gather(ctx, region);
+    }
+    let listed = hood.solids()?;
+    // A test of each listed box, and the reach test of every platform and ramp
+    // (`Movers::near`).
     ctx.charge(
-        ctx.world.solids_query_cost(region)
-            + u64::from(ctx.world.platform_count() + ctx.world.ramp_count()),
+        listed.len() as u64 + u64::from(ctx.world.platform_count() + ctx.world.ramp_count()),
     );
     let mut len = 0;
-    let mut overflow = false;
-    ctx.world.for_each_solid_overlapping(region, |i| {
-        if len < NEARBY_MAX {
+    for &i in listed {
+        if ctx.world.solid(i).bounds.overlaps(region) {
             ids[len] = i;
             len += 1;
-        } else {
-            overflow = true;
         }
-    });
-    (!overflow).then(|| Nearby {
+    }
+    Some(Nearby {
         solids: &ids[..len],
         movers: Movers::near(ctx.world, region),
     })
@@ -644,6 +738,89 @@ mod tests {
     /// case the lookup has (counted at the start of each tick, and checked at the end): clear
     /// of everything, overlapping something (depenetration moves them), and in a crowd of
     /// more than `NEARBY_MAX` solids.
+    /// A neighbourhood keeps what the grid reports: every lookup of a region (gathered anew
+    /// when the region leaves the neighbourhood, from it otherwise) keeps exactly the solids
+    /// the grid reports overlapping that region (as a set: the order and the repeats may
+    /// differ), or drops the lookup when the neighbourhood is crowded, which it is only when
+    /// its region holds more than `NEARBY_MAX`. Random levels of `random_level`, regions
+    /// around their crowds and centres, each lookup followed by some inside the neighbourhood
+    /// and some leaving it.
+    #[test]
+    fn a_neighbourhood_keeps_what_the_grid_reports() {
+        let seed = 0x6e65_6967_6862_u64;
+        let mut rng = Rng(SplitMix64(seed));
+        let tuning = Tuning::default();
+        let (mut kept, mut gathered, mut crowded) = (0, 0, 0);
+        let mut cases = 0;
+        while cases < 300 {
+            let centre = rng.point(Vec3::ZERO, 20);
+            let (level, crowd) = random_level(&mut rng, centre);
+            let Ok(world) = World::new(level, &tuning) else {
+                continue;
+            };
+            cases += 1;
+            let ctx = Ctx::new(&world, &tuning, Ticks(0));
+            let mut hood = Neighbourhood::EMPTY;
+            let mut at = if rng.chance(50) { crowd } else { centre };
+            for _ in 0..20 {
+                // A step of up to 40 cm, now and then a jump of up to 3 m.
+                let step = if rng.chance(10) { 3 } else { 0 };
+                at = if step > 0 {
+                    rng.point(at, step)
+                } else {
+                    let d = Vec3::new(
+                        rng.length(-1, 1) * Fx::lit("0.4"),
+                        rng.length(-1, 1) * Fx::lit("0.4"),
+                        rng.length(-1, 1) * Fx::lit("0.4"),
+                    );
+                    at + d
+                };
+                let region = rng.cube(at, 0, (0, 2));
+                let covered = hood.covers(&region);
+                let mut ids = [0; NEARBY_MAX];
+                let found = nearby(&ctx, &region, &mut ids, &mut hood);
+                let mut want = Vec::new();
+                world.for_each_solid_overlapping(&region, |i| want.push(i));
+                want.sort_unstable();
+                want.dedup();
+                let mut listed = 0;
+                world.for_each_solid_overlapping(&hood.region, |_| listed += 1);
+                assert!(
+                    hood.covers(&region),
+                    "seed {seed:#x}, case {cases}: the neighbourhood does not hold the region"
+                );
+                match found {
+                    Some(found) => {
+                        let mut got = found.solids.to_vec();
+                        got.sort_unstable();
+                        got.dedup();
+                        assert_eq!(got, want, "seed {seed:#x}, case {cases}: {region:?}");
+                        assert!(listed <= NEARBY_MAX, "seed {seed:#x}, case {cases}");
+                    }
+                    None => {
+                        assert!(
+                            listed > NEARBY_MAX,
+                            "seed {seed:#x}, case {cases}: crowded?"
+                        );
+                        crowded += 1;
+                    }
+                }
+                if covered {
+                    kept += 1;
+                } else {
+                    gathered += 1;
+                }
+            }
+        }
+        // Each case is met often, not by luck.
+        for (name, count) in [("kept", kept), ("gathered", gathered), ("crowded", crowded)] {
+            assert!(
+                count >= 100,
+                "seed {seed:#x}: {name} in {count} lookups only"
+            );
+        }
+    }
+
     #[test]
     fn the_lookup_changes_no_tick() {
         let seed = 0x6c6f_6f6b_7570_u64;
@@ -675,6 +852,8 @@ mod tests {
             cases += 1;
             let mut with = random_pogos(&mut rng, centre, crowd, world.spawn());
             let mut without = with.clone();
+            // Kept from tick to tick, as a simulation keeps them.
+            let mut hoods = alloc::vec![Neighbourhood::EMPTY; with.len()];
             let start = rng.below(10_000) as u32;
             for tick in start..start + 30 {
                 let tick = Ticks(tick);
@@ -685,7 +864,8 @@ mod tests {
                         let region = swept_region(&ctx, pogo.position, Vec3::ZERO);
                         let mut pushed = *pogo;
                         depenetrate(&ctx, &mut pushed);
-                        if nearby(&ctx, &region, &mut ids).is_none() {
+                        let mut fresh = Neighbourhood::EMPTY; // gathered for `region`
+                        if nearby(&ctx, &region, &mut ids, &mut fresh).is_none() {
                             crowded += 1;
                         } else if pushed.position != pogo.position {
                             overlapping += 1;
@@ -695,7 +875,7 @@ mod tests {
                     }
                 }
                 let inputs: Vec<Input> = with.iter().map(|_| random_input(&mut rng)).collect();
-                step(&world, &tuning, tick, &mut with, &inputs);
+                step(&world, &tuning, tick, &mut with, &mut hoods, &inputs);
                 step_without_lookup(&world, &tuning, tick, &mut without, &inputs);
                 for (player, (a, b)) in with.iter().zip(&without).enumerate() {
                     assert_eq!(

@@ -10,10 +10,10 @@
 //! | query | when | its work |
 //! | --- | --- | --- |
 //! | zones at the body's centre | every airborne tick | the zones' union test, then one cell of the volume grid and its large volumes |
-//! | the first sweep's lookup (`nearby`) | every airborne tick | a solid-grid query over the swept region, a reach test per platform and ramp |
+//! | the first sweep's lookup (`nearby`) | every airborne tick | when the swept region leaves the pogo's neighbourhood, a solid-grid query over the region grown by `NEIGHBOURHOOD_MARGIN_M` on every side (the gathering); a test of each solid the neighbourhood lists (at most `NEARBY_MAX`); a reach test per platform and ramp |
 //! | the overlap check (`may_overlap`) | every airborne tick | each solid the lookup kept (at most `NEARBY_MAX`), each platform and ramp |
 //! | depenetration | when the check finds (or cannot rule out) an overlap | up to `PUSHES_MAX` solid-grid queries over the capsule's box, each platform and ramp each time |
-//! | sweeps (`first_touch`) | every airborne tick | up to `SWEEPS_MAX`, each a solid-grid query over its swept region (the first may reuse the lookup), each platform (two path evaluations if near) and ramp |
+//! | sweeps (`first_touch`) | every airborne tick | up to `SWEEPS_MAX`, each a solid-grid query over its swept region (the first may use the lookup's solids instead, at most `NEARBY_MAX`), each platform (two path evaluations if near) and ramp |
 //! | volumes at the body's centre | every tick | one cell of the volume grid and its large volumes |
 //!
 //! **The unit** is one step of that work: one x-row of grid cells visited, one box id a row
@@ -28,9 +28,10 @@
 //! What bounds a grid query is the grid's density (`CELL_BOXES_MAX` boxes per cell and
 //! `LARGE_BOXES_MAX` large boxes, checked by `World::new`) and how many cells the query's
 //! region spans: a region `e` long on an axis spans at most `⌊e / cell⌋ + 2` cells there (and
-//! never more than the grid has). The regions are the capsule's box (depenetration) and the
-//! box it sweeps over a tick, so [`tick_cost_bound`] bounds how far a pogo can move in one
-//! sweep, from the tick's own bounds (`docs/tick.md`, "Bounds"):
+//! never more than the grid has). The regions are the capsule's box (depenetration), the
+//! box it sweeps over a tick, and that box grown by the neighbourhood's margin (the
+//! gathering), so [`tick_cost_bound`] bounds how far a pogo can move in one sweep, from the
+//! tick's own bounds (`docs/tick.md`, "Bounds"):
 //!
 //! - its velocity enters the tick within ±`SPEED_MAX` per axis (length < 2·`SPEED_MAX`);
 //! - within the tick it gains at most `A·dt` per axis, where `A` is the level's strongest wind
@@ -47,7 +48,7 @@
 //! The fuzz target `track` (`checks/src/track.rs`) checks the measured cost of every tick of
 //! every track it makes against it.
 
-use crate::collision::{NEARBY_MAX, PUSHES_MAX};
+use crate::collision::{NEARBY_MAX, NEIGHBOURHOOD_MARGIN_M, PUSHES_MAX};
 use crate::fx::Fx;
 use crate::step::{SPEED_MAX, SWEEPS_MAX};
 use crate::sweep::CONTACT_SLOP;
@@ -110,6 +111,9 @@ pub struct TickCostBound {
     pub platform_step_m: Fx,
     /// The most work of one solid-grid query over a sweep's region.
     pub sweep_query: u64,
+    /// The most work of one gathering of a neighbourhood: a solid-grid query over a sweep's
+    /// region grown by the neighbourhood's margin.
+    pub gather_query: u64,
 }
 
 /// The most work one pogo's tick can do in `world` with `tuning` (the module docs derive
@@ -139,23 +143,34 @@ pub fn tick_cost_bound(world: &World, tuning: &Tuning) -> TickCostBound {
         capsule.z + sweep_m,
     );
     let sweep_query = stats.solids.query_cost_max(swept);
+    let grown = NEIGHBOURHOOD_MARGIN_M * Fx::from_int(2);
+    let gather_query =
+        stats
+            .solids
+            .query_cost_max(Vec3::new(swept.x + grown, swept.y + grown, swept.z + grown));
     let capsule_query = stats.solids.query_cost_max(capsule);
     let point_query = stats.volumes.query_cost_max(Vec3::ZERO);
     let pushes = PUSHES_MAX as u64;
     let sweeps = SWEEPS_MAX as u64;
 
+    // The lookup keeps at most what a gathering lists: at most NEARBY_MAX, and at most one
+    // solid per unit of the gathering's query.
+    let kept = (NEARBY_MAX as u64).min(gather_query);
+
     let units = (1 + point_query) // zones at the body's centre
         + point_query // volumes at the body's centre
-        + sweep_query + platforms + ramps // the lookup
-        + NEARBY_MAX as u64 + 2 * platforms + ramps // the overlap check
+        + gather_query + kept + platforms + ramps // the lookup
+        + kept + 2 * platforms + ramps // the overlap check
         + pushes * (capsule_query + 2 * platforms + ramps) // depenetration
-        + sweeps * (sweep_query + 3 * platforms + ramps); // the sweeps
+        + sweep_query.max(kept) + (sweeps - 1) * sweep_query // the sweeps (the first may
+        + sweeps * (3 * platforms + ramps); //                  use the lookup's solids)
     TickCostBound {
         units,
         sweep_m,
         acceleration,
         platform_step_m,
         sweep_query,
+        gather_query,
     }
 }
 

@@ -8,6 +8,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::collision::Neighbourhood;
 use crate::hash::Encoder;
 use crate::input::Input;
 use crate::pogo::Pogo;
@@ -215,6 +216,10 @@ pub struct Simulation {
     world: Arc<World>,
     tuning: Arc<Tuning>,
     state: SimState,
+    /// Each pogo's [`Neighbourhood`]: what the grid reported around its recent path, kept to
+    /// spare most ticks the grid query. Not state: a function of the world and a region,
+    /// whatever tick gathered it (never hashed, saved or compared).
+    hoods: Vec<Neighbourhood>,
 }
 
 impl Simulation {
@@ -244,6 +249,7 @@ impl Simulation {
             world,
             tuning,
             state,
+            hoods: alloc::vec![Neighbourhood::EMPTY; players],
         })
     }
 
@@ -256,6 +262,7 @@ impl Simulation {
             &self.tuning,
             tick,
             &mut self.state.pogos,
+            &mut self.hoods,
             inputs,
         );
         self.state.tick = tick.next();
@@ -272,6 +279,7 @@ impl Simulation {
             &self.tuning,
             tick,
             &mut self.state.pogos,
+            &mut self.hoods,
             inputs,
             costs,
         );

@@ -24,7 +24,9 @@
 //! displacement, (P) position, (V) velocity, (G) geometry.
 
 use crate::air;
-use crate::collision::{NEARBY_MAX, depenetrate, first_touch, may_overlap, nearby, swept_region};
+use crate::collision::{
+    NEARBY_MAX, Neighbourhood, depenetrate, first_touch, may_overlap, nearby, swept_region,
+};
 use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::ctx::Ctx;
 use crate::fx::Fx;
@@ -55,12 +57,13 @@ pub(crate) fn step(
     tuning: &Tuning,
     tick: Ticks,
     pogos: &mut [Pogo],
+    hoods: &mut [Neighbourhood],
     inputs: &[Input],
 ) {
     let ctx = Ctx::new(world, tuning, tick);
-    for (i, pogo) in pogos.iter_mut().enumerate() {
+    for (i, (pogo, hood)) in pogos.iter_mut().zip(hoods).enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
-        step_pogo(&ctx, pogo, input);
+        step_pogo(&ctx, pogo, hood, input);
     }
 }
 
@@ -72,14 +75,15 @@ pub(crate) fn step_metered(
     tuning: &Tuning,
     tick: Ticks,
     pogos: &mut [Pogo],
+    hoods: &mut [Neighbourhood],
     inputs: &[Input],
     costs: &mut [u64],
 ) {
     let ctx = Ctx::new(world, tuning, tick);
-    for (i, pogo) in pogos.iter_mut().enumerate() {
+    for (i, (pogo, hood)) in pogos.iter_mut().zip(hoods).enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
         ctx.meter.set(0);
-        step_pogo(&ctx, pogo, input);
+        step_pogo(&ctx, pogo, hood, input);
         if let Some(cost) = costs.get_mut(i) {
             *cost = ctx.meter.get();
         }
@@ -102,11 +106,12 @@ pub(crate) fn step_without_lookup(
     };
     for (i, pogo) in pogos.iter_mut().enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
-        step_pogo(&ctx, pogo, input);
+        let mut hood = Neighbourhood::EMPTY; // unused: the lookup is off
+        step_pogo(&ctx, pogo, &mut hood, input);
     }
 }
 
-fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
+fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood, input: Input) {
     pogo.events = Events::NONE;
     match pogo.state {
         State::Finished => {
@@ -126,7 +131,7 @@ fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, input: Input) {
     if pogo.state == State::Compression {
         ride(ctx, pogo);
     } else {
-        fly(ctx, pogo, input, stick);
+        fly(ctx, pogo, hood, input, stick);
     }
     volumes(ctx, pogo);
     pogo.buttons_held = input.buttons;
@@ -225,13 +230,13 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
 // ---------------------------------------------------------------------------------------------
 // 3b. Motion in the air
 
-fn fly(ctx: &Ctx, pogo: &mut Pogo, input: Input, stick: Vec3) {
+fn fly(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood, input: Input, stick: Vec3) {
     let acceleration = forces(ctx, pogo, input, stick);
     age_tip_memory(ctx, pogo);
     // A pogo that starts the tick falling faster than terminal speed (carried down by a
     // fast platform) falls at terminal speed from the start.
     pogo.velocity = air::limit_fall_speed(pogo.velocity, ctx.tuning);
-    let landed = move_and_collide(ctx, pogo, acceleration);
+    let landed = move_and_collide(ctx, pogo, hood, acceleration);
     if !landed {
         bounce_on_remembered_contact(ctx, pogo);
     }
@@ -268,7 +273,12 @@ fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
 ///
 /// What lies near the first sweep's path is looked up once, before depenetrating, and serves
 /// both (`collision.rs` says why that changes no result).
-fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
+fn move_and_collide(
+    ctx: &Ctx,
+    pogo: &mut Pogo,
+    hood: &mut Neighbourhood,
+    acceleration: Vec3,
+) -> bool {
     let dt = ctx.tuning.derived().dt;
     // In range: a velocity (V) and what an acceleration adds over at most a tick (D).
     let limit = |acceleration, velocity, duration| {
@@ -284,7 +294,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut Pogo, acceleration: Vec3) -> bool {
     let first_region = swept_region(ctx, pogo.position, first);
     // Out of any overlap (after a ride or a teleport), unless the lookup shows there is none.
     let mut ids = [0; NEARBY_MAX];
-    let mut nearby = nearby(ctx, &first_region, &mut ids);
+    let mut nearby = nearby(ctx, &first_region, &mut ids, hood);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, &nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
