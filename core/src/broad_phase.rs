@@ -227,6 +227,33 @@ impl Grid {
         }
     }
 
+    /// `region` (which holds `point`) cut to the cell holding `point`, so that every point
+    /// of the result gets the same cell from a point query; `region` itself for a grid
+    /// without cells, and `None` when the grid has cells but `point` lies in none.
+    pub(crate) fn cut_to_cell(&self, point: Vec3, region: &Aabb) -> Option<Aabb> {
+        if self.cell_start.is_empty() {
+            return Some(*region);
+        }
+        let (cell, _) = self.clamped_range(&Aabb::new(point, point))?;
+        // The cell's raw bounds, [origin + c·2ˢ, origin + (c + 1)·2ˢ − 1] on each axis
+        // (within the grid's bounds, far inside i64).
+        let bounds = |a: usize| {
+            let lo = self.origin[a] + (i64::from(cell[a]) << self.shift);
+            (lo, lo + (1 << self.shift) - 1)
+        };
+        let cut = |a: usize, min: Fx, max: Fx| {
+            let (lo, hi) = bounds(a);
+            (
+                Fx::from_bits(min.to_bits().max(lo)),
+                Fx::from_bits(max.to_bits().min(hi)),
+            )
+        };
+        let (x0, x1) = cut(0, region.min.x, region.max.x);
+        let (y0, y1) = cut(1, region.min.y, region.max.y);
+        let (z0, z1) = cut(2, region.min.z, region.max.z);
+        Some(Aabb::new(Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1)))
+    }
+
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
         // Positions lie within ±100 km (2⁴⁹ raw units): the difference cannot overflow.
         let axis = |bits: i64, a: usize| bits.saturating_sub(self.origin[a]) >> self.shift;

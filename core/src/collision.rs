@@ -63,6 +63,7 @@
 
 use crate::ctx::Ctx;
 use crate::fx::Fx;
+use crate::neighbourhood::{self, Neighbourhood};
 use crate::pogo::Pogo;
 use crate::sweep::{self, CONTACT_SLOP, Touch};
 use crate::vec3::Vec3;
@@ -71,10 +72,6 @@ use crate::world::{Aabb, PlatformMove, SURFACES_MAX, SurfaceId, World};
 /// Most solids (with repeats) a [`Neighbourhood`] keeps; around a place where the grid reports
 /// more, the tick runs without the lookup (see [`nearby`]), as it always may.
 pub(crate) const NEARBY_MAX: usize = 48;
-/// How far (m) a [`Neighbourhood`] reaches beyond the region it was gathered for, on every
-/// side: a pogo's tick moves it a few centimetres to a few decimetres, so one gathering
-/// serves the ticks of the next metre.
-pub(crate) const NEIGHBOURHOOD_MARGIN_M: Fx = Fx::ONE;
 /// Most pushes out of an overlap in one tick (bound (P) of `step.rs` counts them).
 pub(crate) const PUSHES_MAX: usize = 4;
 
@@ -88,83 +85,6 @@ pub(crate) struct Nearby<'a> {
     solids: &'a [u32],
     /// The platforms and ramps whose reach overlaps the region.
     movers: Movers,
-}
-
-/// What the grid reported around a pogo's recent path, kept from tick to tick (one per pogo,
-/// in the [`Simulation`](crate::Simulation) beside its state, never hashed or saved): the
-/// solids whose boxes overlap `region`, as [`World::for_each_solid_overlapping`] reports
-/// them, or that they are more than [`NEARBY_MAX`] (`crowded`). A world does not change
-/// during a simulation, so this is a function of `region` alone, whatever tick gathered it;
-/// the lookup of a region inside `region` tests these few boxes instead of asking the grid.
-///
-/// In declaration order (`repr(C)`): the region, the count and the first ids share the first
-/// cache lines, which are all a tick reads where a few solids are near.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub(crate) struct Neighbourhood {
-    region: Aabb,
-    /// How many of `ids` are kept; [`Self::CROWDED`] when more overlap `region`, and
-    /// [`Self::UNSET`] before the first gathering.
-    len: u32,
-    ids: [u32; NEARBY_MAX],
-}
-
-impl Neighbourhood {
-    const CROWDED: u32 = u32::MAX - 1;
-    const UNSET: u32 = u32::MAX;
-
-    /// Holds nothing yet: the first lookup gathers.
-    pub(crate) const EMPTY: Neighbourhood = Neighbourhood {
-        region: Aabb {
-            min: Vec3::ZERO,
-            max: Vec3::ZERO,
-        },
-        len: Neighbourhood::UNSET,
-        ids: [0; NEARBY_MAX],
-    };
-
-    /// Whether `region` lies inside the gathered region.
-    #[inline]
-    fn covers(&self, region: &Aabb) -> bool {
-        self.len != Self::UNSET
-            && self.region.min.x <= region.min.x
-            && self.region.min.y <= region.min.y
-            && self.region.min.z <= region.min.z
-            && region.max.x <= self.region.max.x
-            && region.max.y <= self.region.max.y
-            && region.max.z <= self.region.max.z
-    }
-
-    /// Gathers the solids overlapping `region` grown by [`NEIGHBOURHOOD_MARGIN_M`].
-    fn gather(&mut self, ctx: &Ctx, region: &Aabb) {
-        let margin = Vec3::new(
-            NEIGHBOURHOOD_MARGIN_M,
-            NEIGHBOURHOOD_MARGIN_M,
-            NEIGHBOURHOOD_MARGIN_M,
-        );
-        // Saturating: at the edge of the scalar's range the region only grows less, and
-        // still holds `region`.
-        self.region = Aabb::new(region.min - margin, region.max + margin);
-        #[cfg(feature = "meter")]
-        ctx.charge(ctx.world.solids_query_cost(&self.region));
-        let mut len = 0;
-        let mut crowded = false;
-        ctx.world
-            .for_each_solid_overlapping(&self.region, |i| match self.ids.get_mut(len) {
-                Some(slot) => {
-                    *slot = i;
-                    len += 1;
-                }
-                None => crowded = true,
-            });
-        self.len = if crowded { Self::CROWDED } else { len as u32 };
-    }
-
-    /// The kept solids; `None` in a crowded place.
-    #[inline]
-    fn solids(&self) -> Option<&[u32]> {
-        self.ids.get(..self.len as usize)
-    }
 }
 
 /// What the first sweep's region `region` holds, from the pogo's [`Neighbourhood`] `hood`
@@ -184,10 +104,16 @@ pub(crate) fn nearby<'a>(
     if !ctx.lookup {
         return None;
     }
-    if !hood.covers(region) {
-        hood.gather(ctx, region);
+    let kept = &mut hood.solids;
+    if !kept.holds(region) {
+        let grown = neighbourhood::grown(region);
+        #[cfg(feature = "meter")]
+        ctx.charge(ctx.world.solids_query_cost(&grown));
+        kept.start(grown);
+        ctx.world
+            .for_each_solid_overlapping(&grown, |i| kept.push(i));
     }
-    let listed = hood.solids()?;
+    let listed = kept.listed()?;
     // A test of each listed box, and the reach test of every platform and ramp
     // (`Movers::near`).
     ctx.charge(
@@ -776,7 +702,7 @@ mod tests {
                     at + d
                 };
                 let region = rng.cube(at, 0, (0, 2));
-                let covered = hood.covers(&region);
+                let covered = hood.solids.holds(&region);
                 let mut ids = [0; NEARBY_MAX];
                 let found = nearby(&ctx, &region, &mut ids, &mut hood);
                 let mut want = Vec::new();
@@ -784,9 +710,9 @@ mod tests {
                 want.sort_unstable();
                 want.dedup();
                 let mut listed = 0;
-                world.for_each_solid_overlapping(&hood.region, |_| listed += 1);
+                world.for_each_solid_overlapping(hood.solids.region(), |_| listed += 1);
                 assert!(
-                    hood.covers(&region),
+                    hood.solids.holds(&region),
                     "seed {seed:#x}, case {cases}: the neighbourhood does not hold the region"
                 );
                 match found {

@@ -9,12 +9,12 @@
 //!
 //! | query | when | its work |
 //! | --- | --- | --- |
-//! | zones at the body's centre | every airborne tick | the zones' union test, then one cell of the volume grid and its large volumes |
-//! | the first sweep's lookup (`nearby`) | every airborne tick | when the swept region leaves the pogo's neighbourhood, a solid-grid query over the region grown by `NEIGHBOURHOOD_MARGIN_M` on every side (the gathering); a test of each solid the neighbourhood lists (at most `NEARBY_MAX`); a reach test per platform and ramp |
+//! | zones at the body's centre | every airborne tick | the zones' union test, then the volume lookup below |
+//! | the first sweep's lookup (`nearby`) | every airborne tick | when the swept region leaves the pogo's neighbourhood, a solid-grid query over the region grown by `MARGIN_M` on every side (the gathering); a test of each solid the neighbourhood lists (at most `NEARBY_MAX`); a reach test per platform and ramp |
 //! | the overlap check (`may_overlap`) | every airborne tick | each solid the lookup kept (at most `NEARBY_MAX`), each platform and ramp |
 //! | depenetration | when the check finds (or cannot rule out) an overlap | up to `PUSHES_MAX` solid-grid queries over the capsule's box, each platform and ramp each time |
 //! | sweeps (`first_touch`) | every airborne tick | up to `SWEEPS_MAX`, each a solid-grid query over its swept region (the first may use the lookup's solids instead, at most `NEARBY_MAX`), each platform (two path evaluations if near) and ramp |
-//! | volumes at the body's centre | every tick | one cell of the volume grid and its large volumes |
+//! | volumes at the body's centre | every tick | when the centre leaves the pogo's neighbourhood, a volume-grid query over the centre grown by `MARGIN_M`, cut to its cell (the gathering); then a test of each volume kept (at most `VOLUMES_KEPT`), or where more lie near, one cell of the volume grid and its large volumes |
 //!
 //! **The unit** is one step of that work: one x-row of grid cells visited, one box id a row
 //! lists (each is tested against the query), one large box tested, one platform or ramp
@@ -48,8 +48,9 @@
 //! The fuzz target `track` (`checks/src/track.rs`) checks the measured cost of every tick of
 //! every track it makes against it.
 
-use crate::collision::{NEARBY_MAX, NEIGHBOURHOOD_MARGIN_M, PUSHES_MAX};
+use crate::collision::{NEARBY_MAX, PUSHES_MAX};
 use crate::fx::Fx;
+use crate::neighbourhood::MARGIN_M;
 use crate::step::{SPEED_MAX, SWEEPS_MAX};
 use crate::sweep::CONTACT_SLOP;
 use crate::tuning::{Tuning, seconds_to_ticks};
@@ -86,6 +87,17 @@ impl GridStats {
             cost += y * z * (1 + x * u64::from(self.densest));
         }
         cost
+    }
+
+    /// The most work (in units) of one query whose region lies inside one cell: one x-row,
+    /// the densest cell's boxes, the large boxes.
+    pub fn cell_query_cost_max(&self) -> u64 {
+        u64::from(self.large)
+            + if self.cells {
+                1 + u64::from(self.densest)
+            } else {
+                0
+            }
     }
 }
 
@@ -143,13 +155,15 @@ pub fn tick_cost_bound(world: &World, tuning: &Tuning) -> TickCostBound {
         capsule.z + sweep_m,
     );
     let sweep_query = stats.solids.query_cost_max(swept);
-    let grown = NEIGHBOURHOOD_MARGIN_M * Fx::from_int(2);
+    let grown = MARGIN_M * Fx::from_int(2);
     let gather_query =
         stats
             .solids
             .query_cost_max(Vec3::new(swept.x + grown, swept.y + grown, swept.z + grown));
     let capsule_query = stats.solids.query_cost_max(capsule);
     let point_query = stats.volumes.query_cost_max(Vec3::ZERO);
+    // A gathering of the volumes near a point: a region inside one cell of the volume grid.
+    let volume_gather = stats.volumes.cell_query_cost_max();
     let pushes = PUSHES_MAX as u64;
     let sweeps = SWEEPS_MAX as u64;
 
@@ -157,8 +171,11 @@ pub fn tick_cost_bound(world: &World, tuning: &Tuning) -> TickCostBound {
     // solid per unit of the gathering's query.
     let kept = (NEARBY_MAX as u64).min(gather_query);
 
-    let units = (1 + point_query) // zones at the body's centre
-        + point_query // volumes at the body's centre
+    // Each volume lookup: a gathering, then the kept volumes tested (at most as many as the
+    // gathering listed) or, where they are too many, the point query.
+    let volume_lookup = volume_gather + point_query.max(volume_gather);
+    let units = (1 + volume_lookup) // zones at the body's centre
+        + volume_lookup // volumes at the body's centre
         + gather_query + kept + platforms + ramps // the lookup
         + kept + 2 * platforms + ramps // the overlap check
         + pushes * (capsule_query + 2 * platforms + ramps) // depenetration

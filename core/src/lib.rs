@@ -146,6 +146,7 @@ mod isqrt;
 pub mod launch;
 mod lean;
 pub mod motion;
+mod neighbourhood;
 mod pogo;
 mod shape;
 mod sim;

@@ -8,9 +8,9 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::collision::Neighbourhood;
 use crate::hash::Encoder;
 use crate::input::Input;
+use crate::neighbourhood::Neighbourhood;
 use crate::pogo::Pogo;
 use crate::step;
 use crate::tick::Ticks;
@@ -216,9 +216,9 @@ pub struct Simulation {
     world: Arc<World>,
     tuning: Arc<Tuning>,
     state: SimState,
-    /// Each pogo's [`Neighbourhood`]: what the grid reported around its recent path, kept to
-    /// spare most ticks the grid query. Not state: a function of the world and a region,
-    /// whatever tick gathered it (never hashed, saved or compared).
+    /// Each pogo's [`Neighbourhood`]: what the grids reported around it, kept to spare most
+    /// ticks the grid queries. Not state: a function of the world and a region, whatever
+    /// tick gathered it (never hashed, saved or compared).
     hoods: Vec<Neighbourhood>,
 }
 

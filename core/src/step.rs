@@ -24,15 +24,14 @@
 //! displacement, (P) position, (V) velocity, (G) geometry.
 
 use crate::air;
-use crate::collision::{
-    NEARBY_MAX, Neighbourhood, depenetrate, first_touch, may_overlap, nearby, swept_region,
-};
+use crate::collision::{NEARBY_MAX, depenetrate, first_touch, may_overlap, nearby, swept_region};
 use crate::contact::{self, Contact, Ignored, Verdict};
 use crate::ctx::Ctx;
 use crate::fx::Fx;
 use crate::input::{Buttons, Input};
 use crate::launch::{self, Landing};
 use crate::motion;
+use crate::neighbourhood::{self, Neighbourhood};
 use crate::pogo::{Compression, Events, Launch, Pogo, State, TipMemory};
 use crate::sweep::Touch;
 use crate::tick::Ticks;
@@ -133,7 +132,7 @@ fn step_pogo(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood, input: Input)
     } else {
         fly(ctx, pogo, hood, input, stick);
     }
-    volumes(ctx, pogo);
+    volumes(ctx, pogo, hood);
     pogo.buttons_held = input.buttons;
     pogo.apex = pogo.apex.max(pogo.position.y);
 }
@@ -231,7 +230,7 @@ fn ride(ctx: &Ctx, pogo: &mut Pogo) {
 // 3b. Motion in the air
 
 fn fly(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood, input: Input, stick: Vec3) {
-    let acceleration = forces(ctx, pogo, input, stick);
+    let acceleration = forces(ctx, pogo, hood, input, stick);
     age_tip_memory(ctx, pogo);
     // A pogo that starts the tick falling faster than terminal speed (carried down by a
     // fast platform) falls at terminal speed from the start.
@@ -245,17 +244,17 @@ fn fly(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood, input: Input, stick
 
 /// Acceleration (m/s²) this tick: gravity (scaled for falling, diving and zones), zone winds,
 /// and steering when not stunned.
-fn forces(ctx: &Ctx, pogo: &Pogo, input: Input, stick: Vec3) -> Vec3 {
+fn forces(ctx: &Ctx, pogo: &Pogo, hood: &mut Neighbourhood, input: Input, stick: Vec3) -> Vec3 {
     let mut gravity_scale = Fx::ONE;
     let mut wind = Vec3::ZERO;
-    #[cfg(feature = "meter")]
-    ctx.charge(ctx.world.zones_query_cost(body_centre(ctx, pogo.position)));
-    ctx.world
-        .for_each_zone_at(body_centre(ctx, pogo.position), |i| {
+    let centre = body_centre(ctx, pogo.position);
+    neighbourhood::for_each_volume_at(ctx, hood, centre, true, |kind| {
+        if let VolumeKind::Zone(i) = kind {
             let zone = ctx.world.zone(i);
             gravity_scale = gravity_scale * zone.gravity_scale;
             wind += zone.wind;
-        });
+        }
+    });
     let diving = input.buttons.contains(Buttons::DIVE);
     let gravity = air::gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
     let steering = if pogo.state == State::Airborne {
@@ -566,22 +565,17 @@ fn bounce_on_remembered_contact(ctx: &Ctx, pogo: &mut Pogo) {
 // ---------------------------------------------------------------------------------------------
 // 4. Volumes
 
-fn volumes(ctx: &Ctx, pogo: &mut Pogo) {
+fn volumes(ctx: &Ctx, pogo: &mut Pogo, hood: &mut Neighbourhood) {
     let mut finished = false;
     let mut killed = false;
     let mut checkpoint = pogo.checkpoint;
-    #[cfg(feature = "meter")]
-    ctx.charge(
-        ctx.world
-            .volumes_query_cost(body_centre(ctx, pogo.position)),
-    );
-    ctx.world
-        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| match kind {
-            VolumeKind::Checkpoint(i) => checkpoint = Some(i),
-            VolumeKind::Finish => finished = true,
-            VolumeKind::Kill => killed = true,
-            VolumeKind::Zone(_) => {}
-        });
+    let centre = body_centre(ctx, pogo.position);
+    neighbourhood::for_each_volume_at(ctx, hood, centre, false, |kind| match kind {
+        VolumeKind::Checkpoint(i) => checkpoint = Some(i),
+        VolumeKind::Finish => finished = true,
+        VolumeKind::Kill => killed = true,
+        VolumeKind::Zone(_) => {}
+    });
     if checkpoint != pogo.checkpoint {
         pogo.checkpoint = checkpoint;
         pogo.events.insert(Events::CHECKPOINT);

@@ -941,6 +941,44 @@ impl World {
             });
     }
 
+    /// Whether a zone may hold `point`: whether the zones' union does.
+    pub(crate) fn zones_may_hold(&self, point: Vec3) -> bool {
+        self.zones_bounds.is_some_and(|b| b.contains(point))
+    }
+
+    /// Trigger volume `i` (the grid's numbering: the zones, then the checkpoints, the
+    /// finishes and the kill volumes): its kind and box.
+    pub(crate) fn volume(&self, i: u32) -> &(VolumeKind, Aabb) {
+        &self.volumes[i as usize]
+    }
+
+    /// The region of a neighbourhood's volumes around `point`: the point grown by
+    /// [`MARGIN_M`](crate::neighbourhood::MARGIN_M), cut to the volume grid's cell holding the
+    /// point, so that every point of it is in that cell (or the grown point alone, for a grid
+    /// without cells); `None` for a point in no cell of a grid that has cells.
+    pub(crate) fn volumes_near(&self, point: Vec3) -> Option<Aabb> {
+        let region = crate::neighbourhood::grown(&Aabb::new(point, point));
+        self.volumes_grid.cut_to_cell(point, &region)
+    }
+
+    /// Calls `f` with the number of every trigger volume whose box overlaps `region`, in the
+    /// grid's order (for a region inside one cell: that cell's, then the large ones, each in
+    /// volume order).
+    pub(crate) fn for_each_volume_overlapping(&self, region: &Aabb, mut f: impl FnMut(u32)) {
+        self.volumes_grid.query_marked(region, |i, tested| {
+            if tested || self.volumes[i as usize].1.overlaps(region) {
+                f(i);
+            }
+        });
+    }
+
+    /// The work of [`for_each_volume_overlapping`](World::for_each_volume_overlapping) on
+    /// `region`, in the cost model's units.
+    #[cfg(feature = "meter")]
+    pub(crate) fn volumes_region_cost(&self, region: &Aabb) -> u64 {
+        self.volumes_grid.query_cost(region)
+    }
+
     /// What bounds the work of the world's queries: its two grids' densities and cell sizes
     /// (see [`crate::cost`]).
     pub fn broad_phase_stats(&self) -> crate::cost::BroadPhaseStats {
@@ -963,17 +1001,6 @@ impl World {
     #[cfg(feature = "meter")]
     pub(crate) fn volumes_query_cost(&self, point: Vec3) -> u64 {
         self.volumes_grid.query_cost(&Aabb::new(point, point))
-    }
-
-    /// The work of [`for_each_zone_at`](World::for_each_zone_at) on `point`, in the cost
-    /// model's units: the test against the zones' union, then at most the volume query's.
-    #[cfg(feature = "meter")]
-    pub(crate) fn zones_query_cost(&self, point: Vec3) -> u64 {
-        if self.zones_bounds.is_some_and(|b| b.contains(point)) {
-            1 + self.volumes_query_cost(point)
-        } else {
-            1
-        }
     }
 
     /// Zone `i`. Panics unless `i` is below the number of zones (`desc().zones.len()`).
