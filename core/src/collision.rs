@@ -81,7 +81,8 @@ pub(crate) const PUSHES_MAX: usize = 4;
 /// What the first sweep may touch, looked up once a tick (see [`nearby`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Nearby<'a> {
-    /// What `for_each_solid_overlapping(region)` reports, in its order, repeats included.
+    /// The solids whose boxes overlap the region: those `for_each_solid_overlapping(region)`
+    /// reports, as often and in the order the pogo's neighbourhood lists them.
     solids: &'a [u32],
     /// The platforms and ramps whose reach overlaps the region.
     movers: Movers,

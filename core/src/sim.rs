@@ -257,6 +257,7 @@ impl Simulation {
     /// ignored). Cannot fail.
     pub fn step(&mut self, inputs: &[Input]) {
         let tick = self.state.tick;
+        self.fit_hoods();
         step::step(
             &self.world,
             &self.tuning,
@@ -274,6 +275,7 @@ impl Simulation {
     #[cfg(feature = "meter")]
     pub fn step_metered(&mut self, inputs: &[Input], costs: &mut [u64]) {
         let tick = self.state.tick;
+        self.fit_hoods();
         step::step_metered(
             &self.world,
             &self.tuning,
@@ -284,6 +286,15 @@ impl Simulation {
             costs,
         );
         self.state.tick = tick.next();
+    }
+
+    /// One neighbourhood per pogo, whatever [`state_mut`](Simulation::state_mut) or
+    /// [`restore`](Simulation::restore) did to the pogos (a new pogo's is empty).
+    fn fit_hoods(&mut self) {
+        if self.hoods.len() != self.state.pogos.len() {
+            self.hoods
+                .resize(self.state.pogos.len(), Neighbourhood::EMPTY);
+        }
     }
 
     /// The state after the last tick: the tick count and every pogo (to render, hash or
@@ -360,5 +371,30 @@ mod tests {
         assert_eq!(sim.state(), snapshot.state());
         // The same allocation: cloning anew would have allocated before freeing the old one.
         assert_eq!(sim.state().pogos.as_ptr(), pogos);
+    }
+
+    /// A pogo added or removed through `state_mut` is stepped like the others: each pogo
+    /// gets a neighbourhood (the tick pairs them up, and one without would not be stepped).
+    #[test]
+    fn pogos_added_by_hand_are_stepped() {
+        let tuning = Tuning::default();
+        let desc = WorldDesc {
+            name: "empty".into(),
+            ..WorldDesc::default()
+        };
+        let world = Arc::new(World::new(desc, &tuning).unwrap());
+        let mut sim = Simulation::new(world.clone(), tuning.clone(), 1).unwrap();
+        let mut alone = Simulation::new(world, tuning, 1).unwrap();
+        let extra = sim.state().pogos[0];
+        sim.state_mut().pogos.push(extra);
+        for _ in 0..10 {
+            sim.step(&[]);
+            alone.step(&[]);
+        }
+        assert_eq!(sim.state().pogos[1], alone.state().pogos[0]);
+        sim.state_mut().pogos.truncate(1);
+        sim.step(&[]);
+        alone.step(&[]);
+        assert_eq!(sim.state().pogos, alone.state().pogos);
     }
 }
