@@ -90,6 +90,14 @@ impl<const N: usize> Kept<N> {
             && region.max.z <= self.region.max.z
     }
 
+    /// Whether `point` lies inside the gathered region (as [`holds`](Kept::holds) of the box
+    /// `[point, point]`, without building it: a box built from a point just computed would
+    /// be stored and reloaded, and the CPU cannot always forward such stores).
+    #[inline]
+    pub(crate) fn holds_point(&self, point: Vec3) -> bool {
+        self.len != Self::UNSET && self.region.contains(point)
+    }
+
     /// The gathered region.
     #[cfg(test)]
     pub(crate) fn region(&self) -> &Aabb {
@@ -175,7 +183,7 @@ pub(crate) fn for_each_volume_at(
         }
     }
     let kept = &mut hood.volumes;
-    if !kept.holds(&Aabb::new(point, point)) {
+    if !kept.holds_point(point) {
         match world.volumes_near(point) {
             Some(region) => {
                 #[cfg(feature = "meter")]
@@ -301,7 +309,7 @@ mod tests {
                     at + Vec3::new(d(), d(), d())
                 };
                 let zones_only = rng.next() % 2 == 0;
-                let held = hood.volumes.holds(&Aabb::new(at, at));
+                let held = hood.volumes.holds_point(at);
                 let mut got = Vec::new();
                 for_each_volume_at(&ctx, &mut hood, at, zones_only, |k| got.push(k));
                 let mut want = Vec::new();
