@@ -4,6 +4,7 @@
 //! rollback is an assignment. [`Simulation`] bundles it with the (shared, immutable) world and
 //! the tuning.
 
+use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
@@ -218,8 +219,9 @@ pub struct Simulation {
     state: SimState,
     /// Each pogo's [`Neighbourhood`]: what the grids reported around it, kept to spare most
     /// ticks the grid queries. Not state: a function of the world and a region, whatever
-    /// tick gathered it (never hashed, saved or compared).
-    hoods: Vec<Neighbourhood>,
+    /// tick gathered it (never hashed, saved or compared). A boxed slice, two words: the
+    /// simulation's own size is what a server's per-racer state lays out in cache lines.
+    hoods: Box<[Neighbourhood]>,
 }
 
 impl Simulation {
@@ -249,7 +251,7 @@ impl Simulation {
             world,
             tuning,
             state,
-            hoods: alloc::vec![Neighbourhood::EMPTY; players],
+            hoods: alloc::vec![Neighbourhood::EMPTY; players].into_boxed_slice(),
         })
     }
 
@@ -292,8 +294,9 @@ impl Simulation {
     /// [`restore`](Simulation::restore) did to the pogos (a new pogo's is empty).
     fn fit_hoods(&mut self) {
         if self.hoods.len() != self.state.pogos.len() {
-            self.hoods
-                .resize(self.state.pogos.len(), Neighbourhood::EMPTY);
+            let mut hoods = core::mem::take(&mut self.hoods).into_vec();
+            hoods.resize(self.state.pogos.len(), Neighbourhood::EMPTY);
+            self.hoods = hoods.into_boxed_slice();
         }
     }
 

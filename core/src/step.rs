@@ -50,7 +50,8 @@ pub const SPEED_MAX: Fx = Fx::from_int(200);
 pub const POSITION_MAX: Fx = Fx::from_int(1 << 20);
 const _: () = assert!(POSITION_MAX.to_bits() > 10 * COORDINATE_MAX.to_bits());
 
-/// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing).
+/// Advances every pogo by one tick. `pogos[i]` uses `inputs[i]` (neutral if missing) and
+/// `hoods[i]`, what it keeps of the world around it (one per pogo: `neighbourhood.rs`).
 pub(crate) fn step(
     world: &World,
     tuning: &Tuning,
@@ -59,6 +60,7 @@ pub(crate) fn step(
     hoods: &mut [Neighbourhood],
     inputs: &[Input],
 ) {
+    debug_assert_eq!(pogos.len(), hoods.len(), "a neighbourhood per pogo");
     let ctx = Ctx::new(world, tuning, tick);
     for (i, (pogo, hood)) in pogos.iter_mut().zip(hoods).enumerate() {
         let input = inputs.get(i).copied().unwrap_or_default().normalized();
