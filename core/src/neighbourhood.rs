@@ -81,13 +81,7 @@ impl<const N: usize> Kept<N> {
     /// Whether `region` lies inside the gathered region.
     #[inline]
     pub(crate) fn holds(&self, region: &Aabb) -> bool {
-        self.len != Self::UNSET
-            && self.region.min.x <= region.min.x
-            && self.region.min.y <= region.min.y
-            && self.region.min.z <= region.min.z
-            && region.max.x <= self.region.max.x
-            && region.max.y <= self.region.max.y
-            && region.max.z <= self.region.max.z
+        self.len != Self::UNSET && self.region.holds(region)
     }
 
     /// Whether `point` lies inside the gathered region (as [`holds`](Kept::holds) of the box
@@ -167,12 +161,7 @@ pub(crate) fn for_each_volume_at(
     #[cfg(test)]
     if !ctx.lookup {
         // The grid's own queries, for the tests to compare with.
-        if zones_only {
-            world.for_each_zone_at(point, |i| f(VolumeKind::Zone(i)));
-        } else {
-            world.for_each_volume_at(point, f);
-        }
-        return;
+        return ask_the_grid(ctx, point, zones_only, f);
     }
     if zones_only {
         // A zone holding the point would put it inside the zones' union (a test instead of
@@ -196,15 +185,10 @@ pub(crate) fn for_each_volume_at(
     }
     let zones = world.desc().zones.len() as u32;
     let Some(ids) = kept.listed() else {
-        // Crowded, or outside the grid's cells: the grid's own query.
+        // Crowded, or outside the grid's cells.
         #[cfg(feature = "meter")]
         ctx.charge(world.volumes_query_cost(point));
-        if zones_only {
-            world.for_each_zone_at(point, |i| f(VolumeKind::Zone(i)));
-        } else {
-            world.for_each_volume_at(point, f);
-        }
-        return;
+        return ask_the_grid(ctx, point, zones_only, f);
     };
     ctx.charge(ids.len() as u64);
     for &i in ids {
@@ -215,6 +199,16 @@ pub(crate) fn for_each_volume_at(
         if bounds.contains(point) {
             f(*kind);
         }
+    }
+}
+
+/// The grid's own point query: every volume containing `point`, or the zones only.
+fn ask_the_grid(ctx: &Ctx, point: Vec3, zones_only: bool, mut f: impl FnMut(VolumeKind)) {
+    if zones_only {
+        ctx.world
+            .for_each_zone_at(point, |i| f(VolumeKind::Zone(i)));
+    } else {
+        ctx.world.for_each_volume_at(point, f);
     }
 }
 

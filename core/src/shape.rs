@@ -45,6 +45,16 @@ impl Aabb {
             && other.min.z <= self.max.z
     }
 
+    /// Whether `other` lies inside this box (faces may touch).
+    pub fn holds(&self, other: &Aabb) -> bool {
+        self.min.x <= other.min.x
+            && self.min.y <= other.min.y
+            && self.min.z <= other.min.z
+            && other.max.x <= self.max.x
+            && other.max.y <= self.max.y
+            && other.max.z <= self.max.z
+    }
+
     /// The box moved by `offset`.
     pub fn translated(&self, offset: Vec3) -> Aabb {
         Aabb::new(self.min + offset, self.max + offset)
