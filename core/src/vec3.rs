@@ -84,7 +84,9 @@ impl Vec3 {
         // The square of the signed bits is the square of their magnitude (at most 2¹²⁶, for
         // i64::MIN): one signed 64 × 64-bit product.
         let sq = |c: Fx| mul_i64_wide(c.to_bits(), c.to_bits()) as u128;
-        sq(self.x) + sq(self.y) + sq(self.z)
+        // Below 3·2¹²⁶ < 2¹²⁸: the wrapping sum is the sum, with no overflow test (on wasm32
+        // a 128-bit test is several instructions).
+        sq(self.x).wrapping_add(sq(self.y)).wrapping_add(sq(self.z))
     }
 
     /// The unit vector along `self`, or `None` for the zero vector.
@@ -118,10 +120,10 @@ impl Vec3 {
         let scaled = magnitudes.map(|m| m << shift);
         // Each scaled magnitude is at most 2⁶³, whose bits as an i64 (i64::MIN) square to
         // 2¹²⁶ all the same: the signed 64 × 64-bit square is the magnitude's.
-        let sum: u128 = scaled
+        let sum = scaled
             .iter()
             .map(|&m| mul_i64_wide(m as i64, m as i64) as u128)
-            .sum();
+            .fold(0, u128::wrapping_add); // below 3·2¹²⁶: exact
         let root = isqrt_u128(sum) as u64; // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
         // Components: b·2³²/len, truncated toward zero: the magnitude's quotient with the
         // component's sign. Each scaled magnitude is at most the root (m² ≤ the sum), so the
@@ -292,7 +294,10 @@ impl Vec3 {
             debug_assert!(b.to_bits().unsigned_abs() < 1 << 62, "{b} beyond 2^30");
             mul_i64_wide(a.to_bits(), b.to_bits())
         };
-        let sum = p(self.x, rhs.x) + p(self.y, rhs.y) + p(self.z, rhs.z);
+        // Each product below 2¹²⁴ in magnitude, so the wrapping sum is the sum.
+        let sum = p(self.x, rhs.x)
+            .wrapping_add(p(self.y, rhs.y))
+            .wrapping_add(p(self.z, rhs.z));
         let bits = sum >> Fx::FRAC_BITS;
         debug_assert!(i64::try_from(bits).is_ok(), "{self:?}·{rhs:?} out of range");
         Fx::from_bits(bits as i64)
