@@ -216,6 +216,16 @@ impl Bx {
             && p.z <= self.max.z
     }
 
+    /// Whether `o` lies inside this box (core: `Aabb::holds`).
+    fn holds(&self, o: &Bx) -> bool {
+        self.min.x <= o.min.x
+            && o.max.x <= self.max.x
+            && self.min.y <= o.min.y
+            && o.max.y <= self.max.y
+            && self.min.z <= o.min.z
+            && o.max.z <= self.max.z
+    }
+
     fn overlaps(&self, o: &Bx) -> bool {
         self.min.x <= o.max.x
             && o.min.x <= self.max.x
@@ -432,6 +442,25 @@ impl Grid {
         Some((lo_cell, hi_cell))
     }
 
+    /// Core's `Grid::cut_to_cell`: `region` cut to the cell holding `point` (each cell
+    /// `[origin + c·size, origin + (c + 1)·size)`, its upper side here a nanometre short of
+    /// the next cell's), or unchanged for a grid without cells; `None` for a point in no cell.
+    fn cut_to_cell(&self, point: V3, region: &Bx) -> Option<Bx> {
+        if self.cell_start.is_empty() {
+            return Some(*region);
+        }
+        let (cell, _) = self.clamped_range(&Bx::new(point, point))?;
+        let size = 1.0 / self.inv_cell;
+        let cut = |a: usize, min: f64, max: f64| {
+            let lo = self.origin[a] + f64::from(cell[a]) * size;
+            (min.max(lo), max.min(lo + size - 1e-9))
+        };
+        let (x0, x1) = cut(0, region.min.x, region.max.x);
+        let (y0, y1) = cut(1, region.min.y, region.max.y);
+        let (z0, z1) = cut(2, region.min.z, region.max.z);
+        Some(Bx::new(V3::new(x0, y0, z0), V3::new(x1, y1, z1)))
+    }
+
     fn is_large(&self, lo: [u32; 3], hi: [u32; 3]) -> bool {
         let span = (0..3)
             .map(|a| u64::from(hi[a] - lo[a] + 1))
@@ -447,6 +476,129 @@ fn for_cells(dims: [u32; 3], lo: [u32; 3], hi: [u32; 3], mut f: impl FnMut(usize
             for x in lo[0]..=hi[0] {
                 f(row + x as usize);
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Neighbourhoods: core's `neighbourhood.rs`
+
+/// Most volumes a neighbourhood keeps (core: `neighbourhood::VOLUMES_KEPT`).
+const VOLUMES_KEPT: usize = 16;
+/// How far (m) a neighbourhood reaches beyond the place it was gathered for (core:
+/// `neighbourhood::MARGIN_M`).
+const MARGIN_M: f64 = 1.0;
+
+/// Core's `Neighbourhood`: what the pogo keeps of the world around it from tick to tick.
+#[derive(Clone, Copy, Debug)]
+pub struct Hood {
+    solids: Kept<NEARBY_MAX>,
+    volumes: Kept<VOLUMES_KEPT>,
+}
+
+impl Hood {
+    pub const EMPTY: Hood = Hood {
+        solids: Kept::EMPTY,
+        volumes: Kept::EMPTY,
+    };
+}
+
+/// Core's `Kept`: up to `N` ids of what a grid reported for `region`, or that it reported
+/// more (crowded).
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+struct Kept<const N: usize> {
+    region: Bx,
+    len: u32,
+    ids: [u32; N],
+}
+
+impl<const N: usize> Kept<N> {
+    const CROWDED: u32 = u32::MAX - 1;
+    const UNSET: u32 = u32::MAX;
+    const EMPTY: Kept<N> = Kept {
+        region: Bx::new(V3::ZERO, V3::ZERO),
+        len: Self::UNSET,
+        ids: [0; N],
+    };
+
+    fn holds(&self, region: &Bx) -> bool {
+        self.len != Self::UNSET && self.region.holds(region)
+    }
+
+    fn holds_point(&self, point: V3) -> bool {
+        self.len != Self::UNSET && self.region.contains(point)
+    }
+
+    fn start(&mut self, region: Bx) {
+        self.region = region;
+        self.len = 0;
+    }
+
+    fn push(&mut self, i: u32) {
+        match self.ids.get_mut(self.len as usize) {
+            Some(slot) => {
+                *slot = i;
+                self.len += 1;
+            }
+            None => self.len = Self::CROWDED,
+        }
+    }
+
+    fn unset(&mut self) {
+        self.len = Self::UNSET;
+    }
+
+    fn listed(&self) -> Option<&[u32]> {
+        self.ids.get(..self.len as usize)
+    }
+}
+
+/// Core's `neighbourhood::grown`.
+fn grown(region: &Bx) -> Bx {
+    let margin = V3::new(MARGIN_M, MARGIN_M, MARGIN_M);
+    Bx::new(region.min - margin, region.max + margin)
+}
+
+/// Core's `neighbourhood::for_each_volume_at`: the volumes containing `point` (the zones
+/// only if `zones_only`), from the neighbourhood where it holds the point.
+fn for_each_volume_near(
+    world: &FWorld,
+    hood: &mut Hood,
+    point: V3,
+    zones_only: bool,
+    mut f: impl FnMut(Kind),
+) {
+    if zones_only && !world.zones_bounds.is_some_and(|b| b.contains(point)) {
+        return;
+    }
+    let kept = &mut hood.volumes;
+    if !kept.holds_point(point) {
+        let region = grown(&Bx::new(point, point));
+        match world.volumes_grid.cut_to_cell(point, &region) {
+            Some(region) => {
+                kept.start(region);
+                world.for_each_volume_overlapping(&region, |i| kept.push(i));
+            }
+            None => kept.unset(),
+        }
+    }
+    let zones = world.zones.len() as u32;
+    let Some(ids) = kept.listed() else {
+        if zones_only {
+            world.for_each_zone_at(point, |i| f(Kind::Zone(i)));
+        } else {
+            world.for_each_volume_at(point, f);
+        }
+        return;
+    };
+    for &i in ids {
+        if zones_only && i >= zones {
+            continue;
+        }
+        let (kind, bounds) = &world.volumes[i as usize];
+        if bounds.contains(point) {
+            f(*kind);
         }
     }
 }
@@ -669,6 +821,15 @@ impl FWorld {
                     }
                 }
             });
+    }
+
+    /// Core's `World::for_each_volume_overlapping`.
+    fn for_each_volume_overlapping(&self, region: &Bx, mut f: impl FnMut(u32)) {
+        self.volumes_grid.query_marked(region, |i, tested| {
+            if tested || self.volumes[i as usize].1.overlaps(region) {
+                f(i);
+            }
+        });
     }
 
     fn for_each_volume_at(&self, point: V3, mut f: impl FnMut(Kind)) {
@@ -1363,6 +1524,8 @@ pub struct FSim<'a> {
     tuning: &'a FTuning,
     pub tick: u32,
     pub pogo: FPogo,
+    /// Kept from tick to tick, as a `Simulation` keeps its pogos' (not state).
+    hood: Hood,
 }
 
 /// The tick number and the pogo: what a snapshot holds.
@@ -1375,6 +1538,7 @@ impl<'a> FSim<'a> {
             tuning,
             tick: 0,
             pogo: FPogo::new(world.spawn),
+            hood: Hood::EMPTY,
         }
     }
 
@@ -1394,7 +1558,7 @@ impl<'a> FSim<'a> {
             capsule: self.tuning.capsule,
             tick: self.tick,
         };
-        step_pogo(&ctx, &mut self.pogo, input);
+        step_pogo(&ctx, &mut self.pogo, &mut self.hood, input);
         self.tick = self.tick.saturating_add(1);
     }
 }
@@ -1406,7 +1570,7 @@ struct Ctx<'a> {
     tick: u32,
 }
 
-fn step_pogo(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
+fn step_pogo(ctx: &Ctx, pogo: &mut FPogo, hood: &mut Hood, input: Input) {
     pogo.events = Events::NONE;
     match pogo.state {
         State::Finished => {
@@ -1427,9 +1591,9 @@ fn step_pogo(ctx: &Ctx, pogo: &mut FPogo, input: Input) {
     if pogo.state == State::Compression {
         ride(ctx, pogo);
     } else {
-        fly(ctx, pogo, input, stick);
+        fly(ctx, pogo, hood, input, stick);
     }
-    volumes(ctx, pogo);
+    volumes(ctx, pogo, hood);
     pogo.buttons_held = input.buttons;
     pogo.apex = pogo.apex.max(pogo.position.y);
 }
@@ -1508,11 +1672,11 @@ fn ride(ctx: &Ctx, pogo: &mut FPogo) {
     pogo.events.insert(Events::LAUNCH);
 }
 
-fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input, stick: V3) {
-    let acceleration = forces(ctx, pogo, input, stick);
+fn fly(ctx: &Ctx, pogo: &mut FPogo, hood: &mut Hood, input: Input, stick: V3) {
+    let acceleration = forces(ctx, pogo, hood, input, stick);
     age_tip_memory(ctx, pogo);
     pogo.velocity = limit_fall_speed(pogo.velocity, ctx.tuning);
-    let landed = move_and_collide(ctx, pogo, acceleration);
+    let landed = move_and_collide(ctx, pogo, hood, acceleration);
     if !landed {
         bounce_on_remembered_contact(ctx, pogo);
     }
@@ -1520,15 +1684,17 @@ fn fly(ctx: &Ctx, pogo: &mut FPogo, input: Input, stick: V3) {
     pogo.velocity = clamp_speed(V3::new(v.x, v.y.max(-ctx.tuning.terminal_speed), v.z));
 }
 
-fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
+fn forces(ctx: &Ctx, pogo: &FPogo, hood: &mut Hood, input: Input, stick: V3) -> V3 {
     let mut gravity_scale = 1.0;
     let mut wind = V3::ZERO;
-    ctx.world
-        .for_each_zone_at(body_centre(ctx, pogo.position), |i| {
+    let centre = body_centre(ctx, pogo.position);
+    for_each_volume_near(ctx.world, hood, centre, true, |kind| {
+        if let Kind::Zone(i) = kind {
             let zone = &ctx.world.zones[i as usize];
             gravity_scale *= zone.gravity_scale;
             wind += zone.wind;
-        });
+        }
+    });
     let diving = input.buttons.contains(Buttons::DIVE);
     let g = gravity(pogo.velocity.y, diving, gravity_scale, ctx.tuning);
     let steer = if pogo.state == State::Airborne {
@@ -1539,7 +1705,7 @@ fn forces(ctx: &Ctx, pogo: &FPogo, input: Input, stick: V3) -> V3 {
     V3::new(0.0, g, 0.0) + wind + steer
 }
 
-fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
+fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, hood: &mut Hood, acceleration: V3) -> bool {
     // As core: one grid lookup for depenetration's check and the first sweep.
     let dt = ctx.tuning.dt;
     let limit = |a, v, duration| limit_fall_acceleration(a, v, duration, ctx.tuning);
@@ -1551,7 +1717,7 @@ fn move_and_collide(ctx: &Ctx, pogo: &mut FPogo, acceleration: V3) -> bool {
     );
     let first_region = ctx.capsule.swept_bounds(pogo.position, first);
     let mut ids = [0; NEARBY_MAX];
-    let mut nearby = nearby(ctx, &first_region, &mut ids);
+    let mut nearby = nearby(ctx, &first_region, &mut ids, hood);
     if nearby.is_none_or(|nearby| may_overlap(ctx, pogo.position, &nearby)) {
         depenetrate(ctx, pogo);
         nearby = None;
@@ -1666,18 +1832,30 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-fn nearby<'a>(ctx: &Ctx, region: &Bx, ids: &'a mut [u32; NEARBY_MAX]) -> Option<Nearby<'a>> {
+/// Core's `collision::nearby`: from the neighbourhood, gathered again unless its region
+/// holds `region`; `None` when crowded.
+fn nearby<'a>(
+    ctx: &Ctx,
+    region: &Bx,
+    ids: &'a mut [u32; NEARBY_MAX],
+    hood: &mut Hood,
+) -> Option<Nearby<'a>> {
+    let kept = &mut hood.solids;
+    if !kept.holds(region) {
+        let grown = grown(region);
+        kept.start(grown);
+        ctx.world
+            .for_each_solid_overlapping(&grown, |i| kept.push(i));
+    }
+    let listed = kept.listed()?;
     let mut len = 0;
-    let mut overflow = false;
-    ctx.world.for_each_solid_overlapping(region, |i| {
-        if len < NEARBY_MAX {
+    for &i in listed {
+        if ctx.world.solids[i as usize].overlaps(region) {
             ids[len] = i;
             len += 1;
-        } else {
-            overflow = true;
         }
-    });
-    (!overflow).then(|| Nearby {
+    }
+    Some(Nearby {
         solids: &ids[..len],
         movers: Movers::near(ctx.world, region),
     })
@@ -1989,17 +2167,17 @@ fn bounce_on_remembered_contact(ctx: &Ctx, pogo: &mut FPogo) {
     }
 }
 
-fn volumes(ctx: &Ctx, pogo: &mut FPogo) {
+fn volumes(ctx: &Ctx, pogo: &mut FPogo, hood: &mut Hood) {
     let mut finished = false;
     let mut killed = false;
     let mut checkpoint = pogo.checkpoint;
-    ctx.world
-        .for_each_volume_at(body_centre(ctx, pogo.position), |kind| match kind {
-            Kind::Checkpoint(i) => checkpoint = Some(i),
-            Kind::Finish => finished = true,
-            Kind::Kill => killed = true,
-            Kind::Zone(_) => {}
-        });
+    let centre = body_centre(ctx, pogo.position);
+    for_each_volume_near(ctx.world, hood, centre, false, |kind| match kind {
+        Kind::Checkpoint(i) => checkpoint = Some(i),
+        Kind::Finish => finished = true,
+        Kind::Kill => killed = true,
+        Kind::Zone(_) => {}
+    });
     if checkpoint != pogo.checkpoint {
         pogo.checkpoint = checkpoint;
         pogo.events.insert(Events::CHECKPOINT);
