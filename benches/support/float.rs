@@ -3,21 +3,24 @@
 //!
 //! It is not a second simulation and nothing depends on it: it exists so that the benchmarks
 //! can time the *same* work in floats. So it follows core line by line — the stages of
-//! `core/src/step.rs` and its collision queries (`collision.rs`), the swept capsule with the
-//! same slab test and Newton iteration (`sweep.rs`), the same uniform grid broad phase built
-//! by the same rules (`broad_phase.rs`), the same contact classification (`contact.rs`),
-//! launch (`launch.rs`), lean, gravity and steering — on the same level geometry (converted
-//! from the prepared `World`, so ramp normals and platform periods are the ones core uses),
-//! with the same tuning (converted from `Tuning`, derived values included) and driven by the
-//! same recorded inputs. Where core needs 128-bit products, saturation or exact integer
-//! square roots, this uses plain `f64` operations: that difference is what the comparison
-//! measures.
+//! `core/src/step.rs` and its collision queries (`collision.rs`), what each pogo keeps of the
+//! world between ticks (`neighbourhood.rs`: a [`Hood`] in the [`FSim`]), the swept capsule
+//! with the same slab test and Newton iteration (`sweep.rs`), the same uniform grid broad
+//! phase built by the same rules (`broad_phase.rs`), the same contact classification
+//! (`contact.rs`), launch (`launch.rs`), lean, gravity and steering — on the same level
+//! geometry (converted from the prepared `World`, so ramp normals and platform periods are the
+//! ones core uses), with the same tuning (converted from `Tuning`, derived values included)
+//! and driven by the same recorded inputs. Where core needs 128-bit products, saturation or
+//! exact integer square roots, this uses plain `f64` operations: that difference is what the
+//! comparison measures.
 //!
 //! Rounding differs, so the f64 run drifts away from the fixed-point one; how far it follows
 //! it is measured by `tracking()` and reported in PERFORMANCE.md, and `tests/measuring_stick.rs`
 //! fails when it strays: other bounces, compression ticks or finish tick on a built-in level,
 //! the tip more than 1 mm off at any tick, or an edited state clamped otherwise than by core.
-//! A change to a rule or a clamp of the tick is mirrored here in the same commit.
+//! A change to a rule or a clamp of the tick is mirrored here in the same commit, and so is a
+//! change to how the tick finds its work (a lookup core skips and this still made would time
+//! other work).
 
 use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
