@@ -4,7 +4,7 @@
 //! It is not a second simulation and nothing depends on it: it exists so that the benchmarks
 //! can time the *same* work in floats. So it follows core line by line — the stages of
 //! `core/src/step.rs` and its collision queries (`collision.rs`), what each pogo keeps of the
-//! world between ticks (`neighbourhood.rs`: a [`Hood`] in the [`FSim`]), the swept capsule
+//! world between ticks (`neighbourhood.rs`: a `Hood` in the [`FSim`]), the swept capsule
 //! with the same slab test and Newton iteration (`sweep.rs`), the same uniform grid broad
 //! phase built by the same rules (`broad_phase.rs`), the same contact classification
 //! (`contact.rs`), launch (`launch.rs`), lean, gravity and steering — on the same level
@@ -494,13 +494,13 @@ const MARGIN_M: f64 = 1.0;
 
 /// Core's `Neighbourhood`: what the pogo keeps of the world around it from tick to tick.
 #[derive(Clone, Copy, Debug)]
-pub struct Hood {
+struct Hood {
     solids: Kept<NEARBY_MAX>,
     volumes: Kept<VOLUMES_KEPT>,
 }
 
 impl Hood {
-    pub const EMPTY: Hood = Hood {
+    const EMPTY: Hood = Hood {
         solids: Kept::EMPTY,
         volumes: Kept::EMPTY,
     };
