@@ -84,7 +84,7 @@ impl Vec3 {
         // The square of the signed bits is the square of their magnitude (at most 2¹²⁶, for
         // i64::MIN): one signed 64 × 64-bit product.
         let sq = |c: Fx| mul_i64_wide(c.to_bits(), c.to_bits()) as u128;
-        // Below 3·2¹²⁶ < 2¹²⁸: the wrapping sum is the sum, with no overflow test (on wasm32
+        // At most 3·2¹²⁶ < 2¹²⁸: the wrapping sum is the sum, with no overflow test (on wasm32
         // a 128-bit test is several instructions).
         sq(self.x).wrapping_add(sq(self.y)).wrapping_add(sq(self.z))
     }
@@ -123,7 +123,7 @@ impl Vec3 {
         let sum = scaled
             .iter()
             .map(|&m| mul_i64_wide(m as i64, m as i64) as u128)
-            .fold(0, u128::wrapping_add); // below 3·2¹²⁶: exact
+            .fold(0, u128::wrapping_add); // at most 3·2¹²⁶ < 2¹²⁸: exact
         let root = isqrt_u128(sum) as u64; // ≥ the largest scaled magnitude > 0, and < 2⁶⁴
         // Components: b·2³²/len, truncated toward zero: the magnitude's quotient with the
         // component's sign. Each scaled magnitude is at most the root (m² ≤ the sum), so the
