@@ -77,9 +77,9 @@ impl Fx {
     ///
     /// Its 64-bit case is inlined, so that a constant `den` (the stick's 127, twice a tick)
     /// is divided by where it is known: natively a multiply, and on wasm32 an `i64.div_s` by
-    /// a constant, which the engine can reduce. The rest is [`Fx::from_ratio_wide`], out of
-    /// line. (On wasm32 the whole function was out of line: a call and a division by a
-    /// variable, twice a tick; the plain module's tick was 9 % slower in Node 20.)
+    /// a constant, which the engine can reduce. The rest (`den == 0`, `|num| ≥ 2³¹`) is out
+    /// of line. (On wasm32 the whole function was out of line: a call and a division by a
+    /// variable, twice a tick; the plain module's tick was 6–10 % slower.)
     #[inline]
     pub const fn from_ratio(num: i64, den: i64) -> Fx {
         // |num| < 2³¹: the shifted dividend fits an i64, and 64-bit division truncates toward
