@@ -1255,14 +1255,6 @@ mod tests {
             &tuning,
         )
         .unwrap();
-        let within = |b: &Aabb, reach: &Aabb| {
-            reach.min.x <= b.min.x
-                && reach.min.y <= b.min.y
-                && reach.min.z <= b.min.z
-                && b.max.x <= reach.max.x
-                && b.max.y <= reach.max.y
-                && b.max.z <= reach.max.z
-        };
         let fractions = [
             Fx::ZERO,
             Fx::from_ratio(1, 3),
@@ -1276,7 +1268,7 @@ mod tests {
                 for &f in &fractions {
                     let b = during.start.translated(during.moved * f);
                     assert!(
-                        within(&b, &reach),
+                        reach.holds(&b),
                         "platform {i} tick {tick}: {b:?} vs {reach:?}"
                     );
                 }
