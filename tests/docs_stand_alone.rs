@@ -1,6 +1,7 @@
 //! The documentation stands alone: no rustdoc comment and no Markdown page of the repository
 //! (nor the C header, the JavaScript or the web page) refers a reader to documents they do not have — the project's private requirements or its
-//! background articles ("SPEC §3", "../shared/STYLE.md", "the seed's tuning").
+//! background articles ("SPEC §3", "../shared/STYLE.md", "the seed's tuning"); and every link
+//! from one Markdown page to another, or to a heading of one, arrives.
 
 use std::path::{Path, PathBuf};
 
@@ -108,5 +109,162 @@ fn no_doc_refers_to_a_document_outside_the_repository() {
         found.is_empty(),
         "documentation that points outside the repository:\n{}",
         found.join("\n")
+    );
+}
+
+/// GitHub's anchor for a heading's text: lower case, letters, digits, `_` and `-` kept, each
+/// space a `-`, everything else (punctuation, dashes other than `-`, backticks) dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `line` with its inline code spans (`` `…` ``) removed: a link shown as code is not a link.
+fn without_code_spans(line: &str) -> String {
+    line.split('`').step_by(2).collect::<Vec<_>>().join(" ")
+}
+
+/// The lines of a Markdown page outside its fenced code blocks, numbered from 1.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// The anchors of a Markdown page's headings, as GitHub makes them (a repeated heading's
+/// second anchor ends in `-1`, its third in `-2`).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut bases = std::collections::BTreeMap::new();
+    for (_, line) in prose_lines(text) {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        let Some(title) = line[hashes..].strip_prefix(' ') else {
+            continue;
+        };
+        if !(1..=6).contains(&hashes) {
+            continue;
+        }
+        // A link in a heading reads as its text: `[text](target)` → `text`.
+        let mut text = String::new();
+        let mut rest = title.trim().trim_end_matches('#').trim_end();
+        while let Some(open) = rest.find('[') {
+            let Some(close) = rest[open..].find("](").map(|c| open + c) else {
+                break;
+            };
+            let Some(end) = rest[close..].find(')').map(|e| close + e) else {
+                break;
+            };
+            text.push_str(&rest[..open]);
+            text.push_str(&rest[open + 1..close]);
+            rest = &rest[end + 1..];
+        }
+        text.push_str(rest);
+        let base = slug(&text);
+        let seen = bases.entry(base.clone()).or_insert(0);
+        out.push(if *seen == 0 {
+            base
+        } else {
+            format!("{base}-{seen}")
+        });
+        *seen += 1;
+    }
+    out
+}
+
+/// The targets of a Markdown line's inline links (`[text](target)`), web addresses left out.
+fn link_targets(line: &str) -> Vec<String> {
+    let line = without_code_spans(line);
+    line.match_indices("](")
+        .filter_map(|(at, _)| {
+            let rest = &line[at + 2..];
+            let end = rest.find(|c: char| c == ')' || c.is_whitespace())?;
+            Some(rest[..end].to_string())
+        })
+        .filter(|t| !t.is_empty() && !t.contains("://") && !t.starts_with("mailto:"))
+        .collect()
+}
+
+#[test]
+fn the_slugs_are_githubs() {
+    assert_eq!(
+        slug("Wide arithmetic (2026-12-07, 10:30–11:00)"),
+        "wide-arithmetic-2026-12-07-10301100"
+    );
+    assert_eq!(slug("A track's worst tick"), "a-tracks-worst-tick");
+    assert_eq!(slug("`pogo verify`: checks"), "pogo-verify-checks");
+    let page =
+        "# Top\n## Notes\n```\n# not a heading\n```\n## Notes\n### [Linked](x.md) one\n#No\n";
+    assert_eq!(anchors(page), ["top", "notes", "notes-1", "linked-one"]);
+    assert_eq!(
+        link_targets("see [a](docs/a.md#b), `[c](d.md)` and [e](https://x.y/z)"),
+        ["docs/a.md#b"]
+    );
+}
+
+/// Every link from one Markdown page of the repository to another (or to a file, or to a
+/// heading of a page) arrives: the file exists and, where the link names a heading, the page
+/// has a heading with that anchor. A heading renamed or a page moved breaks the build, not the
+/// reader's click.
+#[test]
+fn every_link_between_the_pages_arrives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<PathBuf> = FILES.iter().map(|f| root.join(f)).collect();
+    for dir in DIRS {
+        files(&root.join(dir), &mut paths);
+    }
+    paths.retain(|p| p.extension().is_some_and(|e| e == "md"));
+    assert!(paths.len() > 10, "found only {} pages", paths.len());
+    let mut links = 0;
+    let mut broken = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let shown = path.strip_prefix(root).unwrap_or(path).display();
+        for (number, line) in prose_lines(&text) {
+            for target in link_targets(line) {
+                links += 1;
+                let (file, heading) = match target.split_once('#') {
+                    Some((file, heading)) => (file, Some(heading)),
+                    None => (target.as_str(), None),
+                };
+                let to = if file.is_empty() {
+                    path.clone()
+                } else {
+                    path.parent().unwrap_or(root).join(file)
+                };
+                if !to.exists() {
+                    broken.push(format!("{shown}:{number}: {target}: no such file"));
+                    continue;
+                }
+                let Some(heading) = heading else { continue };
+                if to.extension().is_some_and(|e| e == "md") {
+                    let page = std::fs::read_to_string(&to).unwrap_or_default();
+                    if !anchors(&page).iter().any(|a| a == heading) {
+                        broken.push(format!("{shown}:{number}: {target}: no such heading"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(links > 50, "found only {links} links");
+    assert!(
+        broken.is_empty(),
+        "links that arrive nowhere:\n{}",
+        broken.join("\n")
     );
 }
