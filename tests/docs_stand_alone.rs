@@ -66,6 +66,15 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every file of `FILES` and of `DIRS` under `root` that these tests read.
+fn checked_files(root: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = FILES.iter().map(|f| root.join(f)).collect();
+    for dir in DIRS {
+        files(&root.join(dir), &mut paths);
+    }
+    paths
+}
+
 /// The lines of `path` a reader sees as documentation: the `///` and `//!` comments of a Rust
 /// file, every line of anything else (a Markdown page, the C header, the JavaScript module and
 /// its tests, the web page).
@@ -87,10 +96,7 @@ fn no_doc_refers_to_a_document_outside_the_repository() {
     assert!(has_word("see SPEC §14", "SPEC") && has_word("(SPEC)", "SPEC"));
     assert!(!has_word("SPECTATOR_DELAY_MS", "SPEC") && !has_word("A_SPEC", "SPEC"));
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths: Vec<PathBuf> = FILES.iter().map(|f| root.join(f)).collect();
-    for dir in DIRS {
-        files(&root.join(dir), &mut paths);
-    }
+    let mut paths = checked_files(root);
     // This file names the patterns it looks for.
     paths.retain(|p| !p.ends_with("tests/docs_stand_alone.rs"));
     assert!(paths.len() > 50, "found only {} files", paths.len());
@@ -224,10 +230,7 @@ fn the_slugs_are_githubs() {
 #[test]
 fn every_link_between_the_pages_arrives() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths: Vec<PathBuf> = FILES.iter().map(|f| root.join(f)).collect();
-    for dir in DIRS {
-        files(&root.join(dir), &mut paths);
-    }
+    let mut paths = checked_files(root);
     paths.retain(|p| p.extension().is_some_and(|e| e == "md"));
     assert!(paths.len() > 10, "found only {} pages", paths.len());
     let mut links = 0;
